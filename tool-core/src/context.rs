@@ -1,0 +1,486 @@
+//! The request-scoped context every call runs in, and the extractors a handler can take from it.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ToolError;
+
+/// What a call runs with: its id, the caller's forwarded headers, a cancellation token, typed
+/// extensions (configuration and shared state) and the sinks for audit records and UI events.
+///
+/// Cloning is cheap (one `Arc`). A handler takes `&ToolContext`, or an extractor such as
+/// [`State<T>`], [`CancellationToken`] or [`RequestHeaders`].
+///
+/// ```
+/// use tool_core::{ToolContext, RequestHeaders};
+/// struct Root(&'static str);
+/// let ctx = ToolContext::builder()
+///     .call_id("call_1")
+///     .headers(RequestHeaders::from_pairs([("Authorization", "Bearer t")]))
+///     .extension(Root("/srv"))
+///     .build();
+/// assert_eq!(ctx.call_id(), "call_1");
+/// assert_eq!(ctx.extension::<Root>().map(|r| r.0), Some("/srv"));
+/// assert_eq!(ctx.headers().get("authorization"), Some("Bearer t"));
+/// ```
+#[derive(Clone)]
+pub struct ToolContext {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    call_id: String,
+    headers: RequestHeaders,
+    cancel: CancellationToken,
+    extensions: Arc<Extensions>,
+    audit: Arc<dyn AuditSink>,
+    events: Arc<dyn EventSink>,
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.inner.call_id)
+            .field("headers", &self.inner.headers)
+            .field("cancelled", &self.inner.cancel.is_cancelled())
+            .field("extensions", &self.inner.extensions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ToolContext {
+    fn default() -> Self {
+        Self::builder().build()
+    }
+}
+
+impl ToolContext {
+    /// A context with a fresh call id and nothing else configured.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a context with every part chosen.
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::default()
+    }
+
+    /// A context for another call that shares this one's headers, extensions and sinks, with a
+    /// new call id and a cancellation token that is cancelled when this one is.
+    pub fn for_call(&self, call_id: impl Into<String>) -> Self {
+        let inner = &self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                call_id: call_id.into(),
+                headers: inner.headers.clone(),
+                cancel: inner.cancel.child_token(),
+                extensions: inner.extensions.clone(),
+                audit: inner.audit.clone(),
+                events: inner.events.clone(),
+            }),
+        }
+    }
+
+    /// The id of this call (from the model's tool call, or generated).
+    pub fn call_id(&self) -> &str {
+        &self.inner.call_id
+    }
+
+    /// Headers of the incoming request that may be forwarded downstream.
+    pub fn headers(&self) -> &RequestHeaders {
+        &self.inner.headers
+    }
+
+    /// The call's cancellation token.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// A typed extension, if one was configured.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.extensions.get::<T>()
+    }
+
+    /// The audit sink.
+    pub fn audit(&self) -> &dyn AuditSink {
+        &*self.inner.audit
+    }
+
+    /// Emits a UI event for this call.
+    pub fn emit(&self, event: ToolEvent) {
+        self.inner.events.emit(&event);
+    }
+
+    /// Reports progress of a long call to UIs (and to MCP clients that asked for it).
+    pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        self.emit(ToolEvent::Progress {
+            call_id: self.inner.call_id.clone(),
+            done,
+            total,
+            message: message.into(),
+        });
+    }
+}
+
+/// Builds a [`ToolContext`].
+pub struct ContextBuilder {
+    call_id: Option<String>,
+    headers: RequestHeaders,
+    cancel: CancellationToken,
+    extensions: Extensions,
+    audit: Arc<dyn AuditSink>,
+    events: Arc<dyn EventSink>,
+}
+
+impl Default for ContextBuilder {
+    fn default() -> Self {
+        Self {
+            call_id: None,
+            headers: RequestHeaders::default(),
+            cancel: CancellationToken::new(),
+            extensions: Extensions::default(),
+            audit: Arc::new(TracingAudit),
+            events: Arc::new(TracingEvents),
+        }
+    }
+}
+
+impl ContextBuilder {
+    /// Sets the call id (default: a process-unique `call_N`).
+    pub fn call_id(mut self, id: impl Into<String>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// Sets the forwarded request headers.
+    pub fn headers(mut self, headers: RequestHeaders) -> Self {
+        self.headers = headers;
+        self
+    }
+
+    /// Uses `token` to cancel the call.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Adds a typed extension, replacing one of the same type.
+    pub fn extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// Sets where audit records go (default: tracing).
+    pub fn audit(mut self, sink: Arc<dyn AuditSink>) -> Self {
+        self.audit = sink;
+        self
+    }
+
+    /// Sets where UI events go (default: tracing).
+    pub fn events(mut self, sink: Arc<dyn EventSink>) -> Self {
+        self.events = sink;
+        self
+    }
+
+    /// Finishes the context.
+    pub fn build(self) -> ToolContext {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let call_id = self
+            .call_id
+            .unwrap_or_else(|| format!("call_{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        ToolContext {
+            inner: Arc::new(Inner {
+                call_id,
+                headers: self.headers,
+                cancel: self.cancel,
+                extensions: Arc::new(self.extensions),
+                audit: self.audit,
+                events: self.events,
+            }),
+        }
+    }
+}
+
+/// A type map of configuration and shared state.
+#[derive(Default)]
+struct Extensions {
+    map: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl Extensions {
+    fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.map.insert(TypeId::of::<T>(), Box::new(value));
+    }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// Headers of the incoming request that tools may forward downstream (for example
+/// `authorization`). Names are compared case-insensitively; values never appear in `Debug`.
+#[derive(Clone, Default)]
+pub struct RequestHeaders {
+    pairs: Arc<[(String, String)]>,
+}
+
+impl RequestHeaders {
+    /// Headers from name/value pairs; names are lowercased.
+    pub fn from_pairs<N: AsRef<str>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (N, V)>,
+    ) -> Self {
+        let pairs: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(n, v)| (n.as_ref().to_ascii_lowercase(), v.into()))
+            .collect();
+        Self {
+            pairs: pairs.into(),
+        }
+    }
+
+    /// The first value of `name`, compared case-insensitively.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every (name, value) pair, names lowercased.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// Whether there are no headers.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+impl fmt::Debug for RequestHeaders {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.pairs.iter().map(|(n, _)| format!("{n}: <redacted>")))
+            .finish()
+    }
+}
+
+/// A record of a call to a tool that is not read-only.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AuditRecord {
+    /// The tool's name.
+    pub tool: String,
+    /// The call id.
+    pub call_id: String,
+    /// Who asked, when known.
+    pub principal: Option<String>,
+    /// A digest of the input, never the input itself.
+    pub input_digest: String,
+    /// `ok`, or the error kind.
+    pub outcome: String,
+    /// How long the call took, in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// Where audit records go.
+pub trait AuditSink: Send + Sync {
+    /// Records one call.
+    fn record(&self, record: &AuditRecord);
+}
+
+/// The default audit sink: one `tracing` event per record, target `tool_core::audit`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TracingAudit;
+
+impl AuditSink for TracingAudit {
+    fn record(&self, r: &AuditRecord) {
+        tracing::info!(
+            target: "tool_core::audit",
+            tool = %r.tool,
+            call_id = %r.call_id,
+            principal = r.principal.as_deref().unwrap_or("-"),
+            input_digest = %r.input_digest,
+            outcome = %r.outcome,
+            duration_ms = r.duration_ms,
+            "tool call",
+        );
+    }
+}
+
+/// What UIs are told about a call while it runs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ToolEvent {
+    /// The call started; `label` is the tool's UI text.
+    Started {
+        /// The call id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The tool's label.
+        label: String,
+    },
+    /// The tool reported progress.
+    Progress {
+        /// The call id.
+        call_id: String,
+        /// Units done.
+        done: u64,
+        /// Units in all, when known.
+        total: Option<u64>,
+        /// What is happening.
+        message: String,
+    },
+    /// The call succeeded.
+    Finished {
+        /// The call id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The event name for UI cards, when the tool set one.
+        event: Option<String>,
+        /// The structured result, when there is one.
+        payload: Option<serde_json::Value>,
+    },
+    /// The call failed.
+    Failed {
+        /// The call id.
+        call_id: String,
+        /// The tool's name.
+        tool: String,
+        /// The error kind.
+        kind: crate::ErrorKind,
+        /// The message for the model.
+        message: String,
+    },
+}
+
+/// Where UI events go.
+pub trait EventSink: Send + Sync {
+    /// Delivers one event; must not block.
+    fn emit(&self, event: &ToolEvent);
+}
+
+/// The default event sink: `tracing` debug events, target `tool_core::events`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TracingEvents;
+
+impl EventSink for TracingEvents {
+    fn emit(&self, event: &ToolEvent) {
+        tracing::debug!(target: "tool_core::events", ?event, "tool event");
+    }
+}
+
+/// A parameter type a handler can take from the context instead of from the model's input.
+///
+/// Built in: [`ToolContext`] (also as `&ToolContext`), [`State<T>`], [`CancellationToken`] and
+/// [`RequestHeaders`]. Implement it for your own types and mark the parameter `#[ctx]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the tool context",
+    label = "not an extractor",
+    note = "a parameter marked #[ctx] must implement tool_core::FromContext; parameters that come from the model's input need no #[ctx]"
+)]
+pub trait FromContext: Sized {
+    /// Takes the value from the context.
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError>;
+}
+
+impl FromContext for ToolContext {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl FromContext for CancellationToken {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.inner.cancel.clone())
+    }
+}
+
+impl FromContext for RequestHeaders {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.inner.headers.clone())
+    }
+}
+
+/// Shared state of type `T`, configured with [`ContextBuilder::extension`] as an `Arc<T>`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::{FromContext, State, ToolContext};
+/// struct Db { url: &'static str }
+/// let ctx = ToolContext::builder().extension(Arc::new(Db { url: "mem:" })).build();
+/// let State(db) = State::<Db>::from_context(&ctx).unwrap();
+/// assert_eq!(db.url, "mem:");
+/// ```
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        match ctx.extension::<Arc<T>>() {
+            Some(state) => Ok(State(state.clone())),
+            None => Err(ToolError::internal(format!(
+                "State<{}> is not configured: add it with ContextBuilder::extension(Arc::new(..))",
+                type_name::<T>()
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_case_insensitive_and_redacted() {
+        let h = RequestHeaders::from_pairs([("X-Api-Key", "secret")]);
+        assert_eq!(h.get("x-api-key"), Some("secret"));
+        assert_eq!(h.get("X-API-KEY"), Some("secret"));
+        assert!(!format!("{h:?}").contains("secret"));
+    }
+
+    #[test]
+    fn child_call_shares_extensions_and_cancellation() {
+        let parent = ToolContext::builder().extension(7u8).build();
+        let child = parent.for_call("inner");
+        assert_eq!(child.extension::<u8>(), Some(&7));
+        parent.cancellation().cancel();
+        assert!(child.is_cancelled());
+    }
+
+    #[test]
+    fn missing_state_names_the_type() {
+        let err = State::<String>::from_context(&ToolContext::new())
+            .err()
+            .expect("state is not configured");
+        assert!(err.message().contains("String"), "{err}");
+    }
+
+    #[test]
+    fn call_ids_are_unique() {
+        assert_ne!(ToolContext::new().call_id(), ToolContext::new().call_id());
+    }
+}

@@ -1,0 +1,265 @@
+//! The const record that `#[tool]` submits to `inventory` for every tool.
+//!
+//! Everything here is `'static` data and `fn` pointers, so a definition costs nothing at start-up
+//! and the macro's expansion stays small: the heavy lifting (schemas, decoding, calling) lives in
+//! ordinary runtime code that takes these records as input.
+
+use std::time::Duration;
+
+use schemars::Schema;
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::exec::CallFuture;
+
+/// A group of related tools, declared once with [`domain!`](crate::domain!) and named by
+/// `#[tool(domain = ...)]`. Naming an undeclared domain does not compile.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Domain {
+    /// snake_case name, e.g. `time`.
+    pub name: &'static str,
+    /// One line saying what the domain's tools are for; shown in catalogs.
+    pub description: &'static str,
+}
+
+/// A type declared with [`domain!`](crate::domain!): what `#[tool(domain = ...)]` names.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a declared domain",
+    label = "not a domain",
+    note = "declare domains with tool_core::domain!(pub name, \"One-line description\") and import them where tools name them"
+)]
+pub trait DeclaredDomain {
+    /// The domain.
+    const DOMAIN: &'static Domain;
+}
+
+/// Declares a domain that tools can name in `#[tool(domain = ...)]`.
+///
+/// The domain becomes an empty braced struct: it lives in the type namespace only, so a local
+/// variable or parameter of the same name (a `time` parameter in the `time` domain) is not
+/// affected. Import it like any item (`use crate::domains::time;`). A misspelled domain in
+/// `#[tool]` is an ordinary "cannot find type" error with rustc's own spelling suggestion.
+///
+/// ```
+/// use tool_core::DeclaredDomain;
+/// tool_core::domain!(pub account, "The signed-in account: profile, email, plan");
+/// assert_eq!(<account as DeclaredDomain>::DOMAIN.name, "account");
+/// ```
+///
+/// Names must be snake_case; anything else fails at compile time:
+///
+/// ```compile_fail
+/// tool_core::domain!(pub MyDomain, "Bad name");
+/// ```
+#[macro_export]
+macro_rules! domain {
+    ($vis:vis $name:ident, $description:expr $(,)?) => {
+        #[allow(non_camel_case_types)]
+        #[doc = $description]
+        $vis struct $name {}
+
+        impl $crate::DeclaredDomain for $name {
+            const DOMAIN: &'static $crate::Domain = &$crate::Domain {
+                name: ::core::stringify!($name),
+                description: $description,
+            };
+        }
+
+        const _: () = ::core::assert!(
+            $crate::__private::is_domain_name(::core::stringify!($name)),
+            "domain names are snake_case: lowercase ASCII letters, digits and single underscores",
+        );
+        const _: () = ::core::assert!(
+            !$crate::__private::is_blank($description),
+            "a domain needs a one-line description",
+        );
+    };
+}
+
+/// MCP-style behaviour hints. Read-only is the default; a destructive tool is never read-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Annotations {
+    /// The tool does not change its environment.
+    pub read_only: bool,
+    /// The tool may perform destructive updates (meaningful only when not read-only).
+    pub destructive: bool,
+    /// Calling the tool again with the same input has no additional effect.
+    pub idempotent: bool,
+    /// The tool interacts with an open world of external entities (the web, other people).
+    pub open_world: bool,
+}
+
+impl Default for Annotations {
+    fn default() -> Self {
+        Self::READ_ONLY
+    }
+}
+
+impl Annotations {
+    /// The default: a read-only, non-destructive, idempotent, closed-world tool.
+    pub const READ_ONLY: Self = Self {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+}
+
+/// A sample input shown to models and validated against the input schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    /// What the example shows, in a few words.
+    pub label: &'static str,
+    /// The input, a JSON object as text (checked to be valid JSON at compile time).
+    pub input: &'static str,
+}
+
+/// Where a definition was written, for error messages about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// `module_path!()` at the definition.
+    pub module_path: &'static str,
+    /// `file!()` at the definition.
+    pub file: &'static str,
+    /// `line!()` at the definition.
+    pub line: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
+    }
+}
+
+/// Builds the root schema of a tool's input type.
+pub type SchemaFn = fn() -> Schema;
+
+/// Builds the root schema of a tool's output type, when it has one.
+pub type OutputSchemaFn = fn() -> Option<Schema>;
+
+/// Decodes the input and starts the handler; the future owns everything it needs.
+pub type HandlerFn = fn(Value, ToolContext) -> CallFuture;
+
+/// The definition of a tool written with `#[tool]`. Built by the macro only; read it through
+/// [`Tool`](crate::Tool) in a [`Registry`](crate::Registry).
+#[derive(Debug)]
+pub struct ToolDef {
+    /// Unique snake_case verb_noun name.
+    pub name: &'static str,
+    /// For the model: what the tool returns and when to use it (the doc comment).
+    pub description: &'static str,
+    /// The domain the tool belongs to.
+    pub domain: &'static Domain,
+    /// Shown to people while the tool runs, e.g. "Reading the clock".
+    pub label: &'static str,
+    /// One catalog sentence.
+    pub hint: &'static str,
+    /// Offered on every round (otherwise deferred and found by search).
+    pub core: bool,
+    /// Behaviour hints.
+    pub annotations: Annotations,
+    /// Whether a voice UI should speak the label while the tool runs.
+    pub voiced: bool,
+    /// Whether the result goes back to the model for another pass.
+    pub feeds_back: bool,
+    /// Per-tool time limit, enforced by the executor.
+    pub timeout: Option<Duration>,
+    /// Attempts after the first for transient errors, enforced by the executor.
+    pub retries: u32,
+    /// Optional "view in app" link.
+    pub source: Option<&'static str>,
+    /// Sample inputs.
+    pub examples: &'static [Example],
+    /// Schema of the input object.
+    pub input_schema: SchemaFn,
+    /// Schema of the structured output (`None` when the output type does not implement
+    /// `JsonSchema`).
+    pub output_schema: OutputSchemaFn,
+    /// Decode and run.
+    pub handler: HandlerFn,
+    /// Whether the handler is an `async fn`.
+    pub is_async: bool,
+    /// Where the tool was written.
+    pub location: Location,
+}
+
+inventory::collect!(ToolDef);
+
+/// Whether `name` is a valid tool name: `^[a-z][a-z0-9_]{0,63}$`, with at least two words
+/// (verb_noun), no leading, trailing or doubled underscore. Fits OpenAI, Anthropic, Gemini and MCP.
+pub const fn is_tool_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.len() > 64 || !is_snake_case(b) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'_' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `name` is a valid domain name: snake_case, at most 64 bytes.
+pub const fn is_domain_name(name: &str) -> bool {
+    name.len() <= 64 && is_snake_case(name.as_bytes())
+}
+
+const fn is_snake_case(b: &[u8]) -> bool {
+    if b.is_empty() || !b[0].is_ascii_lowercase() || b[b.len() - 1] == b'_' {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let ok = c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
+        if !ok || (c == b'_' && b[i - 1] == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `s` has no visible character (const, for `domain!`).
+pub const fn is_blank(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_whitespace() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names() {
+        for ok in ["get_time", "read_file", "a_b", "list_v2_items"] {
+            assert!(is_tool_name(ok), "{ok}");
+        }
+        let long = format!("get_{}", "x".repeat(61));
+        for bad in [
+            "", "get", "Get_time", "get-time", "_get_time", "get_time_", "get__time", "9_lives",
+            "get time", "gét_time", &long,
+        ] {
+            assert!(!is_tool_name(bad), "{bad}");
+        }
+        assert!(is_tool_name(&format!("get_{}", "x".repeat(60))));
+    }
+
+    #[test]
+    fn domain_names() {
+        assert!(is_domain_name("fs"));
+        assert!(is_domain_name("web_search"));
+        assert!(!is_domain_name("Fs"));
+        assert!(!is_domain_name(""));
+    }
+}

@@ -1,0 +1,222 @@
+//! What a tool returns: structured data for programs and UIs, a compact echo for the model,
+//! optional media, and an event name for UI cards.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ToolError;
+
+/// The result of a call, or the rich return type of a handler that needs more than data.
+///
+/// A handler may return any `T: Serialize` (it becomes the structured data) or a `ToolOutput<T>`
+/// built with the methods below. A registry hands back `ToolOutput` (data as a JSON value).
+///
+/// ```
+/// use tool_core::{Media, ToolOutput};
+/// let out = ToolOutput::new(serde_json::json!({"temp_c": 21}))
+///     .with_echo("21 °C in Paris")
+///     .with_event("weather_card");
+/// assert_eq!(out.echo(), "21 °C in Paris");
+/// assert_eq!(out.event(), Some("weather_card"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput<T = Value> {
+    data: Option<T>,
+    echo: Option<String>,
+    media: Vec<Media>,
+    event: Option<Cow<'static, str>>,
+}
+
+impl<T> ToolOutput<T> {
+    /// Output whose structured data is `data`.
+    pub fn new(data: T) -> Self {
+        Self {
+            data: Some(data),
+            echo: None,
+            media: Vec::new(),
+            event: None,
+        }
+    }
+
+    /// Output with no structured data, only text for the model.
+    pub fn text(echo: impl Into<String>) -> Self {
+        Self {
+            data: None,
+            echo: Some(echo.into()),
+            media: Vec::new(),
+            event: None,
+        }
+    }
+
+    /// Sets the compact text the model sees instead of the data's JSON.
+    pub fn with_echo(mut self, echo: impl Into<String>) -> Self {
+        self.echo = Some(echo.into());
+        self
+    }
+
+    /// Attaches an image or audio clip.
+    pub fn with_media(mut self, media: Media) -> Self {
+        self.media.push(media);
+        self
+    }
+
+    /// Names the UI card that shows this result.
+    pub fn with_event(mut self, event: impl Into<Cow<'static, str>>) -> Self {
+        self.event = Some(event.into());
+        self
+    }
+
+    /// The structured data.
+    pub fn data(&self) -> Option<&T> {
+        self.data.as_ref()
+    }
+
+    /// The media attached.
+    pub fn media(&self) -> &[Media] {
+        &self.media
+    }
+
+    /// The UI event name.
+    pub fn event(&self) -> Option<&str> {
+        self.event.as_deref()
+    }
+}
+
+impl ToolOutput {
+    /// What the model sees: the explicit echo, else a string result as it is, else the data as
+    /// compact JSON, else nothing.
+    pub fn echo(&self) -> Cow<'_, str> {
+        match (&self.echo, &self.data) {
+            (Some(echo), _) => Cow::Borrowed(echo),
+            (None, Some(Value::String(s))) => Cow::Borrowed(s),
+            (None, Some(data)) => Cow::Owned(data.to_string()),
+            (None, None) => Cow::Borrowed(""),
+        }
+    }
+
+    /// Takes the structured data out.
+    pub fn into_data(self) -> Option<Value> {
+        self.data
+    }
+}
+
+/// An image or audio clip returned with a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Media {
+    /// Image or audio.
+    pub kind: MediaKind,
+    /// The MIME type, e.g. `image/png`.
+    pub mime_type: Cow<'static, str>,
+    /// The raw bytes.
+    pub data: Arc<[u8]>,
+}
+
+/// The kind of a [`Media`] attachment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaKind {
+    /// A picture.
+    Image,
+    /// A sound.
+    Audio,
+}
+
+impl Media {
+    /// An image with the given MIME type.
+    pub fn image(mime_type: impl Into<Cow<'static, str>>, data: impl Into<Arc<[u8]>>) -> Self {
+        Self {
+            kind: MediaKind::Image,
+            mime_type: mime_type.into(),
+            data: data.into(),
+        }
+    }
+
+    /// An audio clip with the given MIME type.
+    pub fn audio(mime_type: impl Into<Cow<'static, str>>, data: impl Into<Arc<[u8]>>) -> Self {
+        Self {
+            kind: MediaKind::Audio,
+            mime_type: mime_type.into(),
+            data: data.into(),
+        }
+    }
+}
+
+/// A value a handler can return on success: any `T: Serialize`, or a [`ToolOutput<T>`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "not a tool output",
+    note = "return a type that implements serde::Serialize, a tool_core::ToolOutput, or Result<_, E> of one"
+)]
+pub trait IntoOutput {
+    /// The type of the structured data (its schema becomes the output schema).
+    type Data;
+    /// Converts into the registry's output.
+    fn into_output(self) -> Result<ToolOutput, ToolError>;
+}
+
+impl<T: Serialize> IntoOutput for T {
+    type Data = T;
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::new(to_value(&self)?))
+    }
+}
+
+impl<T: Serialize> IntoOutput for ToolOutput<T> {
+    type Data = T;
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        let data = match &self.data {
+            Some(data) => Some(to_value(data)?),
+            None => None,
+        };
+        Ok(ToolOutput {
+            data,
+            echo: self.echo,
+            media: self.media,
+            event: self.event,
+        })
+    }
+}
+
+fn to_value<T: Serialize>(data: &T) -> Result<Value, ToolError> {
+    serde_json::to_value(data).map_err(|e| {
+        ToolError::internal(format!("the tool's output could not be serialized: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn echo_prefers_explicit_text_then_strings_then_json() {
+        assert_eq!(ToolOutput::new(json!("plain")).echo(), "plain");
+        assert_eq!(ToolOutput::new(json!({"a": 1})).echo(), r#"{"a":1}"#);
+        assert_eq!(ToolOutput::new(json!(1)).with_echo("one").echo(), "one");
+        assert_eq!(ToolOutput::<Value>::text("t").echo(), "t");
+    }
+
+    #[test]
+    fn typed_output_keeps_its_parts() {
+        let out = ToolOutput::new(vec![1, 2])
+            .with_media(Media::image("image/png", vec![1u8, 2, 3]))
+            .with_event("card")
+            .into_output()
+            .unwrap();
+        assert_eq!(out.data(), Some(&json!([1, 2])));
+        assert_eq!(out.media().len(), 1);
+        assert_eq!(out.event(), Some("card"));
+    }
+
+    #[test]
+    fn unserializable_output_is_an_internal_error() {
+        use std::collections::HashMap;
+        let mut map = HashMap::new();
+        map.insert(vec![1u8], 1);
+        let err = map.into_output().unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Internal);
+    }
+}

@@ -1,0 +1,580 @@
+//! The set of tools a binary offers: every `#[tool]` linked into it, plus tools registered at run
+//! time. Built once; schemas are computed and normalised when a tool enters the registry, so
+//! listing and rendering only hand out shared references.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::definition::{Annotations, ToolDef};
+use crate::error::{Origin, RegistryError, ToolError};
+use crate::exec::{self, CallFuture, CallResult};
+use crate::schema;
+
+/// A domain as a registry knows it (linked domains and those of dynamic tools alike).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct DomainInfo {
+    /// snake_case name.
+    pub name: Cow<'static, str>,
+    /// One-line description.
+    pub description: Cow<'static, str>,
+}
+
+/// A sample input of a tool, parsed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolExample {
+    /// What the example shows.
+    pub label: Cow<'static, str>,
+    /// The input object.
+    pub input: Value,
+}
+
+type DynHandler = dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync;
+
+#[derive(Clone)]
+enum Handler {
+    Linked(crate::definition::HandlerFn),
+    Dynamic(Arc<DynHandler>),
+}
+
+/// One tool in a registry: its definition with the canonical schemas. Cloning is cheap.
+#[derive(Clone)]
+pub struct Tool {
+    inner: Arc<ToolInner>,
+}
+
+struct ToolInner {
+    name: Cow<'static, str>,
+    description: Cow<'static, str>,
+    domain: DomainInfo,
+    label: Cow<'static, str>,
+    hint: Cow<'static, str>,
+    core: bool,
+    annotations: Annotations,
+    voiced: bool,
+    feeds_back: bool,
+    timeout: Option<Duration>,
+    retries: u32,
+    source: Option<Cow<'static, str>>,
+    examples: Vec<ToolExample>,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    handler: Handler,
+    origin: Origin,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.inner.name)
+            .field("domain", &self.inner.domain.name)
+            .field("origin", &self.inner.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    fn from_def(def: &'static ToolDef) -> Result<Self, RegistryError> {
+        let origin = Origin::Linked(def.location);
+        let invalid = |reason: String| RegistryError::InvalidDefinition {
+            name: def.name.to_owned(),
+            origin: origin.clone(),
+            reason,
+        };
+        let input_schema =
+            schema::canonical_input((def.input_schema)()).map_err(|e| invalid(e.to_string()))?;
+        let output_schema = (def.output_schema)().map(schema::canonical_output);
+        let examples = def
+            .examples
+            .iter()
+            .map(|ex| {
+                serde_json::from_str(ex.input)
+                    .map(|input| ToolExample {
+                        label: Cow::Borrowed(ex.label),
+                        input,
+                    })
+                    .map_err(|e| invalid(format!("example `{}` is not valid JSON: {e}", ex.label)))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            inner: Arc::new(ToolInner {
+                name: Cow::Borrowed(def.name),
+                description: Cow::Borrowed(def.description),
+                domain: DomainInfo {
+                    name: Cow::Borrowed(def.domain.name),
+                    description: Cow::Borrowed(def.domain.description),
+                },
+                label: Cow::Borrowed(def.label),
+                hint: Cow::Borrowed(def.hint),
+                core: def.core,
+                annotations: def.annotations,
+                voiced: def.voiced,
+                feeds_back: def.feeds_back,
+                timeout: def.timeout,
+                retries: def.retries,
+                source: def.source.map(Cow::Borrowed),
+                examples,
+                input_schema,
+                output_schema,
+                handler: Handler::Linked(def.handler),
+                origin,
+            }),
+        })
+    }
+
+    /// The unique name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+    /// For the model: what the tool returns and when to use it.
+    pub fn description(&self) -> &str {
+        &self.inner.description
+    }
+    /// The domain.
+    pub fn domain(&self) -> &DomainInfo {
+        &self.inner.domain
+    }
+    /// UI text while the tool runs.
+    pub fn label(&self) -> &str {
+        &self.inner.label
+    }
+    /// One catalog sentence.
+    pub fn hint(&self) -> &str {
+        &self.inner.hint
+    }
+    /// Offered on every round (otherwise deferred).
+    pub fn is_core(&self) -> bool {
+        self.inner.core
+    }
+    /// Behaviour hints.
+    pub fn annotations(&self) -> Annotations {
+        self.inner.annotations
+    }
+    /// Whether a voice UI speaks the label.
+    pub fn voiced(&self) -> bool {
+        self.inner.voiced
+    }
+    /// Whether the result goes back to the model.
+    pub fn feeds_back(&self) -> bool {
+        self.inner.feeds_back
+    }
+    /// Per-tool time limit.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.timeout
+    }
+    /// Attempts after the first for transient errors.
+    pub fn retries(&self) -> u32 {
+        self.inner.retries
+    }
+    /// "View in app" link.
+    pub fn source(&self) -> Option<&str> {
+        self.inner.source.as_deref()
+    }
+    /// Sample inputs.
+    pub fn examples(&self) -> &[ToolExample] {
+        &self.inner.examples
+    }
+    /// The canonical input schema (JSON Schema 2020-12; the root is an object).
+    pub fn input_schema(&self) -> &Value {
+        &self.inner.input_schema
+    }
+    /// The canonical output schema, when the output type has one.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.inner.output_schema.as_ref()
+    }
+    /// Where the tool was defined.
+    pub fn origin(&self) -> &Origin {
+        &self.inner.origin
+    }
+
+    /// Starts a call with an already parsed input.
+    pub fn call(&self, input: Value, ctx: &ToolContext) -> CallFuture {
+        match &self.inner.handler {
+            Handler::Linked(f) => f(input, ctx.clone()),
+            Handler::Dynamic(f) => f(input, ctx.clone()),
+        }
+    }
+}
+
+/// A tool defined at run time: from another MCP server, a definitions file, a plugin.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut registry = Registry::empty();
+/// registry.register(
+///     DynamicTool::new("echo_text", "Returns its input text.", json!({
+///         "type": "object", "properties": {"text": {"type": "string"}}
+///     }))
+///     .handler(|input, _ctx| async move { Ok(ToolOutput::new(input["text"].clone())) }),
+/// ).unwrap();
+/// let out = registry.call("echo_text", json!({"text": "hi"}), &ToolContext::new()).await.unwrap();
+/// assert_eq!(out.echo(), "hi");
+/// # });
+/// ```
+pub struct DynamicTool {
+    inner: ToolInner,
+}
+
+impl DynamicTool {
+    /// A deferred, read-only tool in the `dynamic` domain. Without a [`handler`](Self::handler),
+    /// calls fail with an error saying the tool is a definition only.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        input_schema: Value,
+    ) -> Self {
+        let name = name.into();
+        let definition_only: Arc<DynHandler> = {
+            let name = name.clone();
+            Arc::new(move |_, _| {
+                exec::fail(ToolError::failed(format!(
+                    "`{name}` is a definition only; nothing here can run it"
+                )))
+            })
+        };
+        Self {
+            inner: ToolInner {
+                label: name.clone(),
+                name,
+                description: description.into(),
+                domain: DomainInfo {
+                    name: Cow::Borrowed("dynamic"),
+                    description: Cow::Borrowed("Tools registered at run time"),
+                },
+                hint: Cow::Borrowed(""),
+                core: false,
+                annotations: Annotations::default(),
+                voiced: false,
+                feeds_back: true,
+                timeout: None,
+                retries: 0,
+                source: None,
+                examples: Vec::new(),
+                input_schema,
+                output_schema: None,
+                handler: Handler::Dynamic(definition_only),
+                origin: Origin::Dynamic("the host program".to_owned()),
+            },
+        }
+    }
+
+    /// Runs calls with `f`.
+    pub fn handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallResult> + Send + 'static,
+    {
+        self.inner.handler = Handler::Dynamic(Arc::new(move |input, ctx| Box::pin(f(input, ctx))));
+        self
+    }
+
+    /// Sets the domain.
+    pub fn domain(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.inner.domain = DomainInfo {
+            name: name.into(),
+            description: description.into(),
+        };
+        self
+    }
+
+    /// Sets the UI label (default: the name).
+    pub fn label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
+        self.inner.label = label.into();
+        self
+    }
+
+    /// Sets the catalog hint.
+    pub fn hint(mut self, hint: impl Into<Cow<'static, str>>) -> Self {
+        self.inner.hint = hint.into();
+        self
+    }
+
+    /// Offers the tool on every round.
+    pub fn core(mut self, core: bool) -> Self {
+        self.inner.core = core;
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.inner.annotations = annotations;
+        self
+    }
+
+    /// Sets the output schema.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.inner.output_schema = Some(schema);
+        self
+    }
+
+    /// Adds a sample input.
+    pub fn example(mut self, label: impl Into<Cow<'static, str>>, input: Value) -> Self {
+        self.inner.examples.push(ToolExample {
+            label: label.into(),
+            input,
+        });
+        self
+    }
+
+    /// Says what registered the tool, for messages (e.g. `--defs tools.json`).
+    pub fn origin(mut self, what: impl Into<String>) -> Self {
+        self.inner.origin = Origin::Dynamic(what.into());
+        self
+    }
+}
+
+/// The tools of a binary, in a deterministic order (domain, then name), with O(1) lookup.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use tool_core::{Registry, ToolContext};
+/// let registry = Registry::linked()?; // every #[tool] linked into this binary
+/// let out = registry
+///     .call("get_current_time", serde_json::json!({"timezone": "Asia/Tokyo"}), &ToolContext::new())
+///     .await?;
+/// println!("{}", out.echo());
+/// # Ok(()) }
+/// ```
+#[derive(Default, Clone)]
+pub struct Registry {
+    tools: Vec<Tool>,
+    by_name: HashMap<Arc<str>, usize>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|t| t.name()))
+            .finish()
+    }
+}
+
+impl Registry {
+    /// A registry with no tools.
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// Every `#[tool]` linked into this binary. A crate that nothing names is not linked: name
+    /// your tools crates (`use my_tools as _;`).
+    pub fn linked() -> Result<Self, RegistryError> {
+        Self::from_defs(inventory::iter::<ToolDef>.into_iter())
+    }
+
+    /// A registry of the given definitions.
+    pub fn from_defs(
+        defs: impl IntoIterator<Item = &'static ToolDef>,
+    ) -> Result<Self, RegistryError> {
+        let mut tools = defs
+            .into_iter()
+            .map(Tool::from_def)
+            .collect::<Result<Vec<_>, _>>()?;
+        tools.sort_by(|a, b| order(a, b));
+        let mut registry = Self {
+            tools,
+            by_name: HashMap::new(),
+        };
+        registry.reindex()?;
+        Ok(registry)
+    }
+
+    /// Adds a tool defined at run time; a name already taken is refused.
+    pub fn register(&mut self, tool: DynamicTool) -> Result<(), RegistryError> {
+        let tool = Tool {
+            inner: Arc::new(tool.inner),
+        };
+        if let Some(existing) = self.get(tool.name()) {
+            return Err(RegistryError::DuplicateName {
+                name: tool.name().to_owned(),
+                first: existing.origin().clone(),
+                second: tool.origin().clone(),
+            });
+        }
+        let at = self
+            .tools
+            .partition_point(|t| order(t, &tool) == std::cmp::Ordering::Less);
+        self.tools.insert(at, tool);
+        self.reindex()
+    }
+
+    /// Removes a tool; returns it if it was there.
+    pub fn unregister(&mut self, name: &str) -> Option<Tool> {
+        let at = self.by_name.get(name).copied()?;
+        let tool = self.tools.remove(at);
+        // Names were unique before, so reindexing cannot fail.
+        let _ = self.reindex();
+        Some(tool)
+    }
+
+    fn reindex(&mut self) -> Result<(), RegistryError> {
+        self.by_name.clear();
+        self.by_name.reserve(self.tools.len());
+        for (i, tool) in self.tools.iter().enumerate() {
+            if let Some(&first) = self.by_name.get(tool.name()) {
+                return Err(RegistryError::DuplicateName {
+                    name: tool.name().to_owned(),
+                    first: self.tools[first].origin().clone(),
+                    second: tool.origin().clone(),
+                });
+            }
+            self.by_name.insert(Arc::from(tool.name()), i);
+        }
+        Ok(())
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Every tool, by domain then name.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tools of one domain.
+    pub fn in_domain<'a>(&'a self, domain: &'a str) -> impl Iterator<Item = &'a Tool> + 'a {
+        self.tools.iter().filter(move |t| t.domain().name == domain)
+    }
+
+    /// The tools offered on every round.
+    pub fn core(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(|t| t.is_core())
+    }
+
+    /// The tools found through search.
+    pub fn deferred(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(|t| !t.is_core())
+    }
+
+    /// Every domain that has a tool, in order.
+    pub fn domains(&self) -> Vec<&DomainInfo> {
+        let mut domains: Vec<&DomainInfo> = self.tools.iter().map(|t| t.domain()).collect();
+        domains.dedup_by(|a, b| a.name == b.name);
+        domains
+    }
+
+    /// Up to three names close to `name`, nearest first, for "did you mean".
+    pub fn suggest(&self, name: &str) -> Vec<&str> {
+        let mut scored: Vec<(f64, &str)> = self
+            .tools
+            .iter()
+            .map(|t| (strsim::jaro_winkler(name, t.name()), t.name()))
+            .filter(|(score, _)| *score >= 0.8)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        scored.into_iter().take(3).map(|(_, n)| n).collect()
+    }
+
+    /// Calls a tool with a JSON input; an unknown name suggests the nearest ones.
+    pub async fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallResult {
+        match self.get(name) {
+            Some(tool) => tool.call(input, ctx).await,
+            None => Err(exec::unknown_tool(name, &self.suggest(name))),
+        }
+    }
+
+    /// Calls a tool with JSON text as input (as models send it).
+    pub async fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallResult {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| exec::unknown_tool(name, &self.suggest(name)))?;
+        tool.call(exec::parse_input(input)?, ctx).await
+    }
+}
+
+fn order(a: &Tool, b: &Tool) -> std::cmp::Ordering {
+    (&a.domain().name, a.name()).cmp(&(&b.domain().name, b.name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dynamic(name: &'static str, domain: &'static str) -> DynamicTool {
+        DynamicTool::new(name, "d", json!({"type": "object"}))
+            .domain(domain, "x")
+            .handler(move |input, _| async move { Ok(crate::ToolOutput::new(input)) })
+    }
+
+    #[test]
+    fn order_is_domain_then_name_and_lookup_follows_inserts() {
+        let mut r = Registry::empty();
+        for (n, d) in [("b_x", "z"), ("a_x", "z"), ("c_x", "a")] {
+            r.register(dynamic(n, d)).unwrap();
+        }
+        let names: Vec<_> = r.tools().iter().map(Tool::name).collect();
+        assert_eq!(names, ["c_x", "a_x", "b_x"]);
+        assert_eq!(r.get("a_x").unwrap().name(), "a_x");
+        assert!(r.unregister("a_x").is_some());
+        assert_eq!(r.get("b_x").unwrap().name(), "b_x");
+        assert!(r.get("a_x").is_none());
+        assert_eq!(r.domains().len(), 2);
+        assert_eq!(r.in_domain("z").count(), 1);
+    }
+
+    #[test]
+    fn duplicate_dynamic_names_are_refused_with_both_origins() {
+        let mut r = Registry::empty();
+        r.register(dynamic("get_x", "a").origin("first.json"))
+            .unwrap();
+        let err = r
+            .register(dynamic("get_x", "b").origin("second.json"))
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("first.json") && msg.contains("second.json"), "{msg}");
+        assert_eq!(r.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn unknown_tools_get_suggestions() {
+        let mut r = Registry::empty();
+        r.register(dynamic("get_time", "t")).unwrap();
+        let err = r
+            .call("get_tmie", json!({}), &ToolContext::new())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::UnknownTool);
+        assert!(err.to_string().contains("`get_time`"), "{err}");
+        let err = r
+            .call_json("get_time", "{nope", &ToolContext::new())
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+    }
+
+    #[tokio::test]
+    async fn definition_only_tools_fail_clearly() {
+        let mut r = Registry::empty();
+        r.register(DynamicTool::new("list_things", "d", json!({"type": "object"})))
+            .unwrap();
+        let err = r
+            .call("list_things", json!({}), &ToolContext::new())
+            .await
+            .unwrap_err();
+        assert!(err.message().contains("definition only"), "{err}");
+    }
+}

@@ -1,0 +1,198 @@
+//! The canonical JSON Schema (2020-12) of a tool's input and output.
+//!
+//! Schemas come from schemars and are normalised once, when a registry is built, so that every
+//! renderer starts from the same tree: the root of an input schema is always an object with
+//! `properties`, no subschema is a bare `true`, and the generated arguments struct's name never
+//! leaks as a `title`.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// The JSON Schema dialect of every canonical schema.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The root schema of `T` with the canonical settings (draft 2020-12, definitions in `$defs`).
+pub fn root_schema<T: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// Why a schema cannot be a tool's input schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the input schema's root must be a JSON object, but it is {found}; take the input as a struct, or as plain parameters")]
+pub struct NotAnObject {
+    /// What the root is instead.
+    pub found: String,
+}
+
+/// Normalises an input schema: see the module docs. Fails when the root cannot describe an
+/// object (an input that is an array, a string, ...).
+pub fn canonical_input(schema: Schema) -> Result<Value, NotAnObject> {
+    let mut value = schema.to_value();
+    normalise(&mut value);
+    let root = match &mut value {
+        Value::Object(root) => root,
+        other => {
+            return Err(NotAnObject {
+                found: format!("the schema `{other}`"),
+            });
+        }
+    };
+    root.remove("title");
+    if !describes_object(root) {
+        return Err(NotAnObject {
+            found: root
+                .get("type")
+                .map(|t| format!("of type {t}"))
+                .unwrap_or_else(|| "not typed".to_owned()),
+        });
+    }
+    root.entry("type").or_insert_with(|| "object".into());
+    let no_variants = !["oneOf", "anyOf"].iter().any(|k| root.contains_key(*k));
+    if no_variants {
+        root.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    Ok(value)
+}
+
+/// Normalises an output schema (no object requirement: renderers decide how to wrap others).
+pub fn canonical_output(schema: Schema) -> Value {
+    let mut value = schema.to_value();
+    normalise(&mut value);
+    if let Value::Object(root) = &mut value {
+        root.remove("title");
+    }
+    value
+}
+
+/// The input schema of a tool that takes no parameters.
+pub fn empty_object() -> Value {
+    serde_json::json!({
+        "$schema": DIALECT,
+        "type": "object",
+        "properties": {},
+        "additionalProperties": false,
+    })
+}
+
+/// Whether a root schema describes only objects: `type: object`, or every `oneOf`/`anyOf`
+/// variant does (internally tagged enums).
+fn describes_object(schema: &Map<String, Value>) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(_) => false,
+        None => ["oneOf", "anyOf"].iter().any(|k| match schema.get(*k) {
+            Some(Value::Array(variants)) if !variants.is_empty() => variants.iter().all(|v| {
+                v.as_object().is_some_and(|m| {
+                    m.get("type").and_then(Value::as_str) == Some("object")
+                        || m.contains_key("$ref")
+                })
+            }),
+            _ => false,
+        }),
+    }
+}
+
+/// Keywords whose value is one schema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+];
+/// Keywords whose value is an array of schemas.
+const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf"];
+/// Keywords whose value is a map of schemas.
+const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Replaces every bare `true` subschema by the equal `{}`, which every provider accepts.
+/// `false` stays: `additionalProperties: false` is wanted.
+fn normalise(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    for key in SCHEMA_KEYWORDS {
+        if let Some(sub) = map.get_mut(*key) {
+            visit(sub);
+        }
+    }
+    for key in SCHEMA_ARRAY_KEYWORDS {
+        if let Some(Value::Array(subs)) = map.get_mut(*key) {
+            subs.iter_mut().for_each(visit);
+        }
+    }
+    for key in SCHEMA_MAP_KEYWORDS {
+        if let Some(Value::Object(subs)) = map.get_mut(*key) {
+            subs.values_mut().for_each(visit);
+        }
+    }
+}
+
+fn visit(sub: &mut Value) {
+    if *sub == Value::Bool(true) {
+        *sub = Value::Object(Map::new());
+    } else {
+        normalise(sub);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema(v: Value) -> Schema {
+        Schema::try_from(v).unwrap()
+    }
+
+    #[test]
+    fn true_subschemas_become_empty_objects_and_false_stays() {
+        let out = canonical_input(schema(json!({
+            "type": "object",
+            "properties": {"any": true, "list": {"type": "array", "items": true}},
+            "additionalProperties": false,
+            "$defs": {"X": {"anyOf": [true, {"type": "null"}]}}
+        })))
+        .unwrap();
+        assert_eq!(out["properties"]["any"], json!({}));
+        assert_eq!(out["properties"]["list"]["items"], json!({}));
+        assert_eq!(out["$defs"]["X"]["anyOf"][0], json!({}));
+        assert_eq!(out["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn root_title_is_dropped_and_properties_added() {
+        let out = canonical_input(schema(json!({"title": "__Args", "type": "object"}))).unwrap();
+        assert_eq!(out, json!({"type": "object", "properties": {}}));
+    }
+
+    #[test]
+    fn non_object_roots_are_refused() {
+        let err = canonical_input(schema(json!({"type": "array"}))).unwrap_err();
+        assert!(err.to_string().contains("\"array\""), "{err}");
+        assert!(canonical_input(schema(json!(true))).is_err());
+        assert!(canonical_input(schema(json!({"type": ["object", "null"]}))).is_err());
+    }
+
+    #[test]
+    fn tagged_enums_count_as_objects() {
+        let out = canonical_input(schema(json!({
+            "oneOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object"}]
+        })))
+        .unwrap();
+        assert_eq!(out["type"], "object");
+    }
+}

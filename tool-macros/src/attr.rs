@@ -1,0 +1,313 @@
+//! Parsing of the attribute arguments: `#[tool(...)]` and `#[arg(...)]` on parameters.
+//! Parsing only: what the values mean is checked in `valid`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, LitBool, LitInt, LitStr, Path, Token, meta::ParseNestedMeta};
+
+use crate::ctxt::Ctxt;
+
+/// The keys `#[tool(...)]` accepts, in the order the docs list them.
+pub const TOOL_KEYS: &[&str] = &[
+    "domain",
+    "label",
+    "hint",
+    "core",
+    "name",
+    "source",
+    "examples",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "voiced",
+    "feeds_back",
+    "timeout",
+    "retries",
+];
+
+/// The keys `#[arg(...)]` accepts.
+pub const ARG_KEYS: &[&str] = &["description", "default", "rename"];
+
+/// A boolean key given as a bare flag (`core`) or with a value (`core = false`).
+#[derive(Clone, Copy)]
+pub struct Flag {
+    pub value: bool,
+    pub span: Span,
+}
+
+/// One `"label" => "json"` entry of `examples(...)`.
+pub struct ExampleAttr {
+    pub label: LitStr,
+    pub input: LitStr,
+}
+
+/// A time limit, in milliseconds.
+#[derive(Clone, Copy)]
+pub struct Timeout {
+    pub millis: u64,
+}
+
+#[derive(Default)]
+pub struct ToolAttrs {
+    pub domain: Option<Path>,
+    pub label: Option<LitStr>,
+    pub hint: Option<LitStr>,
+    pub core: Option<Flag>,
+    pub name: Option<LitStr>,
+    pub source: Option<LitStr>,
+    pub examples: Vec<ExampleAttr>,
+    pub read_only: Option<Flag>,
+    pub destructive: Option<Flag>,
+    pub idempotent: Option<Flag>,
+    pub open_world: Option<Flag>,
+    pub voiced: Option<Flag>,
+    pub feeds_back: Option<Flag>,
+    pub timeout: Option<Timeout>,
+    pub retries: Option<LitInt>,
+}
+
+#[derive(Default)]
+pub struct ArgAttrs {
+    pub description: Option<LitStr>,
+    pub default: Option<Expr>,
+    pub rename: Option<LitStr>,
+}
+
+/// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on.
+pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
+    let mut attrs = ToolAttrs::default();
+    let mut seen = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let Some(key) = known_key(cx, &meta, TOOL_KEYS, "#[tool]", &mut seen)? else {
+            return Ok(());
+        };
+        match key {
+            "domain" => attrs.domain = Some(meta.value()?.parse()?),
+            "label" => attrs.label = Some(meta.value()?.parse()?),
+            "hint" => attrs.hint = Some(meta.value()?.parse()?),
+            "name" => attrs.name = Some(meta.value()?.parse()?),
+            "source" => attrs.source = Some(meta.value()?.parse()?),
+            "core" => attrs.core = Some(flag(&meta)?),
+            "read_only" => attrs.read_only = Some(flag(&meta)?),
+            "destructive" => attrs.destructive = Some(flag(&meta)?),
+            "idempotent" => attrs.idempotent = Some(flag(&meta)?),
+            "open_world" => attrs.open_world = Some(flag(&meta)?),
+            "voiced" => attrs.voiced = Some(flag(&meta)?),
+            "feeds_back" => attrs.feeds_back = Some(flag(&meta)?),
+            "retries" => attrs.retries = Some(meta.value()?.parse()?),
+            "timeout" => attrs.timeout = timeout(cx, meta.value()?)?,
+            "examples" => attrs.examples = examples(&meta)?,
+            _ => unreachable!("every key of TOOL_KEYS is matched"),
+        }
+        Ok(())
+    });
+    if let Err(e) = parser.parse2(args) {
+        cx.syn_error(e);
+    }
+    attrs
+}
+
+/// Parses one `#[arg(...)]`'s arguments into `attrs`.
+pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs) {
+    let mut seen = Vec::new();
+    let result = attr.parse_nested_meta(|meta| {
+        let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen)? else {
+            return Ok(());
+        };
+        let duplicate = match key {
+            "description" => attrs.description.replace(meta.value()?.parse()?).is_some(),
+            "default" => attrs.default.replace(meta.value()?.parse()?).is_some(),
+            "rename" => attrs.rename.replace(meta.value()?.parse()?).is_some(),
+            _ => unreachable!("every key of ARG_KEYS is matched"),
+        };
+        if duplicate {
+            cx.error_spanned_by(&meta.path, format!("duplicate `{key}` for this parameter"));
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+}
+
+/// Returns the key if it is one of `keys` and not seen before; otherwise records the error,
+/// skips the value so parsing can go on, and returns `None`.
+fn known_key(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    keys: &'static [&'static str],
+    what: &str,
+    seen: &mut Vec<&'static str>,
+) -> syn::Result<Option<&'static str>> {
+    let found = meta
+        .path
+        .get_ident()
+        .and_then(|ident| keys.iter().find(|k| ident == *k));
+    let Some(&key) = found else {
+        let shown = quote::ToTokens::to_token_stream(&meta.path).to_string();
+        let shown = shown.replace(' ', "");
+        cx.error_spanned_by(
+            &meta.path,
+            format!(
+                "unknown key `{shown}` in {what}; expected one of: {}",
+                keys.join(", ")
+            ),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    };
+    if seen.contains(&key) {
+        cx.error_spanned_by(
+            &meta.path,
+            format!("duplicate key `{key}` in {what}; give it once"),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    seen.push(key);
+    Ok(Some(key))
+}
+
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+fn flag(meta: &ParseNestedMeta) -> syn::Result<Flag> {
+    if meta.input.peek(Token![=]) {
+        let lit: LitBool = meta.value()?.parse()?;
+        Ok(Flag {
+            value: lit.value,
+            span: lit.span,
+        })
+    } else {
+        Ok(Flag {
+            value: true,
+            span: meta.path.span_of_ident(),
+        })
+    }
+}
+
+trait SpanOfIdent {
+    fn span_of_ident(&self) -> Span;
+}
+
+impl SpanOfIdent for Path {
+    fn span_of_ident(&self) -> Span {
+        self.segments
+            .last()
+            .map_or_else(Span::call_site, |s| s.ident.span())
+    }
+}
+
+/// `timeout = "30s"` or `timeout = 30s` (also `ms` and `m`).
+fn timeout(cx: &mut Ctxt, input: ParseStream) -> syn::Result<Option<Timeout>> {
+    let (text, span) = if input.peek(LitStr) {
+        let lit: LitStr = input.parse()?;
+        (lit.value(), lit.span())
+    } else {
+        let lit: LitInt = input.parse()?;
+        (lit.to_string(), lit.span())
+    };
+    match parse_duration(&text) {
+        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => {
+            Ok(Some(Timeout { millis }))
+        }
+        Some(_) => {
+            cx.error_at(span, "timeout must be between 1ms and 24 hours");
+            Ok(None)
+        }
+        None => {
+            cx.error_at(
+                span,
+                format!("cannot read `{text}` as a timeout; write a number with a unit: 500ms, 30s or 2m"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// Milliseconds in `500ms`, `30s`, `2m` (and the same with spaces or `_` in the number).
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit() && c != '_')?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.replace('_', "").parse().ok()?;
+    let scale = match unit.trim() {
+        "ms" => 1,
+        "s" => 1000,
+        "m" | "min" => 60_000,
+        _ => return None,
+    };
+    number.checked_mul(scale)
+}
+
+/// `examples("label" => "json", ...)`.
+fn examples(meta: &ParseNestedMeta) -> syn::Result<Vec<ExampleAttr>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let entries = Punctuated::<ExampleAttr, Token![,]>::parse_terminated_with(&content, |input| {
+        let label: LitStr = input.parse()?;
+        input.parse::<Token![=>]>()?;
+        let input: LitStr = input.parse()?;
+        Ok(ExampleAttr { label, input })
+    })?;
+    Ok(entries.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Some(500));
+        assert_eq!(parse_duration("30s"), Some(30_000));
+        assert_eq!(parse_duration("2m"), Some(120_000));
+        assert_eq!(parse_duration("1_000ms"), Some(1000));
+        assert_eq!(parse_duration("30"), None);
+        assert_eq!(parse_duration("s"), None);
+        assert_eq!(parse_duration("3h"), None);
+        assert_eq!(parse_duration("99999999999999999999m"), None);
+    }
+
+    #[test]
+    fn every_problem_is_collected() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(
+            &mut cx,
+            quote!(labl = "x", label = "a", label = "b", core, timeout = 5h, hint = "h"),
+        );
+        let err = cx.check().unwrap_err();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].starts_with("unknown key `labl`"));
+        assert!(messages[1].starts_with("duplicate key `label`"));
+        assert!(messages[2].contains("`5h`"));
+        assert_eq!(attrs.label.unwrap().value(), "a");
+        assert!(attrs.core.unwrap().value);
+        assert_eq!(attrs.hint.unwrap().value(), "h");
+    }
+
+    #[test]
+    fn examples_and_flags() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(
+            &mut cx,
+            quote!(examples("a" => "{}", "b" => r#"{"x":1}"#), feeds_back = false, timeout = "250ms"),
+        );
+        assert!(cx.check().is_ok());
+        assert_eq!(attrs.examples.len(), 2);
+        assert!(!attrs.feeds_back.unwrap().value);
+        assert_eq!(attrs.timeout.unwrap().millis, 250);
+    }
+}

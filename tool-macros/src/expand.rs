@@ -1,0 +1,270 @@
+//! The code a valid `#[tool]` becomes: the function as written, plus, inside `const _: () = {}`,
+//! an input struct, two schema functions, a handler that decodes and calls, and the definition
+//! submitted to `inventory`. Everything heavy is a call into `tool_core::__private`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Output, ParamKind, ToolFn};
+use crate::attr::{self, ToolAttrs};
+use crate::ctxt::Ctxt;
+use crate::fallback;
+use crate::valid::{self, Resolved};
+
+/// Entry point, on `proc_macro2` streams so unit tests can call it.
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let attrs = attr::parse_tool_attrs(&mut cx, args);
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let span = item.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+            cx.error_at(span, "#[tool] goes on a free function (`fn` or `async fn`)");
+            return fallback::emit(item, cx);
+        }
+    };
+    let f = ToolFn::from_item(&mut cx, item);
+    let resolved = valid::check(&mut cx, &attrs, &f);
+    match cx.check() {
+        Ok(()) => expand(&attrs, &f, &resolved),
+        Err(errors) => fallback::with_errors(&f.item, errors),
+    }
+}
+
+fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
+    let item = &f.item;
+    let fn_name = &item.sig.ident;
+    let p = quote!(::tool_core::__private);
+
+    // The input type and how each parameter is produced for the call.
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut call_args = Vec::new();
+    let mut extract = Vec::new();
+    let mut checks = Vec::new();
+    let mut args_ty = quote!(#p::NoArgs);
+    let mut whole = false;
+    for (i, param) in f.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Field(field) => {
+                let ident = &field.ident;
+                let ty = &field.ty;
+                let doc = field.args.description.as_ref().map(|d| quote!(#[doc = #d]));
+                let rename = field.args.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
+                let default = field.args.default.as_ref().map(|expr| {
+                    let fn_ident = format_ident!("__default_{}", i);
+                    let fn_path = fn_ident.to_string();
+                    let value = match expr {
+                        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }) => {
+                            quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
+                        }
+                        _ => quote!(#expr),
+                    };
+                    defaults.push(quote_spanned! {expr.span()=>
+                        fn #fn_ident() -> #ty { #value }
+                    });
+                    quote!(#[serde(default = #fn_path)])
+                });
+                fields.push(quote! { #doc #rename #default #ident: #ty, });
+                call_args.push(quote!(__args.#ident));
+                checks.push(quote_spanned!(ty.span()=> #p::assert_param::<#ty>();));
+            }
+            ParamKind::Whole { ty } => {
+                whole = true;
+                args_ty = quote!(#ty);
+                call_args.push(quote!(::tool_core::Input(__args)));
+                checks.push(quote_spanned!(ty.span()=> #p::assert_param::<#ty>();));
+            }
+            ParamKind::ContextRef => call_args.push(quote!(&__ctx)),
+            ParamKind::Extractor { ty } => {
+                let var = format_ident!("__x{}", i);
+                let extract_fn = quote_spanned!(ty.span()=> #p::extract::<#ty>);
+                extract.push(quote! {
+                    let #var = match #extract_fn(&__ctx) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(e) => return #p::fail(e),
+                    };
+                });
+                call_args.push(quote!(#var));
+            }
+        }
+    }
+    let args_struct = if !whole && !fields.is_empty() {
+        args_ty = quote!(__ToolArgs);
+        quote! {
+            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
+            #[serde(crate = "::tool_core::__private::serde", deny_unknown_fields)]
+            #[schemars(crate = "::tool_core::__private::schemars")]
+            struct __ToolArgs { #(#fields)* }
+            #(#defaults)*
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    // The call, and how its return value becomes a result.
+    let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    let call = quote!(#fn_name(#(#call_args),*) #awaited);
+    let (finish, data_ty) = match &f.output {
+        Output::Unit => (quote!(#p::finish(#call)), None),
+        Output::Plain(ty) => {
+            checks.push(quote_spanned!(ty.span()=> #p::assert_output::<#ty>();));
+            (
+                quote_spanned!(ty.span()=> #p::finish(#call)),
+                Some(quote!(<#ty as ::tool_core::IntoOutput>::Data)),
+            )
+        }
+        Output::Result { ok, ty } => {
+            checks.push(quote_spanned!(ok.span()=> #p::assert_output::<#ok>();));
+            (
+                quote_spanned!(ty.span()=> #p::finish_result(#call)),
+                Some(quote!(<#ok as ::tool_core::IntoOutput>::Data)),
+            )
+        }
+    };
+    let output_schema = match data_ty {
+        Some(data) => quote! {
+            #[allow(unused_imports)]
+            use #p::{OutputWithSchema as _, OutputWithoutSchema as _};
+            (&&#p::Probe::<#data>::NEW).output_schema()
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    let boxed = quote_spanned!(item.sig.fn_token.span()=> ::std::boxed::Box::pin);
+
+    // The definition.
+    let domain = attrs.domain.as_ref().expect("valid::check requires a domain");
+    let domain_ref = quote_spanned!(domain.span()=> <#domain as ::tool_core::DeclaredDomain>::DOMAIN);
+    let name = &r.name;
+    let description = &r.description;
+    let label = attrs.label.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let hint = attrs.hint.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let Resolved {
+        core,
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+        voiced,
+        feeds_back,
+        retries,
+        ..
+    } = *r;
+    let timeout = match r.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
+    let source = match &attrs.source {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
+    let examples = r.examples.iter().map(|(label, input)| {
+        quote!(::tool_core::Example { label: #label, input: #input })
+    });
+    let is_async = item.sig.asyncness.is_some();
+    let location = quote_spanned! {fn_name.span()=>
+        ::tool_core::Location {
+            module_path: ::core::module_path!(),
+            file: ::core::file!(),
+            line: ::core::line!(),
+        }
+    };
+
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        const _: () = {
+            #args_struct
+
+            fn __input_schema() -> #p::schemars::Schema {
+                #p::root_schema::<#args_ty>()
+            }
+
+            fn __output_schema() -> ::core::option::Option<#p::schemars::Schema> {
+                #output_schema
+            }
+
+            fn __handler(
+                __input: #p::serde_json::Value,
+                __ctx: ::tool_core::ToolContext,
+            ) -> ::tool_core::exec::CallFuture {
+                #(#checks)*
+                let __args: #args_ty = match #p::decode(__input) {
+                    ::core::result::Result::Ok(args) => args,
+                    ::core::result::Result::Err(e) => return #p::fail(e),
+                };
+                #(#extract)*
+                #boxed(async move {
+                    let _ = &__args;
+                    #finish
+                })
+            }
+
+            #p::inventory::submit! {
+                ::tool_core::ToolDef {
+                    name: #name,
+                    description: #description,
+                    domain: #domain_ref,
+                    label: #label,
+                    hint: #hint,
+                    core: #core,
+                    annotations: ::tool_core::Annotations {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    voiced: #voiced,
+                    feeds_back: #feeds_back,
+                    timeout: #timeout,
+                    retries: #retries,
+                    source: #source,
+                    examples: &[#(#examples),*],
+                    input_schema: __input_schema,
+                    output_schema: __output_schema,
+                    handler: __handler,
+                    is_async: #is_async,
+                    location: #location,
+                }
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_input_expands_to_a_definition() {
+        let out = tool(
+            quote!(domain = time, label = "Reading", hint = "Current time"),
+            quote! {
+                /// Returns the time.
+                async fn get_time(ctx: &ToolContext, #[arg(description = "Zone")] tz: Option<String>) -> String { todo!() }
+            },
+        )
+        .to_string();
+        assert!(out.contains("inventory :: submit"), "{out}");
+        assert!(out.contains("struct __ToolArgs"), "{out}");
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn invalid_input_keeps_the_function_and_reports_every_error() {
+        let out = tool(quote!(labl = "x"), quote!(fn Time(x: &str) {})).to_string();
+        assert!(out.contains("fn Time"), "{out}");
+        let errors = out.matches("compile_error").count();
+        // unknown key, borrowed parameter, name, missing doc, missing domain/label/hint
+        assert_eq!(errors, 7, "{out}");
+    }
+
+    #[test]
+    fn non_functions_are_refused_and_kept() {
+        let out = tool(quote!(), quote!(struct S;)).to_string();
+        assert!(out.contains("struct S"), "{out}");
+        assert!(out.contains("goes on a free function"), "{out}");
+    }
+}

@@ -1,0 +1,333 @@
+//! Checks of meaning: what parses may still be wrong (names, required keys, conflicting flags,
+//! examples that do not fit the parameters). Produces the resolved settings `expand` writes out.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::Span;
+use syn::{FnArg, LitStr, Type};
+
+use crate::ast::{Output, ParamKind, ToolFn};
+use crate::attr::ToolAttrs;
+use crate::ctxt::Ctxt;
+
+/// The settings of a tool after every check, with defaults applied.
+pub struct Resolved {
+    pub name: String,
+    pub description: String,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub core: bool,
+    pub voiced: bool,
+    pub feeds_back: bool,
+    pub timeout_ms: Option<u64>,
+    pub retries: u32,
+    /// (label, JSON text) pairs, the JSON re-serialised compactly.
+    pub examples: Vec<(String, String)>,
+}
+
+const MAX_RETRIES: u32 = 10;
+
+pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
+    check_signature(cx, f);
+    check_params(cx, f);
+    let name = check_name(cx, attrs, f);
+    let description = f.doc.clone().unwrap_or_else(|| {
+        cx.error_spanned_by(
+            &f.item.sig.ident,
+            "a tool needs a doc comment: it is the description the model reads; say what the \
+             tool returns and when to use it (/// Returns ...)",
+        );
+        String::new()
+    });
+    check_required(cx, attrs);
+    let (read_only, destructive) = check_annotations(cx, attrs);
+    let retries = attrs.retries.as_ref().map_or(0, |lit| {
+        match lit.base10_parse::<u32>() {
+            Ok(n) if n <= MAX_RETRIES => n,
+            _ => {
+                cx.error_spanned_by(lit, format!("retries must be a whole number from 0 to {MAX_RETRIES}"));
+                0
+            }
+        }
+    });
+    if let Some(source) = &attrs.source {
+        let value = source.value();
+        if value.trim().is_empty() || value.contains(char::is_whitespace) {
+            cx.error_spanned_by(source, "source is a link (e.g. \"https://app.example.com/accounts\"): no spaces");
+        }
+    }
+    let examples = check_examples(cx, attrs, f);
+    Resolved {
+        name,
+        description,
+        read_only,
+        destructive,
+        idempotent: attrs.idempotent.map_or(read_only, |f| f.value),
+        open_world: attrs.open_world.is_some_and(|f| f.value),
+        core: attrs.core.is_some_and(|f| f.value),
+        voiced: attrs.voiced.is_some_and(|f| f.value),
+        feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
+        timeout_ms: attrs.timeout.map(|t| t.millis),
+        retries,
+        examples,
+    }
+}
+
+fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
+    let sig = &f.item.sig;
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a tool cannot be generic: its schema is fixed when it is defined; use concrete types",
+        );
+    }
+    if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
+        cx.error_spanned_by(
+            receiver,
+            "#[tool] goes on free functions, not methods; take shared state as `State<T>`",
+        );
+    }
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
+        cx.error_spanned_by(unsafety, "a tool cannot be an unsafe fn");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, "a tool is a Rust function; remove the extern ABI");
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "a tool cannot be variadic");
+    }
+    for arg in &sig.inputs {
+        if let FnArg::Typed(pt) = arg
+            && let Type::ImplTrait(t) = &*pt.ty
+        {
+            cx.error_spanned_by(t, "`impl Trait` parameters make a tool generic; use a concrete type");
+        }
+    }
+    let ret = match &f.output {
+        Output::Plain(ty) | Output::Result { ty, .. } => Some(ty),
+        Output::Unit => None,
+    };
+    if let Some(ty @ Type::ImplTrait(_)) = ret {
+        cx.error_spanned_by(ty, "a tool returns a concrete type (its schema is recorded); replace `impl Trait`");
+    }
+}
+
+fn check_params(cx: &mut Ctxt, f: &ToolFn) {
+    let whole: Vec<_> = f
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Whole { .. }))
+        .collect();
+    for extra in whole.iter().skip(1) {
+        cx.error_at(extra.span, "only one `Input<T>` parameter: it is the whole input");
+    }
+    if let Some(first) = whole.first()
+        && f.fields().next().is_some()
+    {
+        cx.error_at(
+            first.span,
+            "`Input<T>` is the whole input, so the tool cannot also take plain input parameters; \
+             move them into T",
+        );
+    }
+    let mut keys = BTreeSet::new();
+    for field in f.fields() {
+        let key = field.key();
+        if !keys.insert(key.clone()) {
+            let at = field
+                .args
+                .rename
+                .as_ref()
+                .map_or(field.ident.span(), LitStr::span);
+            cx.error_at(at, format!("two parameters would both be the input key `{key}`"));
+        }
+        if let Some(rename) = &field.args.rename
+            && rename.value().trim().is_empty()
+        {
+            cx.error_spanned_by(rename, "rename needs a non-empty key");
+        }
+        if let (true, Some(default)) = (field.optional, &field.args.default) {
+            cx.error_spanned_by(
+                default,
+                "an `Option` parameter is already optional; give a default to a non-Option type",
+            );
+        }
+        if let Some(d) = &field.args.description
+            && d.value().trim().is_empty()
+        {
+            cx.error_spanned_by(d, "the description is empty; say what the parameter means");
+        }
+    }
+}
+
+fn check_name(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> String {
+    let (name, span) = match &attrs.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => {
+            let ident = syn::ext::IdentExt::unraw(&f.item.sig.ident);
+            (ident.to_string(), f.item.sig.ident.span())
+        }
+    };
+    if let Err(reason) = name_problem(&name) {
+        let fix = if attrs.name.is_some() {
+            ""
+        } else {
+            "; rename the function or set #[tool(name = \"...\")]"
+        };
+        cx.error_at(span, format!("{reason}{fix}"));
+    }
+    name
+}
+
+/// Why `name` is not a valid tool name (`^[a-z][a-z0-9_]{0,63}$`, verb_noun), if it is not.
+pub fn name_problem(name: &str) -> Result<(), String> {
+    let len = name.chars().count();
+    if name.is_empty() {
+        return Err("the tool name is empty".to_owned());
+    }
+    if len > 64 {
+        return Err(format!(
+            "the tool name `{name}` is {len} characters long; names have at most 64 (OpenAI's limit)"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_'))
+    {
+        return Err(format!(
+            "the tool name `{name}` is not snake_case: `{c}` is not a lowercase ASCII letter, digit or `_`"
+        ));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err(format!("the tool name `{name}` must start with a lowercase letter"));
+    }
+    if name.ends_with('_') || name.contains("__") {
+        return Err(format!(
+            "the tool name `{name}` has an empty word: no trailing or doubled `_`"
+        ));
+    }
+    if !name.contains('_') {
+        return Err(format!(
+            "the tool name `{name}` is one word; tool names are verb_noun, like `get_{name}`"
+        ));
+    }
+    Ok(())
+}
+
+fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {
+    let missing = [
+        (attrs.domain.is_none(), "domain", "the declared domain the tool belongs to, e.g. `domain = time`"),
+        (attrs.label.is_none(), "label", "the text shown while it runs, e.g. `label = \"Reading the clock\"`"),
+        (attrs.hint.is_none(), "hint", "one catalog sentence, e.g. `hint = \"Current time in any time zone\"`"),
+    ];
+    for (is_missing, key, what) in missing {
+        if is_missing {
+            cx.error_at(Span::call_site(), format!("#[tool] is missing `{key}`: {what}"));
+        }
+    }
+    for lit in [&attrs.label, &attrs.hint].into_iter().flatten() {
+        if lit.value().trim().is_empty() {
+            cx.error_spanned_by(lit, "this text is empty");
+        } else if lit.value().contains('\n') {
+            cx.error_spanned_by(lit, "keep this to one line");
+        }
+    }
+}
+
+/// Resolves read_only/destructive: read-only is the default, and destructive implies not
+/// read-only; saying both is an error.
+fn check_annotations(cx: &mut Ctxt, attrs: &ToolAttrs) -> (bool, bool) {
+    let destructive = attrs.destructive.is_some_and(|f| f.value);
+    match attrs.read_only {
+        Some(ro) if ro.value && destructive => {
+            cx.error_at(
+                ro.span,
+                "a tool cannot be both read_only and destructive; a destructive tool changes things",
+            );
+            (false, true)
+        }
+        Some(ro) => (ro.value, destructive),
+        None => (!destructive, destructive),
+    }
+}
+
+fn check_examples(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Vec<(String, String)> {
+    let has_whole = f
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Whole { .. }));
+    let keys: Vec<String> = f.fields().map(|f| f.key()).collect();
+    let mut labels = BTreeSet::new();
+    let mut out = Vec::new();
+    for ex in &attrs.examples {
+        let label = ex.label.value();
+        if label.trim().is_empty() {
+            cx.error_spanned_by(&ex.label, "an example needs a label saying what it shows");
+        } else if !labels.insert(label.clone()) {
+            cx.error_spanned_by(&ex.label, format!("two examples are labelled `{label}`"));
+        }
+        let value: serde_json::Value = match serde_json::from_str(&ex.input.value()) {
+            Ok(v) => v,
+            Err(e) => {
+                cx.error_spanned_by(&ex.input, format!("example `{label}` is not valid JSON: {e}"));
+                continue;
+            }
+        };
+        let Some(object) = value.as_object() else {
+            cx.error_spanned_by(
+                &ex.input,
+                format!("example `{label}` must be a JSON object of the tool's parameters"),
+            );
+            continue;
+        };
+        if !has_whole {
+            for key in object.keys() {
+                if !keys.contains(key) {
+                    let expected = if keys.is_empty() {
+                        "the tool takes no parameters".to_owned()
+                    } else {
+                        format!("the parameters are: {}", keys.join(", "))
+                    };
+                    cx.error_spanned_by(
+                        &ex.input,
+                        format!("example `{label}` has the key `{key}`, which names no parameter; {expected}"),
+                    );
+                }
+            }
+            for field in f.fields().filter(|f| f.is_required()) {
+                if !object.contains_key(&field.key()) {
+                    cx.error_spanned_by(
+                        &ex.input,
+                        format!("example `{label}` lacks the required parameter `{}`", field.key()),
+                    );
+                }
+            }
+        }
+        out.push((label, value.to_string()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(name_problem("get_time").is_ok());
+        for (bad, says) in [
+            ("time", "verb_noun"),
+            ("GetTime", "not snake_case"),
+            ("get-time", "`-`"),
+            ("_get_time", "lowercase letter"),
+            ("get__time", "empty word"),
+            ("", "empty"),
+        ] {
+            let err = name_problem(bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        assert!(name_problem(&format!("get_{}", "a".repeat(61))).unwrap_err().contains("64"));
+    }
+}

@@ -1,0 +1,13 @@
+//! The bundled tools, one module per domain.
+//!
+//! A crate that nothing names is not linked, and its tools are not collected: a binary that
+//! wants these tools names this crate, e.g. `use tools as _;`.
+//!
+//! | domain | tools |
+//! |---|---|
+//! | `time` | `get_current_time`, `convert_time` |
+//! | `fs` | `read_file`, `list_directory`, `search_files`, `get_file_info` (read-only, under [`fs::FsRoot`]) |
+
+pub mod domains;
+pub mod fs;
+pub mod time;

@@ -7,7 +7,12 @@ use tools as _;
 #[test]
 fn duplicate_names_are_refused_with_both_locations() {
     let err = Registry::linked().unwrap_err();
-    let RegistryError::DuplicateName { name, first, second } = &err else {
+    let RegistryError::DuplicateName {
+        name,
+        first,
+        second,
+    } = &err
+    else {
         panic!("expected a duplicate-name error, got {err}");
     };
     assert_eq!(name, "get_current_time");
@@ -18,5 +23,8 @@ fn duplicate_names_are_refused_with_both_locations() {
     assert!(message.contains("clashing_tools"), "{message}");
     assert!(message.contains("tools::time"), "{message}");
     assert!(message.contains("tools/src/time.rs:"), "{message}");
-    assert!(message.contains("#[tool(name"), "the fix is named: {message}");
+    assert!(
+        message.contains("#[tool(name"),
+        "the fix is named: {message}"
+    );
 }

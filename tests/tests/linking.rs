@@ -21,7 +21,10 @@ fn tools_from_every_named_crate_are_collected() {
         "get_file_info",
         "reverse_text",
     ] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     // clashing-tools is a dependency of this package but this binary does not name it.
     assert_eq!(registry.len(), 7, "{names:?}");

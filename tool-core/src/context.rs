@@ -4,6 +4,7 @@ use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -36,6 +37,7 @@ pub struct ToolContext {
 
 struct Inner {
     call_id: String,
+    root: Option<ToolRoot>,
     headers: RequestHeaders,
     cancel: CancellationToken,
     extensions: Arc<Extensions>,
@@ -78,6 +80,7 @@ impl ToolContext {
         Self {
             inner: Arc::new(Inner {
                 call_id: call_id.into(),
+                root: inner.root.clone(),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
                 extensions: inner.extensions.clone(),
@@ -90,6 +93,11 @@ impl ToolContext {
     /// The id of this call (from the model's tool call, or generated).
     pub fn call_id(&self) -> &str {
         &self.inner.call_id
+    }
+
+    /// The directory tools that touch files work under, when one is configured.
+    pub fn root(&self) -> Option<&ToolRoot> {
+        self.inner.root.as_ref()
     }
 
     /// Headers of the incoming request that may be forwarded downstream.
@@ -136,6 +144,7 @@ impl ToolContext {
 /// Builds a [`ToolContext`].
 pub struct ContextBuilder {
     call_id: Option<String>,
+    root: Option<ToolRoot>,
     headers: RequestHeaders,
     cancel: CancellationToken,
     extensions: Extensions,
@@ -147,6 +156,7 @@ impl Default for ContextBuilder {
     fn default() -> Self {
         Self {
             call_id: None,
+            root: None,
             headers: RequestHeaders::default(),
             cancel: CancellationToken::new(),
             extensions: Extensions::default(),
@@ -160,6 +170,12 @@ impl ContextBuilder {
     /// Sets the call id (default: a process-unique `call_N`).
     pub fn call_id(mut self, id: impl Into<String>) -> Self {
         self.call_id = Some(id.into());
+        self
+    }
+
+    /// Sets the directory tools that touch files work under.
+    pub fn root(mut self, root: ToolRoot) -> Self {
+        self.root = Some(root);
         self
     }
 
@@ -202,6 +218,7 @@ impl ContextBuilder {
         ToolContext {
             inner: Arc::new(Inner {
                 call_id,
+                root: self.root,
                 headers: self.headers,
                 cancel: self.cancel,
                 extensions: Arc::new(self.extensions),
@@ -209,6 +226,35 @@ impl ContextBuilder {
                 events: self.events,
             }),
         }
+    }
+}
+
+/// The directory that tools touching files work under (the `fs` tools read only inside it;
+/// error messages never show paths outside it). Canonical: symlinks resolved.
+///
+/// ```
+/// let root = tool_core::ToolRoot::new(".").unwrap();
+/// assert!(root.path().is_absolute());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRoot(Arc<Path>);
+
+impl ToolRoot {
+    /// The root at `dir`, which must exist and be a directory.
+    pub fn new(dir: impl AsRef<Path>) -> std::io::Result<Self> {
+        let dir = dir.as_ref().canonicalize()?;
+        if !dir.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is not a directory", dir.display()),
+            ));
+        }
+        Ok(Self(dir.into()))
+    }
+
+    /// The canonical directory.
+    pub fn path(&self) -> &Path {
+        &self.0
     }
 }
 

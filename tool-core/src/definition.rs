@@ -247,8 +247,17 @@ mod tests {
         }
         let long = format!("get_{}", "x".repeat(61));
         for bad in [
-            "", "get", "Get_time", "get-time", "_get_time", "get_time_", "get__time", "9_lives",
-            "get time", "gét_time", &long,
+            "",
+            "get",
+            "Get_time",
+            "get-time",
+            "_get_time",
+            "get_time_",
+            "get__time",
+            "9_lives",
+            "get time",
+            "gét_time",
+            &long,
         ] {
             assert!(!is_tool_name(bad), "{bad}");
         }

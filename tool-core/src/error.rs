@@ -248,7 +248,9 @@ impl fmt::Display for Origin {
 #[non_exhaustive]
 pub enum RegistryError {
     /// Two tools share a name.
-    #[error("two tools are named `{name}`: one at {first}, one at {second}; rename one with #[tool(name = \"...\")]")]
+    #[error(
+        "two tools are named `{name}`: one at {first}, one at {second}; rename one with #[tool(name = \"...\")]"
+    )]
     DuplicateName {
         /// The shared name.
         name: String,

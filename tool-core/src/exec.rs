@@ -29,21 +29,135 @@ pub type CallFuture = Pin<Box<dyn Future<Output = CallResult> + Send + 'static>>
 /// assert_eq!(err.to_string(), "timezone: invalid type: integer `5`, expected a string");
 /// ```
 pub fn decode<T: DeserializeOwned>(input: Value) -> Result<T, ToolError> {
-    let input = match input {
-        Value::Null => Value::Object(Map::new()),
-        Value::Object(map) => Value::Object(map),
-        other => {
-            return Err(ToolError::invalid_input(format!(
-                "the input must be a JSON object, got {}",
-                json_type(&other)
-            )));
-        }
-    };
-    serde_path_to_error::deserialize(input).map_err(|e| {
+    decode_value(Value::Object(into_object(input)?))
+}
+
+/// Decodes any JSON value, with the JSON path of the offending part in the error.
+pub fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         ToolError::invalid_input(e.into_inner().to_string()).with_path(path)
     })
+}
+
+fn into_object(input: Value) -> Result<Map<String, Value>, ToolError> {
+    match input {
+        Value::Null => Ok(Map::new()),
+        Value::Object(map) => Ok(map),
+        other => Err(ToolError::invalid_input(format!(
+            "the input must be a JSON object, got {}",
+            json_type(&other)
+        ))),
+    }
+}
+
+/// What to do when the model leaves a parameter out.
+pub enum Missing<T> {
+    /// It is an error.
+    Required,
+    /// Decode `null` (for `Option` parameters, which become `None`).
+    Null,
+    /// Use the parameter's default (also when the model sends `null`).
+    Default(fn() -> T),
+}
+
+/// Decodes the input of a tool with plain parameters one field at a time, collecting every
+/// problem (unknown keys, missing and ill-typed values) so the model can fix all at once.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::exec::{decode_value, Fields, Missing};
+/// let mut fields = Fields::new(json!({"tz": "UTC", "limit": "ten"}), &["timezone", "limit"]).unwrap();
+/// let limit = fields.take::<u32>("limit", decode_value, Missing::Default(|| 10));
+/// let timezone = fields.take::<String>("timezone", decode_value, Missing::Required);
+/// assert!(limit.is_none() && timezone.is_none());
+/// let err = fields.finish().unwrap_err();
+/// assert_eq!(err.message(), "3 problems: unknown parameter `tz` (did you mean `timezone`?); \
+///     limit: invalid type: string \"ten\", expected u32; timezone: missing required parameter");
+/// ```
+pub struct Fields {
+    map: Map<String, Value>,
+    problems: Vec<ToolError>,
+}
+
+impl Fields {
+    /// Starts decoding; `keys` are every parameter's JSON key. Unknown keys are problems.
+    pub fn new(input: Value, keys: &[&str]) -> Result<Self, ToolError> {
+        let map = into_object(input)?;
+        let problems = map
+            .keys()
+            .filter(|k| !keys.contains(&k.as_str()))
+            .map(|k| unknown_parameter(k, keys))
+            .collect();
+        Ok(Self { map, problems })
+    }
+
+    /// Takes and decodes one parameter; `None` if it is missing or ill-typed (a problem is
+    /// recorded).
+    pub fn take<T>(
+        &mut self,
+        key: &str,
+        decode: fn(Value) -> Result<T, ToolError>,
+        missing: Missing<T>,
+    ) -> Option<T> {
+        let value = match (self.map.remove(key), missing) {
+            (None | Some(Value::Null), Missing::Default(default)) => return Some(default()),
+            (None, Missing::Required) => {
+                self.problems
+                    .push(ToolError::invalid_input("missing required parameter").with_path(key));
+                return None;
+            }
+            (None, Missing::Null) => Value::Null,
+            (Some(value), _) => value,
+        };
+        match decode(value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let path = match e.path() {
+                    None => key.to_owned(),
+                    Some(inner) if inner.starts_with('[') => format!("{key}{inner}"),
+                    Some(inner) => format!("{key}.{inner}"),
+                };
+                self.problems.push(e.with_path(path));
+                None
+            }
+        }
+    }
+
+    /// Ok if every parameter was taken without a problem.
+    pub fn finish(self) -> Result<(), ToolError> {
+        let mut problems = self.problems;
+        match problems.len() {
+            0 => Ok(()),
+            1 => Err(problems.remove(0)),
+            n => Err(ToolError::invalid_input(format!(
+                "{n} problems: {}",
+                problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ))),
+        }
+    }
+}
+
+fn unknown_parameter(key: &str, keys: &[&str]) -> ToolError {
+    let nearest = keys
+        .iter()
+        .map(|k| (strsim::jaro_winkler(key, k), *k))
+        .filter(|(score, _)| *score >= 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let message = match (nearest, keys) {
+        (Some((_, k)), _) => format!("unknown parameter `{key}` (did you mean `{k}`?)"),
+        (None, []) => format!("unknown parameter `{key}`: this tool takes no parameters"),
+        (None, keys) => format!(
+            "unknown parameter `{key}`; the parameters are: {}",
+            keys.join(", ")
+        ),
+    };
+    ToolError::invalid_input(message)
 }
 
 /// Parses JSON text into a value, with the line and column of a syntax error.
@@ -142,8 +256,53 @@ mod tests {
         struct Empty {}
         assert!(decode::<Empty>(Value::Null).is_ok());
         let err = decode::<Empty>(json!([1])).unwrap_err();
-        assert_eq!(err.to_string(), "the input must be a JSON object, got an array");
+        assert_eq!(
+            err.to_string(),
+            "the input must be a JSON object, got an array"
+        );
         assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn fields_prefix_paths_and_treat_null_as_default() {
+        let mut f = Fields::new(
+            json!({"items": [{"count": 1}, {"count": -1}], "n": null}),
+            &["items", "n"],
+        )
+        .unwrap();
+        assert!(
+            f.take::<Vec<Item>>("items", decode_value, Missing::Required)
+                .is_none()
+        );
+        assert_eq!(
+            f.take::<u8>("n", decode_value, Missing::Default(|| 3)),
+            Some(3)
+        );
+        let err = f.finish().unwrap_err();
+        assert_eq!(err.path(), Some("items[1].count"));
+        let mut f = Fields::new(json!({}), &["o"]).unwrap();
+        assert_eq!(
+            f.take::<Option<u8>>("o", decode_value, Missing::Null),
+            Some(None)
+        );
+        assert!(f.finish().is_ok());
+    }
+
+    #[test]
+    fn unknown_keys_without_a_near_name_list_the_parameters() {
+        let f = Fields::new(json!({"zzz": 1}), &["timezone"]).unwrap();
+        assert_eq!(
+            f.finish().unwrap_err().message(),
+            "unknown parameter `zzz`; the parameters are: timezone"
+        );
+        let f = Fields::new(json!({"x": 1}), &[]).unwrap();
+        assert!(
+            f.finish()
+                .unwrap_err()
+                .message()
+                .contains("takes no parameters")
+        );
+        assert!(Fields::new(json!("text"), &[]).is_err());
     }
 
     #[test]
@@ -159,9 +318,6 @@ mod tests {
             unknown_tool("get_tme", &["get_time"]).to_string(),
             "no tool is named `get_tme`; did you mean `get_time`?"
         );
-        assert_eq!(
-            unknown_tool("x", &[]).to_string(),
-            "no tool is named `x`"
-        );
+        assert_eq!(unknown_tool("x", &[]).to_string(), "no tool is named `x`");
     }
 }

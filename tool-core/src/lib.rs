@@ -41,7 +41,7 @@ pub mod cli;
 
 pub use context::{
     AuditRecord, AuditSink, ContextBuilder, EventSink, FromContext, RequestHeaders, State,
-    ToolContext, ToolEvent, TracingAudit, TracingEvents,
+    ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};
 pub use error::{ErrorKind, Origin, RegistryError, ToolError};
@@ -80,7 +80,7 @@ pub struct Input<T>(pub T);
 pub mod prelude {
     pub use crate::{
         CancellationToken, ErrorKind, Input, Media, Registry, RequestHeaders, State, ToolContext,
-        ToolError, ToolOutput, domain, tool,
+        ToolError, ToolOutput, ToolRoot, domain, tool,
     };
 }
 
@@ -92,17 +92,62 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::ToolError;
     pub use crate::definition::{is_blank, is_domain_name};
-    pub use crate::exec::decode;
-    pub use crate::schema::root_schema;
+    pub use crate::exec::{Fields, Missing};
+    pub use crate::schema::ObjectSchema;
 
     use std::marker::PhantomData;
 
-    use schemars::{JsonSchema, Schema};
+    use schemars::{JsonSchema, Schema, SchemaGenerator};
     use serde::de::DeserializeOwned;
+    use serde_json::Value;
 
     use crate::exec::{CallFuture, CallResult};
-    use crate::{FromContext, IntoOutput, ToolContext, ToolError};
+    use crate::{FromContext, IntoOutput, ToolContext};
+
+    /// How one plain parameter is decoded and described.
+    pub struct Param<T> {
+        /// Decodes the parameter's value.
+        pub decode: fn(Value) -> Result<T, ToolError>,
+        /// The parameter's subschema.
+        pub schema: fn(&mut SchemaGenerator) -> Schema,
+    }
+
+    /// The one place the expansion names a parameter's type, so a type that cannot be a
+    /// parameter gives one error, on the parameter.
+    pub const fn param<T: ToolParam>() -> Param<T> {
+        Param {
+            decode: crate::exec::decode_value::<T>,
+            schema: SchemaGenerator::subschema_for::<T>,
+        }
+    }
+
+    /// How an `Input<T>` parameter (the whole input) is decoded and described.
+    pub struct Whole<T> {
+        /// Decodes the whole input.
+        pub decode: fn(Value) -> Result<T, ToolError>,
+        /// The input's root schema.
+        pub schema: fn() -> Schema,
+    }
+
+    /// The one place the expansion names the type of an `Input<T>` parameter.
+    pub const fn whole<T: ToolParam>() -> Whole<T> {
+        Whole {
+            decode: crate::exec::decode::<T>,
+            schema: crate::schema::root_schema::<T>,
+        }
+    }
+
+    /// A parameter's default, as JSON for the schema.
+    pub fn default_json<T: serde::Serialize>(default: fn() -> T) -> Option<Value> {
+        serde_json::to_value(default()).ok()
+    }
+
+    /// The input passed every check but a value is absent: cannot happen; no panic if it does.
+    pub fn input_bug() -> ToolError {
+        ToolError::internal("a decoded parameter went missing")
+    }
 
     /// Finishes a handler that returned a plain value or a `ToolOutput`.
     pub fn finish<R: IntoOutput>(value: R) -> CallResult {
@@ -110,8 +155,8 @@ pub mod __private {
     }
 
     /// Finishes a handler that returned a `Result`.
-    pub fn finish_result<T: IntoOutput, E: IntoToolError>(result: Result<T, E>) -> CallResult {
-        crate::exec::finish_result(result.map_err(IntoToolError::into_tool_error))
+    pub fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T, E>) -> CallResult {
+        crate::exec::finish_result(result)
     }
 
     /// A call that fails before it starts.
@@ -124,18 +169,6 @@ pub mod __private {
         T::from_context(ctx)
     }
 
-    /// Checks, at the parameter's span, that it can come from the model's input.
-    pub fn assert_param<T: ToolParam>() {}
-
-    /// Checks, at the parameter's span, that it can come from the context.
-    pub fn assert_extractor<T: FromContext>() {}
-
-    /// Checks, at the return type's span, that it is a tool output.
-    pub fn assert_output<T: IntoOutput>() {}
-
-    /// Checks, at the return type's span, that its error converts into `ToolError`.
-    pub fn assert_error<E: IntoToolError>() {}
-
     /// A type the model's input can provide.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be a tool parameter",
@@ -144,27 +177,6 @@ pub mod __private {
     )]
     pub trait ToolParam: DeserializeOwned + JsonSchema {}
     impl<T: DeserializeOwned + JsonSchema> ToolParam for T {}
-
-    /// An error type a tool may return.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` cannot be returned as a tool error",
-        label = "the error type must convert into tool_core::ToolError",
-        note = "implement `From<{Self}> for ToolError` (ToolError::internal(e) keeps the cause), or map the error with `.map_err(ToolError::internal)`"
-    )]
-    pub trait IntoToolError {
-        /// Converts.
-        fn into_tool_error(self) -> ToolError;
-    }
-    impl<E: Into<ToolError>> IntoToolError for E {
-        fn into_tool_error(self) -> ToolError {
-            self.into()
-        }
-    }
-
-    /// The input of a tool without parameters: an empty object, extra keys refused.
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(deny_unknown_fields)]
-    pub struct NoArgs {}
 
     /// Autoref probe: does the output data type have a schema?
     pub struct Probe<T>(PhantomData<T>);

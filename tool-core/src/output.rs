@@ -181,9 +181,8 @@ impl<T: Serialize> IntoOutput for ToolOutput<T> {
 }
 
 fn to_value<T: Serialize>(data: &T) -> Result<Value, ToolError> {
-    serde_json::to_value(data).map_err(|e| {
-        ToolError::internal(format!("the tool's output could not be serialized: {e}"))
-    })
+    serde_json::to_value(data)
+        .map_err(|e| ToolError::internal(format!("the tool's output could not be serialized: {e}")))
 }
 
 #[cfg(test)]

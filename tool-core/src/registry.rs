@@ -545,7 +545,10 @@ mod tests {
             .register(dynamic("get_x", "b").origin("second.json"))
             .unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("first.json") && msg.contains("second.json"), "{msg}");
+        assert!(
+            msg.contains("first.json") && msg.contains("second.json"),
+            "{msg}"
+        );
         assert_eq!(r.len(), 1);
     }
 
@@ -569,8 +572,12 @@ mod tests {
     #[tokio::test]
     async fn definition_only_tools_fail_clearly() {
         let mut r = Registry::empty();
-        r.register(DynamicTool::new("list_things", "d", json!({"type": "object"})))
-            .unwrap();
+        r.register(DynamicTool::new(
+            "list_things",
+            "d",
+            json!({"type": "object"}),
+        ))
+        .unwrap();
         let err = r
             .call("list_things", json!({}), &ToolContext::new())
             .await

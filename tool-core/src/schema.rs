@@ -6,7 +6,7 @@
 //! leaks as a `title`.
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 /// The JSON Schema dialect of every canonical schema.
@@ -19,9 +19,88 @@ pub fn root_schema<T: JsonSchema>() -> Schema {
         .into_root_schema_for::<T>()
 }
 
+/// Builds the input schema of a tool from its parameters, one property each, sharing one
+/// generator so that types used twice are defined once in `$defs`.
+///
+/// ```
+/// use tool_core::schema::ObjectSchema;
+/// let mut s = ObjectSchema::new();
+/// s.field("city", |g| g.subschema_for::<String>(), Some("City name"), true, None);
+/// s.field("days", |g| g.subschema_for::<u8>(), None, false, Some(3.into()));
+/// let v = s.finish().to_value();
+/// assert_eq!(v["required"], serde_json::json!(["city"]));
+/// assert_eq!(v["properties"]["city"]["description"], "City name");
+/// assert_eq!(v["properties"]["days"]["default"], 3);
+/// assert_eq!(v["additionalProperties"], false);
+/// ```
+pub struct ObjectSchema {
+    generator: SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl Default for ObjectSchema {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ObjectSchema {
+    /// An object with no properties yet.
+    pub fn new() -> Self {
+        Self {
+            generator: SchemaSettings::draft2020_12().into_generator(),
+            properties: Map::new(),
+            required: Vec::new(),
+        }
+    }
+
+    /// Adds one property.
+    pub fn field(
+        &mut self,
+        key: &str,
+        schema: fn(&mut SchemaGenerator) -> Schema,
+        description: Option<&str>,
+        required: bool,
+        default: Option<Value>,
+    ) {
+        let mut sub = schema(&mut self.generator);
+        let object = sub.ensure_object();
+        if let Some(description) = description {
+            object.insert("description".into(), description.into());
+        }
+        if let Some(default) = default {
+            object.insert("default".into(), default);
+        }
+        self.properties.insert(key.to_owned(), sub.to_value());
+        if required {
+            self.required.push(key.into());
+        }
+    }
+
+    /// The root schema: an object that refuses unknown keys.
+    pub fn finish(mut self) -> Schema {
+        let mut root = Map::new();
+        root.insert("$schema".into(), DIALECT.into());
+        root.insert("type".into(), "object".into());
+        root.insert("properties".into(), Value::Object(self.properties));
+        if !self.required.is_empty() {
+            root.insert("required".into(), Value::Array(self.required));
+        }
+        root.insert("additionalProperties".into(), false.into());
+        let defs = self.generator.take_definitions(true);
+        if !defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(defs));
+        }
+        Schema::from(root)
+    }
+}
+
 /// Why a schema cannot be a tool's input schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the input schema's root must be a JSON object, but it is {found}; take the input as a struct, or as plain parameters")]
+#[error(
+    "the input schema's root must be a JSON object, but it is {found}; take the input as a struct, or as plain parameters"
+)]
 pub struct NotAnObject {
     /// What the root is instead.
     pub found: String,
@@ -66,16 +145,6 @@ pub fn canonical_output(schema: Schema) -> Value {
         root.remove("title");
     }
     value
-}
-
-/// The input schema of a tool that takes no parameters.
-pub fn empty_object() -> Value {
-    serde_json::json!({
-        "$schema": DIALECT,
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false,
-    })
 }
 
 /// Whether a root schema describes only objects: `type: object`, or every `oneOf`/`anyOf`

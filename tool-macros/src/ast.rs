@@ -44,8 +44,12 @@ pub enum Output {
     Unit,
     /// `T`
     Plain(Type),
-    /// `Result<T, E>` (or an alias named `Result`): `ok` is `T`.
-    Result { ok: Type, ty: Type },
+    /// `Result<T, E>` (or an alias named `Result`): `ok` is `T`, `err` is `E` when written.
+    Result {
+        ok: Type,
+        err: Option<Type>,
+        ty: Type,
+    },
 }
 
 /// Extractor types recognised by name; any other type can be marked `#[ctx]`.
@@ -168,18 +172,16 @@ impl Param {
             );
         }
         if let (Some(span), false) = (marked_ctx, matches!(kind, ParamKind::Extractor { .. })) {
-            cx.error_at(span, "#[ctx] marks an owned extractor type; `&ToolContext` needs no mark");
+            cx.error_at(
+                span,
+                "#[ctx] marks an owned extractor type; `&ToolContext` needs no mark",
+            );
         }
         Some(Param { kind, span })
     }
 }
 
-fn field(
-    cx: &mut Ctxt,
-    pat: &Pat,
-    ty: Type,
-    args: ArgAttrs,
-) -> Option<ParamKind> {
+fn field(cx: &mut Ctxt, pat: &Pat, ty: Type, args: ArgAttrs) -> Option<ParamKind> {
     let Pat::Ident(pat_ident) = pat else {
         cx.error_spanned_by(
             pat,
@@ -205,6 +207,7 @@ impl Output {
         match generic_args(ty, "Result") {
             Some(args) if !args.is_empty() => Output::Result {
                 ok: args[0].clone(),
+                err: args.get(1).cloned(),
                 ty: ty.clone(),
             },
             _ => Output::Plain(ty.clone()),
@@ -310,16 +313,24 @@ mod tests {
             .collect();
         assert_eq!(kinds, ["ctx", "field", "field", "extractor", "extractor"]);
         let fields: Vec<_> = f.fields().map(|f| (f.key(), f.is_required())).collect();
-        assert_eq!(fields, [("q".to_owned(), true), ("limit".to_owned(), false)]);
+        assert_eq!(
+            fields,
+            [("q".to_owned(), true), ("limit".to_owned(), false)]
+        );
         assert!(matches!(f.output, Output::Result { .. }));
         // Our attributes are removed from the emitted function.
         let emitted = quote::ToTokens::to_token_stream(&f.item).to_string();
-        assert!(!emitted.contains("arg") && !emitted.contains("# [ctx]"), "{emitted}");
+        assert!(
+            !emitted.contains("arg") && !emitted.contains("# [ctx]"),
+            "{emitted}"
+        );
     }
 
     #[test]
     fn borrowed_parameters_are_refused() {
-        let (_, errs) = parse(quote!(fn get_x(name: &str) {}));
+        let (_, errs) = parse(quote!(
+            fn get_x(name: &str) {}
+        ));
         assert!(errs.unwrap_err().to_string().contains("cannot borrow"));
     }
 }

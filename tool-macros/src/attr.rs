@@ -218,9 +218,7 @@ fn timeout(cx: &mut Ctxt, input: ParseStream) -> syn::Result<Option<Timeout>> {
         (lit.to_string(), lit.span())
     };
     match parse_duration(&text) {
-        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => {
-            Ok(Some(Timeout { millis }))
-        }
+        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => Ok(Some(Timeout { millis })),
         Some(_) => {
             cx.error_at(span, "timeout must be between 1ms and 24 hours");
             Ok(None)
@@ -285,7 +283,14 @@ mod tests {
         let mut cx = Ctxt::default();
         let attrs = parse_tool_attrs(
             &mut cx,
-            quote!(labl = "x", label = "a", label = "b", core, timeout = 5h, hint = "h"),
+            quote!(
+                labl = "x",
+                label = "a",
+                label = "b",
+                core,
+                timeout = 5h,
+                hint = "h"
+            ),
         );
         let err = cx.check().unwrap_err();
         let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();

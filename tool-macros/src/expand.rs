@@ -19,7 +19,11 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let span = item.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
             cx.error_at(span, "#[tool] goes on a free function (`fn` or `async fn`)");
             return fallback::emit(item, cx);
         }
@@ -37,49 +41,78 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let fn_name = &item.sig.ident;
     let p = quote!(::tool_core::__private);
 
-    // The input type and how each parameter is produced for the call.
-    let mut fields = Vec::new();
-    let mut defaults = Vec::new();
-    let mut call_args = Vec::new();
+    // Each parameter: how it is checked, described, decoded and passed.
+    let mut consts = Vec::new();
+    let mut schema_fields = Vec::new();
+    let mut keys = Vec::new();
+    let mut takes = Vec::new();
+    let mut taken = Vec::new();
     let mut extract = Vec::new();
-    let mut checks = Vec::new();
-    let mut args_ty = quote!(#p::NoArgs);
-    let mut whole = false;
+    let mut call_args = Vec::new();
+    let mut whole = None;
     for (i, param) in f.params.iter().enumerate() {
         match &param.kind {
             ParamKind::Field(field) => {
-                let ident = &field.ident;
                 let ty = &field.ty;
-                let doc = field.args.description.as_ref().map(|d| quote!(#[doc = #d]));
-                let rename = field.args.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
-                let default = field.args.default.as_ref().map(|expr| {
-                    let fn_ident = format_ident!("__default_{}", i);
-                    let fn_path = fn_ident.to_string();
-                    let value = match expr {
-                        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }) => {
-                            quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
-                        }
-                        _ => quote!(#expr),
-                    };
-                    defaults.push(quote_spanned! {expr.span()=>
-                        fn #fn_ident() -> #ty { #value }
-                    });
-                    quote!(#[serde(default = #fn_path)])
+                let key = field.key();
+                let info = format_ident!("__P{}", i);
+                let var = format_ident!("__a{}", i);
+                consts.push(quote_spanned! {ty.span()=>
+                    const #info: #p::Param<#ty> = #p::param::<#ty>();
                 });
-                fields.push(quote! { #doc #rename #default #ident: #ty, });
-                call_args.push(quote!(__args.#ident));
-                checks.push(quote_spanned!(ty.span()=> #p::assert_param::<#ty>();));
+                let description = match &field.args.description {
+                    Some(d) => quote!(::core::option::Option::Some(#d)),
+                    None => quote!(::core::option::Option::None),
+                };
+                let (missing, default_json) = match &field.args.default {
+                    Some(expr) => {
+                        let default_fn = format_ident!("__default_{}", i);
+                        let value = match expr {
+                            syn::Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Str(_),
+                                ..
+                            }) => {
+                                quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
+                            }
+                            _ => quote!(#expr),
+                        };
+                        consts.push(quote_spanned! {expr.span()=>
+                            fn #default_fn() -> #ty { #value }
+                        });
+                        (
+                            quote!(#p::Missing::Default(#default_fn)),
+                            quote!(#p::default_json(#default_fn)),
+                        )
+                    }
+                    None if field.optional => (
+                        quote!(#p::Missing::Null),
+                        quote!(::core::option::Option::None),
+                    ),
+                    None => (
+                        quote!(#p::Missing::Required),
+                        quote!(::core::option::Option::None),
+                    ),
+                };
+                let required = field.is_required();
+                schema_fields.push(quote! {
+                    __s.field(#key, #info.schema, #description, #required, #default_json);
+                });
+                takes.push(quote! { let #var = __in.take(#key, #info.decode, #missing); });
+                taken.push(var.clone());
+                keys.push(key);
+                call_args.push(quote!(#var));
             }
             ParamKind::Whole { ty } => {
-                whole = true;
-                args_ty = quote!(#ty);
-                call_args.push(quote!(::tool_core::Input(__args)));
-                checks.push(quote_spanned!(ty.span()=> #p::assert_param::<#ty>();));
+                consts.push(quote_spanned! {ty.span()=>
+                    const __W: #p::Whole<#ty> = #p::whole::<#ty>();
+                });
+                whole = Some(ty);
+                call_args.push(quote!(::tool_core::Input(__whole)));
             }
             ParamKind::ContextRef => call_args.push(quote!(&__ctx)),
             ParamKind::Extractor { ty } => {
                 let var = format_ident!("__x{}", i);
-                let extract_fn = quote_spanned!(ty.span()=> #p::extract::<#ty>);
+                let extract_fn = quote_spanned!(ty.span()=> ::tool_core::__private::extract::<#ty>);
                 extract.push(quote! {
                     let #var = match #extract_fn(&__ctx) {
                         ::core::result::Result::Ok(v) => v,
@@ -90,35 +123,68 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             }
         }
     }
-    let args_struct = if !whole && !fields.is_empty() {
-        args_ty = quote!(__ToolArgs);
-        quote! {
-            #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
-            #[serde(crate = "::tool_core::__private::serde", deny_unknown_fields)]
-            #[schemars(crate = "::tool_core::__private::schemars")]
-            struct __ToolArgs { #(#fields)* }
-            #(#defaults)*
-        }
-    } else {
-        TokenStream::new()
-    };
 
-    // The call, and how its return value becomes a result.
+    // Schema and decoding: the whole input as one type, or an object of the plain parameters.
+    let (input_schema, decode) = if whole.is_some() {
+        (
+            quote!(__W.schema),
+            quote! {
+                let __whole = match (__W.decode)(__input) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => return #p::fail(e),
+                };
+            },
+        )
+    } else {
+        let unwrap = (!taken.is_empty()).then(|| {
+            quote! {
+                let (#(::core::option::Option::Some(#taken),)*) = (#(#taken,)*) else {
+                    return #p::fail(#p::input_bug());
+                };
+            }
+        });
+        (
+            quote!(__input_schema),
+            quote! {
+                let mut __in = match #p::Fields::new(__input, &[#(#keys),*]) {
+                    ::core::result::Result::Ok(fields) => fields,
+                    ::core::result::Result::Err(e) => return #p::fail(e),
+                };
+                #(#takes)*
+                if let ::core::result::Result::Err(e) = __in.finish() {
+                    return #p::fail(e);
+                }
+                #unwrap
+            },
+        )
+    };
+    let schema_fn = whole.is_none().then(|| {
+        quote! {
+            fn __input_schema() -> #p::schemars::Schema {
+                let mut __s = #p::ObjectSchema::new();
+                #(#schema_fields)*
+                __s.finish()
+            }
+        }
+    });
+
+    // The call, and how its return value becomes a result; errors point at the return type.
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#fn_name(#(#call_args),*) #awaited);
     let (finish, data_ty) = match &f.output {
         Output::Unit => (quote!(#p::finish(#call)), None),
         Output::Plain(ty) => {
-            checks.push(quote_spanned!(ty.span()=> #p::assert_output::<#ty>();));
+            let finish_fn = quote_spanned!(ty.span()=> ::tool_core::__private::finish);
             (
-                quote_spanned!(ty.span()=> #p::finish(#call)),
+                quote!(#finish_fn(#call)),
                 Some(quote!(<#ty as ::tool_core::IntoOutput>::Data)),
             )
         }
-        Output::Result { ok, ty } => {
-            checks.push(quote_spanned!(ok.span()=> #p::assert_output::<#ok>();));
+        Output::Result { ok, err, ty } => {
+            let at = err.as_ref().unwrap_or(ty).span();
+            let finish_fn = quote_spanned!(at=> ::tool_core::__private::finish_result);
             (
-                quote_spanned!(ty.span()=> #p::finish_result(#call)),
+                quote!(#finish_fn(#call)),
                 Some(quote!(<#ok as ::tool_core::IntoOutput>::Data)),
             )
         }
@@ -131,15 +197,30 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         },
         None => quote!(::core::option::Option::None),
     };
-    let boxed = quote_spanned!(item.sig.fn_token.span()=> ::std::boxed::Box::pin);
+    // A future that is not Send is reported at the function's name.
+    let future = quote_spanned! {fn_name.span()=>
+        ::std::boxed::Box::pin(async move { #finish })
+    };
 
     // The definition.
-    let domain = attrs.domain.as_ref().expect("valid::check requires a domain");
-    let domain_ref = quote_spanned!(domain.span()=> <#domain as ::tool_core::DeclaredDomain>::DOMAIN);
+    let domain = attrs
+        .domain
+        .as_ref()
+        .expect("valid::check requires a domain");
+    let domain_ref =
+        quote_spanned!(domain.span()=> <#domain as ::tool_core::DeclaredDomain>::DOMAIN);
     let name = &r.name;
     let description = &r.description;
-    let label = attrs.label.as_ref().map(syn::LitStr::value).unwrap_or_default();
-    let hint = attrs.hint.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let label = attrs
+        .label
+        .as_ref()
+        .map(syn::LitStr::value)
+        .unwrap_or_default();
+    let hint = attrs
+        .hint
+        .as_ref()
+        .map(syn::LitStr::value)
+        .unwrap_or_default();
     let Resolved {
         core,
         read_only,
@@ -159,9 +240,10 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
-    let examples = r.examples.iter().map(|(label, input)| {
-        quote!(::tool_core::Example { label: #label, input: #input })
-    });
+    let examples = r
+        .examples
+        .iter()
+        .map(|(label, input)| quote!(::tool_core::Example { label: #label, input: #input }));
     let is_async = item.sig.asyncness.is_some();
     let location = quote_spanned! {fn_name.span()=>
         ::tool_core::Location {
@@ -176,11 +258,9 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
 
         #[doc(hidden)]
         const _: () = {
-            #args_struct
+            #(#consts)*
 
-            fn __input_schema() -> #p::schemars::Schema {
-                #p::root_schema::<#args_ty>()
-            }
+            #schema_fn
 
             fn __output_schema() -> ::core::option::Option<#p::schemars::Schema> {
                 #output_schema
@@ -190,16 +270,9 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 __input: #p::serde_json::Value,
                 __ctx: ::tool_core::ToolContext,
             ) -> ::tool_core::exec::CallFuture {
-                #(#checks)*
-                let __args: #args_ty = match #p::decode(__input) {
-                    ::core::result::Result::Ok(args) => args,
-                    ::core::result::Result::Err(e) => return #p::fail(e),
-                };
+                #decode
                 #(#extract)*
-                #boxed(async move {
-                    let _ = &__args;
-                    #finish
-                })
+                #future
             }
 
             #p::inventory::submit! {
@@ -222,7 +295,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     retries: #retries,
                     source: #source,
                     examples: &[#(#examples),*],
-                    input_schema: __input_schema,
+                    input_schema: #input_schema,
                     output_schema: __output_schema,
                     handler: __handler,
                     is_async: #is_async,
@@ -248,13 +321,19 @@ mod tests {
         )
         .to_string();
         assert!(out.contains("inventory :: submit"), "{out}");
-        assert!(out.contains("struct __ToolArgs"), "{out}");
+        assert!(out.contains("ObjectSchema"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
     }
 
     #[test]
     fn invalid_input_keeps_the_function_and_reports_every_error() {
-        let out = tool(quote!(labl = "x"), quote!(fn Time(x: &str) {})).to_string();
+        let out = tool(
+            quote!(labl = "x"),
+            quote!(
+                fn Time(x: &str) {}
+            ),
+        )
+        .to_string();
         assert!(out.contains("fn Time"), "{out}");
         let errors = out.matches("compile_error").count();
         // unknown key, borrowed parameter, name, missing doc, missing domain/label/hint
@@ -263,7 +342,13 @@ mod tests {
 
     #[test]
     fn non_functions_are_refused_and_kept() {
-        let out = tool(quote!(), quote!(struct S;)).to_string();
+        let out = tool(
+            quote!(),
+            quote!(
+                struct S;
+            ),
+        )
+        .to_string();
         assert!(out.contains("struct S"), "{out}");
         assert!(out.contains("goes on a free function"), "{out}");
     }

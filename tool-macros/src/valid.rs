@@ -43,19 +43,26 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
     });
     check_required(cx, attrs);
     let (read_only, destructive) = check_annotations(cx, attrs);
-    let retries = attrs.retries.as_ref().map_or(0, |lit| {
-        match lit.base10_parse::<u32>() {
+    let retries = attrs
+        .retries
+        .as_ref()
+        .map_or(0, |lit| match lit.base10_parse::<u32>() {
             Ok(n) if n <= MAX_RETRIES => n,
             _ => {
-                cx.error_spanned_by(lit, format!("retries must be a whole number from 0 to {MAX_RETRIES}"));
+                cx.error_spanned_by(
+                    lit,
+                    format!("retries must be a whole number from 0 to {MAX_RETRIES}"),
+                );
                 0
             }
-        }
-    });
+        });
     if let Some(source) = &attrs.source {
         let value = source.value();
         if value.trim().is_empty() || value.contains(char::is_whitespace) {
-            cx.error_spanned_by(source, "source is a link (e.g. \"https://app.example.com/accounts\"): no spaces");
+            cx.error_spanned_by(
+                source,
+                "source is a link (e.g. \"https://app.example.com/accounts\"): no spaces",
+            );
         }
     }
     let examples = check_examples(cx, attrs, f);
@@ -102,7 +109,10 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
         if let FnArg::Typed(pt) = arg
             && let Type::ImplTrait(t) = &*pt.ty
         {
-            cx.error_spanned_by(t, "`impl Trait` parameters make a tool generic; use a concrete type");
+            cx.error_spanned_by(
+                t,
+                "`impl Trait` parameters make a tool generic; use a concrete type",
+            );
         }
     }
     let ret = match &f.output {
@@ -110,7 +120,10 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
         Output::Unit => None,
     };
     if let Some(ty @ Type::ImplTrait(_)) = ret {
-        cx.error_spanned_by(ty, "a tool returns a concrete type (its schema is recorded); replace `impl Trait`");
+        cx.error_spanned_by(
+            ty,
+            "a tool returns a concrete type (its schema is recorded); replace `impl Trait`",
+        );
     }
 }
 
@@ -121,7 +134,10 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
         .filter(|p| matches!(p.kind, ParamKind::Whole { .. }))
         .collect();
     for extra in whole.iter().skip(1) {
-        cx.error_at(extra.span, "only one `Input<T>` parameter: it is the whole input");
+        cx.error_at(
+            extra.span,
+            "only one `Input<T>` parameter: it is the whole input",
+        );
     }
     if let Some(first) = whole.first()
         && f.fields().next().is_some()
@@ -141,7 +157,10 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
                 .rename
                 .as_ref()
                 .map_or(field.ident.span(), LitStr::span);
-            cx.error_at(at, format!("two parameters would both be the input key `{key}`"));
+            cx.error_at(
+                at,
+                format!("two parameters would both be the input key `{key}`"),
+            );
         }
         if let Some(rename) = &field.args.rename
             && rename.value().trim().is_empty()
@@ -201,7 +220,9 @@ pub fn name_problem(name: &str) -> Result<(), String> {
         ));
     }
     if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        return Err(format!("the tool name `{name}` must start with a lowercase letter"));
+        return Err(format!(
+            "the tool name `{name}` must start with a lowercase letter"
+        ));
     }
     if name.ends_with('_') || name.contains("__") {
         return Err(format!(
@@ -218,13 +239,28 @@ pub fn name_problem(name: &str) -> Result<(), String> {
 
 fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {
     let missing = [
-        (attrs.domain.is_none(), "domain", "the declared domain the tool belongs to, e.g. `domain = time`"),
-        (attrs.label.is_none(), "label", "the text shown while it runs, e.g. `label = \"Reading the clock\"`"),
-        (attrs.hint.is_none(), "hint", "one catalog sentence, e.g. `hint = \"Current time in any time zone\"`"),
+        (
+            attrs.domain.is_none(),
+            "domain",
+            "the declared domain the tool belongs to, e.g. `domain = time`",
+        ),
+        (
+            attrs.label.is_none(),
+            "label",
+            "the text shown while it runs, e.g. `label = \"Reading the clock\"`",
+        ),
+        (
+            attrs.hint.is_none(),
+            "hint",
+            "one catalog sentence, e.g. `hint = \"Current time in any time zone\"`",
+        ),
     ];
     for (is_missing, key, what) in missing {
         if is_missing {
-            cx.error_at(Span::call_site(), format!("#[tool] is missing `{key}`: {what}"));
+            cx.error_at(
+                Span::call_site(),
+                format!("#[tool] is missing `{key}`: {what}"),
+            );
         }
     }
     for lit in [&attrs.label, &attrs.hint].into_iter().flatten() {
@@ -271,7 +307,10 @@ fn check_examples(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Vec<(String, 
         let value: serde_json::Value = match serde_json::from_str(&ex.input.value()) {
             Ok(v) => v,
             Err(e) => {
-                cx.error_spanned_by(&ex.input, format!("example `{label}` is not valid JSON: {e}"));
+                cx.error_spanned_by(
+                    &ex.input,
+                    format!("example `{label}` is not valid JSON: {e}"),
+                );
                 continue;
             }
         };
@@ -300,7 +339,10 @@ fn check_examples(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Vec<(String, 
                 if !object.contains_key(&field.key()) {
                     cx.error_spanned_by(
                         &ex.input,
-                        format!("example `{label}` lacks the required parameter `{}`", field.key()),
+                        format!(
+                            "example `{label}` lacks the required parameter `{}`",
+                            field.key()
+                        ),
                     );
                 }
             }
@@ -328,6 +370,10 @@ mod tests {
             let err = name_problem(bad).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");
         }
-        assert!(name_problem(&format!("get_{}", "a".repeat(61))).unwrap_err().contains("64"));
+        assert!(
+            name_problem(&format!("get_{}", "a".repeat(61)))
+                .unwrap_err()
+                .contains("64")
+        );
     }
 }

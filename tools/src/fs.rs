@@ -1,4 +1,4 @@
-//! The `fs` domain: read-only access to files under a root directory ([`FsRoot`], default the
+//! The `fs` domain: read-only access to files under the context's [`ToolRoot`] (default the
 //! current directory). Every path goes through the guard in [`guard`]; sizes and counts are
 //! capped so one call cannot flood the model's context.
 
@@ -26,15 +26,6 @@ pub const MAX_MATCHES: usize = 200;
 const MAX_EXCERPT: usize = 200;
 /// How deep `search_files` walks.
 const MAX_DEPTH: usize = 32;
-
-fn root_of(ctx: &ToolContext) -> Result<FsRoot, ToolError> {
-    match ctx.extension::<FsRoot>() {
-        Some(root) => Ok(root.clone()),
-        None => FsRoot::new(".").map_err(|e| {
-            ToolError::internal(format!("the current directory cannot be used as the root: {e}"))
-        }),
-    }
-}
 
 /// Text read from a file.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
@@ -72,7 +63,7 @@ pub fn read_file(
     #[arg(description = "First line to return, 1-based; default 1")] start_line: Option<usize>,
     #[arg(description = "Last line to return, inclusive; default the end")] end_line: Option<usize>,
 ) -> Result<FileContent, ToolError> {
-    let root = root_of(ctx)?;
+    let root = FsRoot::of(ctx)?;
     let real = root.resolve(&path, "path")?;
     let meta = fs::metadata(&real)?;
     if meta.is_dir() {
@@ -200,7 +191,7 @@ pub fn list_directory(
     ctx: &ToolContext,
     #[arg(description = "Directory relative to the root; \".\" for the root")] path: String,
 ) -> Result<DirListing, ToolError> {
-    let root = root_of(ctx)?;
+    let root = FsRoot::of(ctx)?;
     let real = root.resolve(&path, "path")?;
     if !real.is_dir() {
         return Err(ToolError::invalid_input(format!(
@@ -283,12 +274,15 @@ pub struct SearchResults {
 )]
 pub fn search_files(
     ctx: &ToolContext,
-    #[arg(description = "Glob over paths relative to the search directory, e.g. *.md or src/**/*.rs")]
+    #[arg(
+        description = "Glob over paths relative to the search directory, e.g. *.md or src/**/*.rs"
+    )]
     pattern: String,
     #[arg(description = "Regular expression to look for inside the files")] content: Option<String>,
-    #[arg(description = "Directory to search, relative to the root; default the root")] path: Option<String>,
+    #[arg(description = "Directory to search, relative to the root; default the root")]
+    path: Option<String>,
 ) -> Result<SearchResults, ToolError> {
-    let root = root_of(ctx)?;
+    let root = FsRoot::of(ctx)?;
     let base = root.resolve(path.as_deref().unwrap_or("."), "path")?;
     let glob = globset::GlobBuilder::new(&pattern)
         .literal_separator(pattern.contains('/'))
@@ -418,7 +412,7 @@ pub fn get_file_info(
     ctx: &ToolContext,
     #[arg(description = "Path relative to the root directory")] path: String,
 ) -> Result<FileInfo, ToolError> {
-    let root = root_of(ctx)?;
+    let root = FsRoot::of(ctx)?;
     let real: PathBuf = root.resolve(&path, "path")?;
     let meta = fs::metadata(&real).map_err(|e| {
         ToolError::failed(format!("`{path}` cannot be inspected: {}", io_reason(&e)))
@@ -450,7 +444,7 @@ mod tests {
         fs::write(p.join("src/deep/lib.rs"), "// nothing\n").unwrap();
         fs::write(p.join("blob.bin"), [0u8, 1, 2]).unwrap();
         let ctx = ToolContext::builder()
-            .extension(FsRoot::new(p).unwrap())
+            .root(ToolRoot::new(p).unwrap())
             .build();
         (dir, ctx)
     }

@@ -59,7 +59,10 @@ pub fn get_current_time(
         Some(name) => zone(name, "timezone")?,
         None => TimeZone::UTC,
     };
-    Ok(describe(&ZonedDateTime::now().with_time_zone(tz), timezone.as_deref().unwrap_or("UTC")))
+    Ok(describe(
+        &ZonedDateTime::now().with_time_zone(tz),
+        timezone.as_deref().unwrap_or("UTC"),
+    ))
 }
 
 /// Converts a time from one IANA time zone to another and returns both, with the difference

@@ -6,43 +6,43 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use tool_core::ToolError;
+use tool_core::{ToolContext, ToolError, ToolRoot};
 
-/// The directory the `fs` tools may read, canonical (symlinks resolved), configured as a context
-/// extension. Without one, the tools use the current directory.
+/// The directory the `fs` tools may read: the context's [`ToolRoot`], else the current
+/// directory.
 ///
 /// ```no_run
-/// use tool_core::ToolContext;
-/// use tools::fs::FsRoot;
-/// let ctx = ToolContext::builder().extension(FsRoot::new("/srv/docs")?).build();
+/// use tool_core::{ToolContext, ToolRoot};
+/// let ctx = ToolContext::builder().root(ToolRoot::new("/srv/docs")?).build();
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FsRoot(PathBuf);
+pub struct FsRoot(ToolRoot);
 
 impl FsRoot {
-    /// A root at `dir`, which must exist and be a directory.
-    pub fn new(dir: impl AsRef<Path>) -> std::io::Result<Self> {
-        let dir = dir.as_ref().canonicalize()?;
-        if !dir.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotADirectory,
-                format!("{} is not a directory", dir.display()),
-            ));
+    /// The root a call works under.
+    pub fn of(ctx: &ToolContext) -> Result<Self, ToolError> {
+        match ctx.root() {
+            Some(root) => Ok(Self(root.clone())),
+            None => ToolRoot::new(".").map(Self).map_err(|e| {
+                ToolError::internal(format!(
+                    "the current directory cannot be used as the root: {}",
+                    io_reason(&e)
+                ))
+            }),
         }
-        Ok(Self(dir))
     }
 
     /// The canonical root directory.
     pub fn path(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 
     /// Resolves `user_path` (relative to the root, or absolute inside it) to an existing path
     /// inside the root, following symlinks only while they stay inside.
     pub fn resolve(&self, user_path: &str, field: &str) -> Result<PathBuf, ToolError> {
         let inside = self.lexical(user_path).map_err(|e| e.with_path(field))?;
-        let candidate = self.0.join(&inside);
+        let candidate = self.path().join(&inside);
         let real = candidate.canonicalize().map_err(|e| {
             let message = if e.kind() == std::io::ErrorKind::NotFound {
                 format!("`{user_path}` does not exist; list_directory shows what is there")
@@ -51,7 +51,7 @@ impl FsRoot {
             };
             ToolError::new(tool_core::ToolError::from(e).kind(), message).with_path(field)
         })?;
-        if !real.starts_with(&self.0) {
+        if !real.starts_with(self.path()) {
             return Err(ToolError::permission_denied(format!(
                 "`{user_path}` is a symlink that leads outside the root directory; only files under the root can be read"
             ))
@@ -67,7 +67,7 @@ impl FsRoot {
         }
         let path = Path::new(user_path);
         let relative = if path.is_absolute() {
-            path.strip_prefix(&self.0).map_err(|_| {
+            path.strip_prefix(self.path()).map_err(|_| {
                 ToolError::permission_denied(format!(
                     "`{user_path}` is an absolute path outside the root directory; use a path relative to the root"
                 ))
@@ -99,7 +99,7 @@ impl FsRoot {
 
     /// `path` (inside the root) as the model should see it: relative, with `/`, `.` for the root.
     pub fn display(&self, path: &Path) -> String {
-        match path.strip_prefix(&self.0) {
+        match path.strip_prefix(self.path()) {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
             Ok(rel) => rel
                 .components()
@@ -130,8 +130,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/a.txt"), "a").unwrap();
-        let root = FsRoot::new(dir.path()).unwrap();
-        (dir, root)
+        let ctx = ToolContext::builder()
+            .root(ToolRoot::new(dir.path()).unwrap())
+            .build();
+        (dir, FsRoot::of(&ctx).unwrap())
     }
 
     #[test]

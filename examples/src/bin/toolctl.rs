@@ -1,0 +1,10 @@
+//! `toolctl`: list, inspect and call every tool linked into this binary.
+
+use std::process::ExitCode;
+
+// Naming the tools crate links it, so its #[tool]s are collected.
+use tools as _;
+
+fn main() -> ExitCode {
+    tool_core::cli::main()
+}

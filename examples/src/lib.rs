@@ -1,0 +1,1 @@
+//! Agent binaries built on tool-core; see `src/bin/`.

@@ -1,0 +1,206 @@
+//! `toolctl` end to end: the real binary, its output and its exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn toolctl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(args)
+        .output()
+        .expect("toolctl runs")
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn list_json_has_the_six_bundled_tools_with_full_definitions() {
+    let out = toolctl(&["list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools = json_out(&out);
+    let tools = tools.as_array().expect("an array");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "get_file_info",
+            "list_directory",
+            "read_file",
+            "search_files",
+            "convert_time",
+            "get_current_time"
+        ]
+    );
+    for t in tools {
+        for key in [
+            "description",
+            "domain",
+            "label",
+            "hint",
+            "core",
+            "annotations",
+            "input_schema",
+        ] {
+            assert!(!t[key].is_null(), "{} lacks {key}", t["name"]);
+        }
+        assert_eq!(t["core"], false, "bundled tools are deferred");
+        assert_eq!(t["annotations"]["read_only"], true);
+        assert_eq!(t["input_schema"]["type"], "object");
+        assert_eq!(t["input_schema"]["additionalProperties"], false);
+        assert_eq!(
+            t["output_schema"]["type"], "object",
+            "{} is typed",
+            t["name"]
+        );
+        assert!(!t["examples"].as_array().unwrap().is_empty());
+    }
+    let convert = &tools[4];
+    assert_eq!(
+        convert["input_schema"]["required"],
+        serde_json::json!(["time", "from_timezone", "to_timezone"])
+    );
+}
+
+#[test]
+fn get_current_time_succeeds_for_a_zone_and_names_a_bad_field() {
+    let out = toolctl(&[
+        "call",
+        "get_current_time",
+        "--input",
+        r#"{"timezone":"Europe/Paris"}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["data"]["timezone"], "Europe/Paris");
+    let offset = v["data"]["utc_offset"].as_str().unwrap();
+    assert!(offset == "+01:00" || offset == "+02:00", "{offset}");
+
+    let out = toolctl(&["call", "get_current_time", "--input", r#"{"timezone":5}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["error"]["path"], "timezone");
+    assert!(stderr(&out).contains("timezone: invalid type: integer `5`, expected a string"));
+}
+
+#[test]
+fn read_file_refuses_escapes_and_symlinks_out_of_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", dir.path().join("sneaky")).unwrap();
+    let root = dir.path().to_str().unwrap();
+
+    let out = toolctl(&[
+        "call",
+        "read_file",
+        "--root",
+        root,
+        "--input",
+        r#"{"path":"notes.txt"}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json_out(&out)["data"]["content"], "hello\n");
+
+    let out = toolctl(&[
+        "call",
+        "read_file",
+        "--root",
+        root,
+        "--input",
+        r#"{"path":"../../etc/passwd"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("uses `..` to leave the root directory"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = toolctl(&[
+        "call",
+        "read_file",
+        "--root",
+        root,
+        "--input",
+        r#"{"path":"sneaky"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["error"]["kind"], "permission_denied");
+    assert!(
+        stderr(&out).contains("symlink that leads outside the root"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = toolctl(&[
+        "call",
+        "read_file",
+        "--root",
+        root,
+        "--input",
+        r#"{"path":"/etc/passwd"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("absolute path outside the root"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = toolctl(&["call", "get_curent_time"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `get_current_time`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = toolctl(&["call", "get_current_time", "--input", "{not json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = toolctl(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn show_prints_one_definition_and_input_can_come_from_stdin() {
+    let out = toolctl(&["show", "convert_time"]);
+    assert!(out.status.success());
+    assert_eq!(json_out(&out)["label"], "Converting time zones");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(["call", "convert_time", "--input", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            br#"{"time":"2026-01-15T09:00","from_timezone":"UTC","to_timezone":"Asia/Tokyo"}"#,
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        json_out(&out)["data"]["target"]["datetime"],
+        "2026-01-15T18:00:00+09:00"
+    );
+}

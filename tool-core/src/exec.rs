@@ -312,6 +312,60 @@ mod tests {
         assert_eq!(parse_input("  ").unwrap(), Value::Null);
     }
 
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[a-z]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map(
+                    prop_oneof![
+                        Just("name".to_owned()),
+                        Just("items".to_owned()),
+                        "[a-z]{1,5}"
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        // Whatever a model sends, decoding ends in a value or an input error; never a panic.
+        #[test]
+        fn decoding_any_json_never_panics(input in any_json()) {
+            match decode::<Args>(input.clone()) {
+                Ok(args) => proptest::prop_assert_eq!(&input["name"], &Value::from(args.name)),
+                Err(e) => proptest::prop_assert_eq!(e.kind(), ErrorKind::InvalidInput),
+            }
+            let mut fields = match Fields::new(input, &["name", "items"]) {
+                Ok(fields) => fields,
+                Err(e) => { proptest::prop_assert_eq!(e.kind(), ErrorKind::InvalidInput); return Ok(()); }
+            };
+            let name = fields.take::<String>("name", decode_value, Missing::Required);
+            let items = fields.take::<Option<Vec<Item>>>("items", decode_value, Missing::Null);
+            match fields.finish() {
+                Ok(()) => proptest::prop_assert!(name.is_some() && items.is_some()),
+                Err(e) => proptest::prop_assert_eq!(e.kind(), ErrorKind::InvalidInput),
+            }
+        }
+
+        #[test]
+        fn parsing_any_text_never_panics(text in ".{0,40}") {
+            if let Err(e) = parse_input(&text) {
+                proptest::prop_assert_eq!(e.kind(), ErrorKind::InvalidInput);
+            }
+        }
+    }
+
     #[test]
     fn suggestions_read_well() {
         assert_eq!(

@@ -370,7 +370,7 @@ impl Registry {
     /// Every `#[tool]` linked into this binary. A crate that nothing names is not linked: name
     /// your tools crates (`use my_tools as _;`).
     pub fn linked() -> Result<Self, RegistryError> {
-        Self::from_defs(inventory::iter::<ToolDef>.into_iter())
+        Self::from_defs(inventory::iter::<ToolDef>)
     }
 
     /// A registry of the given definitions.
@@ -381,7 +381,7 @@ impl Registry {
             .into_iter()
             .map(Tool::from_def)
             .collect::<Result<Vec<_>, _>>()?;
-        tools.sort_by(|a, b| order(a, b));
+        tools.sort_by(order);
         let mut registry = Self {
             tools,
             by_name: HashMap::new(),

@@ -21,6 +21,8 @@ pub struct Param {
     pub span: Span,
 }
 
+// One per parameter of one function: size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum ParamKind {
     /// A field of the generated input struct.
     Field(Field),
@@ -39,6 +41,7 @@ pub struct Field {
     pub args: ArgAttrs,
 }
 
+#[allow(clippy::large_enum_variant)]
 pub enum Output {
     /// No return type.
     Unit,

@@ -278,6 +278,15 @@ mod tests {
         assert_eq!(parse_duration("99999999999999999999m"), None);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn durations_never_panic_and_round_trip(text in ".{0,12}", n in 0u64..1_000_000) {
+            let _ = parse_duration(&text);
+            proptest::prop_assert_eq!(parse_duration(&format!("{n}ms")), Some(n));
+            proptest::prop_assert_eq!(parse_duration(&format!("{n}s")), Some(n * 1000));
+        }
+    }
+
     #[test]
     fn every_problem_is_collected() {
         let mut cx = Ctxt::default();

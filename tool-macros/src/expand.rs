@@ -340,6 +340,28 @@ mod tests {
         assert_eq!(errors, 7, "{out}");
     }
 
+    proptest::proptest! {
+        // Any attribute arguments, well formed or not, end in code or in compile errors.
+        #[test]
+        fn any_arguments_expand_without_panicking(words in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "domain", "label", "hint", "core", "name", "examples", "timeout", "retries",
+                "read_only", "destructive", "=", ",", "time", "\"x\"", "\"get_x\"", "30s",
+                "5h", "11", "true", "(", ")", "=>", "\"{}\"", "\"[1]\"", "::", "crate",
+            ]),
+            0..16,
+        )) {
+            let args: TokenStream = match words.join(" ").parse() {
+                Ok(tokens) => tokens,
+                Err(_) => return Ok(()), // unbalanced parentheses: rustc would not get this far
+            };
+            let item = quote!(/// Doc.
+                fn get_x(a: u8) -> u8 { a });
+            let out = tool(args, item).to_string();
+            proptest::prop_assert!(out.contains("fn get_x"));
+        }
+    }
+
     #[test]
     fn non_functions_are_refused_and_kept() {
         let out = tool(

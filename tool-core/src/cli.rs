@@ -1,10 +1,11 @@
-//! The command-line front end (feature `cli`): `list`, `show` and `call` over a registry.
+//! The command-line front end (feature `cli`): `list`, `show`, `call`, `export` and `check` over
+//! a registry.
 //!
 //! `toolctl` is a thin `main` over [`main`]; any agent binary can mount the same subcommands by
 //! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`].
 //!
-//! Exit codes: 0 on success, 1 when a tool call fails, 2 on usage errors (bad arguments, an
-//! unknown tool, input that is not JSON, a registry that cannot be built).
+//! Exit codes: 0 on success, 1 when a tool call fails or `check` finds errors, 2 on usage errors
+//! (bad arguments, an unknown tool, input that is not JSON, a registry that cannot be built).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -13,7 +14,10 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
-use crate::{ContextBuilder, ErrorKind, Registry, Tool, ToolOutput, ToolRoot};
+use crate::check::{self, CheckOptions};
+use crate::render::{self, Format, RenderOptions};
+use crate::schema::Severity;
+use crate::{ContextBuilder, ErrorKind, Registry, RegistryError, Tool, ToolOutput, ToolRoot, defs};
 
 /// The subcommands and the options they share.
 #[derive(Debug, Args)]
@@ -21,6 +25,9 @@ pub struct ToolArgs {
     /// Directory that tools touching files work under (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Also load the tools of a JSON array of MCP Tool objects (definitions only; repeatable).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub defs: Vec<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -41,6 +48,27 @@ pub enum Command {
     Show {
         /// The tool's name.
         name: String,
+    },
+    /// Print every tool's definition in a provider's format, as a JSON array.
+    Export {
+        /// openai, openai-responses, anthropic, gemini, gemini-openapi or mcp.
+        #[arg(long)]
+        format: Format,
+        /// Use the provider's strict mode (OpenAI, Anthropic).
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Check every definition against every rule; exit 1 on errors.
+    Check {
+        /// Only these formats' rules (repeatable; default all).
+        #[arg(long = "format")]
+        formats: Vec<Format>,
+        /// Hold definitions to the strict modes too.
+        #[arg(long)]
+        strict: bool,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Call a tool and print the result as JSON.
     Call {
@@ -87,15 +115,59 @@ struct Exit(u8);
 impl ToolArgs {
     /// Runs the command against `registry`, writing results to `out` and messages to `err`.
     pub fn run(&self, registry: &Registry, out: Out, err: Out) -> ExitCode {
-        let result = match &self.command {
-            Command::List { json, domain } => list(registry, *json, domain.as_deref(), out, err),
-            Command::Show { name } => show(registry, name, out, err),
-            Command::Call { name, input } => self.call(registry, name, input, out, err),
-        };
+        let result = self
+            .with_defs(registry, err)
+            .and_then(|(registry, clashes)| {
+                let registry = &registry;
+                match &self.command {
+                    Command::List { json, domain } => {
+                        list(registry, *json, domain.as_deref(), out, err)
+                    }
+                    Command::Show { name } => show(registry, name, out, err),
+                    Command::Call { name, input } => self.call(registry, name, input, out, err),
+                    Command::Export { format, strict } => {
+                        let options = RenderOptions { strict: *strict };
+                        print_json(out, &render::render_all(registry.tools(), *format, options));
+                        Ok(())
+                    }
+                    Command::Check {
+                        formats,
+                        strict,
+                        json,
+                    } => self::check(registry, clashes, formats, *strict, *json, out),
+                }
+            });
         match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(Exit(code)) => ExitCode::from(code),
         }
+    }
+
+    /// The registry plus the tools of every `--defs` file; names that clash are set aside and
+    /// returned, for `check` to report.
+    fn with_defs(
+        &self,
+        registry: &Registry,
+        err: Out,
+    ) -> Result<(Registry, Vec<RegistryError>), Exit> {
+        let mut registry = registry.clone();
+        let mut clashes = Vec::new();
+        for path in &self.defs {
+            let origin = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| usage(err, format!("--defs {origin}: {e}")))?;
+            let tools =
+                defs::parse(&text, &origin).map_err(|e| usage(err, format!("--defs: {e}")))?;
+            for tool in tools {
+                if let Err(e) = registry.register(tool) {
+                    if !matches!(self.command, Command::Check { .. }) {
+                        let _ = writeln!(err, "warning: {e}");
+                    }
+                    clashes.push(e);
+                }
+            }
+        }
+        Ok((registry, clashes))
     }
 
     fn call(
@@ -142,6 +214,51 @@ impl ToolArgs {
                 Err(Exit(1))
             }
         }
+    }
+}
+
+fn check(
+    registry: &Registry,
+    clashes: Vec<RegistryError>,
+    formats: &[Format],
+    strict: bool,
+    as_json: bool,
+    out: Out,
+) -> Result<(), Exit> {
+    let options = CheckOptions {
+        formats: if formats.is_empty() {
+            Format::ALL.to_vec()
+        } else {
+            formats.to_vec()
+        },
+        strict,
+    };
+    let mut report = check::check_registry(registry, &options);
+    for clash in clashes {
+        if let RegistryError::DuplicateName { name, .. } = &clash {
+            report.diagnostics.insert(
+                0,
+                check::Diagnostic {
+                    severity: Severity::Error,
+                    tool: name.clone(),
+                    format: None,
+                    pointer: "/name".into(),
+                    rule: "name.unique".into(),
+                    message: clash.to_string(),
+                    fix: "rename one of them".into(),
+                },
+            );
+        }
+    }
+    if as_json {
+        print_json(out, &serde_json::to_value(&report).unwrap_or_default());
+    } else {
+        let _ = writeln!(out, "{report}");
+    }
+    if report.has_errors() {
+        Err(Exit(1))
+    } else {
+        Ok(())
     }
 }
 
@@ -357,6 +474,48 @@ mod tests {
         let (code, out, _) = run(&["show", "echo_text"]);
         assert_eq!(code, 0);
         assert!(out.contains("\"input_schema\""));
+    }
+
+    #[test]
+    fn export_and_check_cover_defs_files() {
+        let (code, out, _) = run(&["export", "--format", "openai", "--strict"]);
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v[0]["function"]["strict"], true);
+        let dir = std::env::temp_dir().join(format!("defs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bad.json");
+        std::fs::write(
+            &file,
+            r#"[{"name": "Bad Tool", "description": "x", "inputSchema": {"type": "string"}},
+            {"name": "echo_text", "inputSchema": {"type": "object"}}]"#,
+        )
+        .unwrap();
+        let (code, out, _) = run(&["check", "--defs", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("error[name.pattern] Bad Tool"), "{out}");
+        assert!(out.contains("error[schema.root] Bad Tool"), "{out}");
+        assert!(out.contains("error[name.unique] echo_text"), "{out}");
+        let (code, out, _) = run(&[
+            "check",
+            "--json",
+            "--format",
+            "mcp",
+            "--defs",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert!(
+            v["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["rule"] == "schema.root")
+        );
+        let (code, _, err) = run(&["list", "--defs", "/no/such.json"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("--defs /no/such.json"), "{err}");
     }
 
     #[test]

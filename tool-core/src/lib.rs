@@ -28,12 +28,15 @@
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
 
+pub mod check;
 pub mod context;
 pub mod definition;
+pub mod defs;
 pub mod error;
 pub mod exec;
 pub mod output;
 pub mod registry;
+pub mod render;
 pub mod schema;
 
 #[cfg(feature = "cli")]

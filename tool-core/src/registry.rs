@@ -223,6 +223,15 @@ pub struct DynamicTool {
     inner: ToolInner,
 }
 
+impl fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("name", &self.inner.name)
+            .field("origin", &self.inner.origin)
+            .finish_non_exhaustive()
+    }
+}
+
 impl DynamicTool {
     /// A deferred, read-only tool in the `dynamic` domain. Without a [`handler`](Self::handler),
     /// calls fail with an error saying the tool is a definition only.

@@ -5,6 +5,14 @@
 //! `properties`, no subschema is a bare `true`, and the generated arguments struct's name never
 //! leaks as a `title`.
 
+mod gemini;
+mod rewrite;
+mod strict;
+
+pub use gemini::{json_schema as gemini_json_schema, openapi as gemini_openapi};
+pub use rewrite::{Issue, Rewritten, Severity};
+pub use strict::{StrictTarget, rewrite as strict};
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};

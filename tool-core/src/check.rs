@@ -1,0 +1,837 @@
+//! Every rule a definition must meet, for tests and for `toolctl check` in CI.
+//!
+//! Each [`Diagnostic`] names the tool, the format (when the rule is a provider's), the JSON
+//! pointer, the rule and a fix. Errors mean a provider would reject the definition or a model
+//! could not call the tool correctly; warnings mean something was lost or is worth a look.
+//!
+//! ```
+//! use tool_core::check::{CheckOptions, check_registry};
+//! use tool_core::{DynamicTool, Registry};
+//! let mut registry = Registry::empty();
+//! registry.register(DynamicTool::new("Bad Name", "", serde_json::json!({"type": "array"}))).unwrap();
+//! let report = check_registry(&registry, &CheckOptions::default());
+//! assert!(report.has_errors());
+//! assert!(report.diagnostics.iter().any(|d| d.rule == "name.pattern"));
+//! assert!(report.diagnostics.iter().any(|d| d.rule == "schema.root"));
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::render::{self, Format, RenderOptions};
+use crate::schema::{Issue, Severity};
+use crate::{Registry, Tool};
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The tool's name.
+    pub tool: String,
+    /// The target format, for provider rules.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "format_name"
+    )]
+    pub format: Option<(Format, bool)>,
+    /// JSON pointer into the tool's definition: `/input_schema/...`, `/examples/0/...`, `/name`.
+    pub pointer: String,
+    /// The rule's id, e.g. `name.pattern`, `examples.valid`, `openai.limits`.
+    pub rule: String,
+    /// What is wrong, and why.
+    pub message: String,
+    /// What the author can do.
+    pub fix: String,
+}
+
+fn format_name<S: serde::Serializer>(f: &Option<(Format, bool)>, s: S) -> Result<S::Ok, S::Error> {
+    match f {
+        Some((format, true)) => s.serialize_str(&format!("{format} --strict")),
+        Some((format, false)) => s.serialize_str(format.as_str()),
+        None => s.serialize_none(),
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{level}[{}] {}", self.rule, self.tool)?;
+        if let Some((format, strict)) = self.format {
+            write!(f, " ({format}{})", if strict { " strict" } else { "" })?;
+        }
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", self.pointer)?;
+        }
+        write!(f, ": {}", self.message)?;
+        if !self.fix.is_empty() {
+            write!(f, "\n  fix: {}", self.fix)?;
+        }
+        Ok(())
+    }
+}
+
+/// What to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The formats whose rules apply (default: all).
+    pub formats: Vec<Format>,
+    /// Hold definitions to the strict modes too (OpenAI and Anthropic). Without it, what only
+    /// strict mode refuses is a warning.
+    pub strict: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            formats: Format::ALL.to_vec(),
+            strict: false,
+        }
+    }
+}
+
+/// The findings for a set of tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Report {
+    /// Every finding, errors first, then by tool.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Whether any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.count(Severity::Error) > 0
+    }
+
+    /// How many findings have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.diagnostics {
+            writeln!(f, "{d}")?;
+        }
+        write!(
+            f,
+            "{} errors, {} warnings",
+            self.count(Severity::Error),
+            self.count(Severity::Warning)
+        )
+    }
+}
+
+/// Budgets (characters; tokens estimated at four characters each).
+const DESCRIPTION_CHARS: usize = 1024;
+const HINT_CHARS: usize = 160;
+const DEFINITION_TOKENS_WARN: usize = 1024;
+const DEFINITION_TOKENS_MAX: usize = 8192;
+/// OpenAI Structured Outputs limits.
+const OPENAI_DEPTH: usize = 10;
+const OPENAI_PROPERTIES: usize = 5000;
+const OPENAI_ENUM_VALUES: usize = 1000;
+const OPENAI_ENUM_CHARS: usize = 15_000;
+/// Anthropic strict tool use limits.
+const ANTHROPIC_OPTIONAL: usize = 24;
+const ANTHROPIC_UNIONS: usize = 16;
+const ANTHROPIC_STRICT_TOOLS: usize = 20;
+
+/// Checks every tool of a registry, and the rules across tools (unique names).
+pub fn check_registry(registry: &Registry, options: &CheckOptions) -> Report {
+    let mut diagnostics = Vec::new();
+    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+    for tool in registry.tools() {
+        *names.entry(tool.name()).or_default() += 1;
+        diagnostics.extend(check_tool(tool, options));
+    }
+    for (name, count) in names {
+        if count > 1 {
+            diagnostics.push(diag(
+                Severity::Error,
+                name,
+                None,
+                "/name",
+                "name.unique",
+                format!("{count} tools are named `{name}`"),
+                "rename all but one".into(),
+            ));
+        }
+    }
+    let strict_targets = options.strict && options.formats.contains(&Format::Anthropic);
+    if strict_targets && registry.len() > ANTHROPIC_STRICT_TOOLS {
+        diagnostics.push(diag(Severity::Warning, "*", Some((Format::Anthropic, true)), "", "anthropic.strict_tools",
+            format!("{} tools; Anthropic accepts at most {ANTHROPIC_STRICT_TOOLS} strict tools in one request", registry.len()),
+            "send strict only the loaded set of a session (deferred tools found through search)".into()));
+    }
+    sort(&mut diagnostics);
+    Report { diagnostics }
+}
+
+/// Checks one tool against every rule for the chosen formats.
+pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let name = tool.name();
+    let mut push = |severity, format, pointer: &str, rule: &str, message: String, fix: String| {
+        out.push(diag(severity, name, format, pointer, rule, message, fix));
+    };
+    check_identity(tool, &mut push);
+    check_schema(tool, &mut push);
+    check_annotations(tool, &mut push);
+    for &format in &options.formats {
+        let modes: &[bool] = if format.has_strict() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &strict in modes {
+            let rendered = render::render(tool, format, RenderOptions { strict });
+            for issue in rendered.issues {
+                let severity = if strict && !options.strict {
+                    Severity::Warning
+                } else {
+                    issue.severity
+                };
+                let message = if strict && !options.strict && issue.severity == Severity::Error {
+                    format!("cannot use strict mode: {}", issue.message)
+                } else {
+                    issue.message.clone()
+                };
+                push(
+                    severity,
+                    Some((format, strict)),
+                    &pointer_in_input(&issue),
+                    &rule_of(format, strict, &issue),
+                    message,
+                    issue.fix,
+                );
+            }
+            let limits = format_limits(format, strict, &rendered.definition);
+            for (rule, message, fix) in limits {
+                let severity = if strict && !options.strict {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                push(
+                    severity,
+                    Some((format, strict)),
+                    "/input_schema",
+                    rule,
+                    message,
+                    fix.into(),
+                );
+            }
+        }
+    }
+    let size = serde_json::to_string(&render::mcp(tool)).map_or(0, |s| s.len());
+    let tokens = size.div_ceil(4);
+    if tokens > DEFINITION_TOKENS_MAX {
+        push(
+            Severity::Error,
+            None,
+            "",
+            "definition.budget",
+            format!(
+                "the definition is about {tokens} tokens ({size} bytes); the budget is {DEFINITION_TOKENS_MAX}"
+            ),
+            "shorten the description and parameter docs, or split the tool".into(),
+        );
+    } else if tokens > DEFINITION_TOKENS_WARN {
+        push(
+            Severity::Warning,
+            None,
+            "",
+            "definition.budget",
+            format!(
+                "the definition is about {tokens} tokens ({size} bytes), over {DEFINITION_TOKENS_WARN}; it is sent on every round it is loaded"
+            ),
+            "shorten the description and parameter docs".into(),
+        );
+    }
+    sort(&mut out);
+    out
+}
+
+type Push<'a> = dyn FnMut(Severity, Option<(Format, bool)>, &str, &str, String, String) + 'a;
+
+fn check_identity(tool: &Tool, push: &mut Push) {
+    let name = tool.name();
+    let provider_ok = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !provider_ok {
+        push(
+            Severity::Error,
+            None,
+            "/name",
+            "name.pattern",
+            format!(
+                "`{name}` is not accepted by every provider: 1 to 64 of a-z A-Z 0-9 _ -, starting with a letter or _"
+            ),
+            "rename it snake_case verb_noun, e.g. `get_weather`".into(),
+        );
+    } else if !crate::definition::is_tool_name(name) {
+        push(
+            Severity::Warning,
+            None,
+            "/name",
+            "name.style",
+            format!("`{name}` is not snake_case verb_noun"),
+            "rename it like `get_weather`".into(),
+        );
+    }
+    let description = tool.description().trim();
+    if description.is_empty() {
+        push(
+            Severity::Error,
+            None,
+            "/description",
+            "description.missing",
+            "the tool has no description; the model decides whether to call it from this text"
+                .into(),
+            "say what it returns and when to use it".into(),
+        );
+    } else if description.chars().count() > DESCRIPTION_CHARS {
+        push(
+            Severity::Warning,
+            None,
+            "/description",
+            "description.budget",
+            format!(
+                "the description is {} characters, over {DESCRIPTION_CHARS}",
+                description.chars().count()
+            ),
+            "keep it to what it returns and when to use it; details go in parameter docs".into(),
+        );
+    }
+    let hint = tool.hint().trim();
+    if hint.is_empty() {
+        push(
+            Severity::Error,
+            None,
+            "/hint",
+            "hint.missing",
+            "the tool has no hint, the sentence a catalog search shows".into(),
+            "add one sentence, e.g. hint = \"Daily forecast for a city\"".into(),
+        );
+    } else if hint.chars().count() > HINT_CHARS || hint.contains('\n') {
+        push(
+            Severity::Warning,
+            None,
+            "/hint",
+            "hint.budget",
+            format!(
+                "the hint should be one short sentence; it is {} characters",
+                hint.chars().count()
+            ),
+            "shorten it".into(),
+        );
+    }
+    if tool.label().trim().is_empty() {
+        push(
+            Severity::Warning,
+            None,
+            "/label",
+            "label.missing",
+            "the tool has no label to show while it runs".into(),
+            "add one, e.g. label = \"Checking the forecast\"".into(),
+        );
+    }
+}
+
+fn check_schema(tool: &Tool, push: &mut Push) {
+    let schema = tool.input_schema();
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        push(
+            Severity::Error,
+            None,
+            "/input_schema",
+            "schema.root",
+            format!(
+                "the input schema's root must be `{{\"type\": \"object\"}}`; it is {}",
+                short(schema)
+            ),
+            "take the input as named parameters or a struct".into(),
+        );
+    }
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        push(
+            Severity::Error,
+            None,
+            &format!("/input_schema{}", e.instance_path()),
+            "schema.dialect",
+            format!("not a valid JSON Schema 2020-12: {e}"),
+            "fix the schema".into(),
+        );
+        return;
+    }
+    let validator = match jsonschema::draft202012::new(schema) {
+        Ok(v) => v,
+        Err(e) => {
+            push(
+                Severity::Error,
+                None,
+                "/input_schema",
+                "schema.dialect",
+                format!("the input schema cannot be compiled: {e}"),
+                "fix the schema".into(),
+            );
+            return;
+        }
+    };
+    for (i, example) in tool.examples().iter().enumerate() {
+        for e in validator.iter_errors(&example.input) {
+            push(
+                Severity::Error,
+                None,
+                &format!("/examples/{i}/input{}", e.instance_path()),
+                "examples.valid",
+                format!(
+                    "example `{}` does not match the input schema: {e}",
+                    example.label
+                ),
+                "correct the example or the parameter types".into(),
+            );
+        }
+    }
+}
+
+fn check_annotations(tool: &Tool, push: &mut Push) {
+    let a = tool.annotations();
+    if a.read_only && a.destructive {
+        push(
+            Severity::Error,
+            Some((Format::Mcp, false)),
+            "/annotations",
+            "mcp.annotations",
+            "readOnlyHint and destructiveHint are both true".into(),
+            "a destructive tool changes things: drop read_only".into(),
+        );
+    }
+    if a.read_only && !a.idempotent {
+        push(
+            Severity::Warning,
+            Some((Format::Mcp, false)),
+            "/annotations",
+            "mcp.annotations",
+            "a read-only tool is marked not idempotent".into(),
+            "read-only tools are idempotent: mark it idempotent, or not read-only".into(),
+        );
+    }
+}
+
+/// Limits a provider states in numbers, measured on the rendered definition.
+fn format_limits(
+    format: Format,
+    strict: bool,
+    definition: &Value,
+) -> Vec<(&'static str, String, &'static str)> {
+    let mut out = Vec::new();
+    match (format, strict) {
+        (Format::OpenAi, true) => {
+            let params = &definition["function"]["parameters"];
+            let stats = Stats::of(params);
+            if stats.depth > OPENAI_DEPTH {
+                out.push((
+                    "openai.limits",
+                    format!(
+                        "objects nest {} levels deep; OpenAI strict mode allows {OPENAI_DEPTH}",
+                        stats.depth
+                    ),
+                    "flatten the input",
+                ));
+            }
+            if stats.properties > OPENAI_PROPERTIES {
+                out.push((
+                    "openai.limits",
+                    format!(
+                        "{} properties; OpenAI strict mode allows {OPENAI_PROPERTIES}",
+                        stats.properties
+                    ),
+                    "split the tool",
+                ));
+            }
+            if stats.enum_values > OPENAI_ENUM_VALUES {
+                out.push((
+                    "openai.limits",
+                    format!(
+                        "{} enum values; OpenAI strict mode allows {OPENAI_ENUM_VALUES}",
+                        stats.enum_values
+                    ),
+                    "take a free string and validate it in the tool",
+                ));
+            }
+            if stats.big_enum_chars > OPENAI_ENUM_CHARS {
+                out.push(("openai.limits", format!("an enum of over 250 values totals {} characters; OpenAI allows {OPENAI_ENUM_CHARS}", stats.big_enum_chars), "take a free string and validate it in the tool"));
+            }
+        }
+        (Format::Anthropic, true) => {
+            let stats = Stats::of(&definition["input_schema"]);
+            if stats.nullable > ANTHROPIC_OPTIONAL {
+                out.push((
+                    "anthropic.limits",
+                    format!(
+                        "{} optional parameters; Anthropic strict mode allows {ANTHROPIC_OPTIONAL}",
+                        stats.nullable
+                    ),
+                    "make parameters required, or split the tool",
+                ));
+            }
+            if stats.unions > ANTHROPIC_UNIONS {
+                out.push(("anthropic.limits", format!("{} parameters with union types; Anthropic strict mode allows {ANTHROPIC_UNIONS}", stats.unions), "make parameters required, or split the tool"));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[derive(Default)]
+struct Stats {
+    depth: usize,
+    properties: usize,
+    enum_values: usize,
+    big_enum_chars: usize,
+    nullable: usize,
+    unions: usize,
+}
+
+impl Stats {
+    fn of(schema: &Value) -> Self {
+        let mut s = Stats::default();
+        s.walk(schema, 1);
+        if let Some(Value::Object(defs)) = schema.get("$defs") {
+            defs.values().for_each(|d| s.walk(d, 1));
+        }
+        s
+    }
+
+    fn walk(&mut self, schema: &Value, depth: usize) {
+        let Value::Object(map) = schema else { return };
+        if let Some(Value::Array(values)) = map.get("enum") {
+            self.enum_values += values.len();
+            if values.len() > 250 {
+                self.big_enum_chars += values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::len)
+                    .sum::<usize>();
+            }
+        }
+        if let Some(Value::Object(props)) = map.get("properties") {
+            self.depth = self.depth.max(depth);
+            self.properties += props.len();
+            for prop in props.values() {
+                let types = prop
+                    .get("type")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                let variants = prop
+                    .get("anyOf")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                let nullable = prop
+                    .get("type")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.contains(&"null".into()))
+                    || prop
+                        .get("anyOf")
+                        .and_then(Value::as_array)
+                        .is_some_and(|v| v.iter().any(|x| x.get("type") == Some(&"null".into())));
+                if nullable {
+                    self.nullable += 1;
+                }
+                if types > 1 || variants > 1 {
+                    self.unions += 1;
+                }
+                self.walk(prop, depth + 1);
+            }
+        }
+        if let Some(items) = map.get("items") {
+            self.walk(items, depth);
+        }
+        if let Some(Value::Array(variants)) = map.get("anyOf") {
+            variants.iter().for_each(|v| self.walk(v, depth));
+        }
+    }
+}
+
+fn rule_of(format: Format, strict: bool, issue: &Issue) -> String {
+    let target = match format {
+        Format::OpenAi | Format::OpenAiResponses => "openai",
+        Format::Anthropic => "anthropic",
+        Format::Gemini => "gemini",
+        Format::GeminiOpenApi => "gemini_openapi",
+        Format::Mcp => "mcp",
+    };
+    let mode = if strict { "strict." } else { "" };
+    format!("{target}.{mode}{}", issue.keyword.trim_start_matches('$'))
+}
+
+fn pointer_in_input(issue: &Issue) -> String {
+    format!("/input_schema{}", issue.pointer)
+}
+
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+fn diag(
+    severity: Severity,
+    tool: &str,
+    format: Option<(Format, bool)>,
+    pointer: &str,
+    rule: &str,
+    message: String,
+    fix: String,
+) -> Diagnostic {
+    Diagnostic {
+        severity,
+        tool: tool.to_owned(),
+        format,
+        pointer: pointer.to_owned(),
+        rule: rule.to_owned(),
+        message,
+        fix,
+    }
+}
+
+/// Errors first, then by tool, format, pointer; identical findings (OpenAI's two shapes share
+/// one schema) once.
+fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| {
+        (a.severity, &a.tool, a.format, &a.pointer, &a.rule)
+            .cmp(&(b.severity, &b.tool, b.format, &b.pointer, &b.rule))
+    });
+    diagnostics.dedup_by(|a, b| {
+        a.tool == b.tool
+            && a.pointer == b.pointer
+            && a.rule == b.rule
+            && a.message == b.message
+            && a.format.map(|f| f.1) == b.format.map(|f| f.1)
+            && [a.format, b.format]
+                .iter()
+                .all(|f| matches!(f, Some((Format::OpenAi | Format::OpenAiResponses, _))))
+    });
+}
+
+/// Panics with every error found in the tools linked into this binary (and names shared between
+/// them); for one line in a binary's tests:
+///
+/// ```no_run
+/// #[test]
+/// fn tool_definitions_are_valid() {
+///     tool_core::check::assert_valid();
+/// }
+/// ```
+pub fn assert_valid() {
+    let registry = match Registry::linked() {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(
+        !registry.is_empty(),
+        "no tools are linked: name your tools crates (`use my_tools as _;`)"
+    );
+    let report = check_registry(&registry, &CheckOptions::default());
+    if report.has_errors() {
+        panic!("tool definitions have errors:\n{report}");
+    }
+}
+
+/// Panics with every error in the linked tool named `name`. The `#[tool]` macro emits one
+/// `#[cfg(test)]` test per tool that calls this, so a crate's own `cargo test` checks its tools.
+pub fn assert_tool(name: &str) {
+    let defs = inventory::iter::<crate::ToolDef>
+        .into_iter()
+        .filter(|d| d.name == name);
+    let registry = match Registry::from_defs(defs) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    let Some(tool) = registry.get(name) else {
+        panic!("no linked tool is named `{name}`");
+    };
+    let diagnostics = check_tool(tool, &CheckOptions::default());
+    let errors: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "tool `{name}` has errors:\n{}",
+        errors.join("\n")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DynamicTool;
+    use serde_json::json;
+
+    fn one(tool: DynamicTool, options: &CheckOptions) -> Report {
+        let mut r = Registry::empty();
+        r.register(tool).unwrap();
+        check_registry(&r, options)
+    }
+
+    fn rules(report: &Report, severity: Severity) -> Vec<&str> {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .map(|d| d.rule.as_str())
+            .collect()
+    }
+
+    fn good() -> DynamicTool {
+        DynamicTool::new("get_weather", "Returns the weather for a city.", json!({
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false
+        }))
+        .hint("Weather for a city")
+        .label("Checking the weather")
+        .example("Paris", json!({"city": "Paris"}))
+    }
+
+    #[test]
+    fn a_good_tool_is_clean() {
+        let report = one(
+            good(),
+            &CheckOptions {
+                strict: true,
+                ..CheckOptions::default()
+            },
+        );
+        assert!(report.diagnostics.is_empty(), "{report}");
+    }
+
+    #[test]
+    fn examples_are_validated_against_the_schema() {
+        let report = one(
+            good().example("Wrong", json!({"city": 5})),
+            &CheckOptions::default(),
+        );
+        let d = report
+            .diagnostics
+            .iter()
+            .find(|d| d.rule == "examples.valid")
+            .unwrap();
+        assert_eq!(d.pointer, "/examples/1/input/city");
+        assert!(d.message.contains("`Wrong`"), "{d}");
+    }
+
+    #[test]
+    fn strict_only_problems_are_warnings_unless_strict_is_asked() {
+        let map = || {
+            DynamicTool::new("count_words", "Counts words.", json!({
+                "type": "object", "properties": {"counts": {"type": "object", "additionalProperties": {"type": "integer"}}}
+            }))
+            .hint("h")
+            .label("l")
+        };
+        let not_gemini_openapi = CheckOptions {
+            formats: Format::ALL
+                .into_iter()
+                .filter(|f| *f != Format::GeminiOpenApi)
+                .collect(),
+            strict: false,
+        };
+        let loose = one(map(), &not_gemini_openapi);
+        assert!(!loose.has_errors(), "{loose}");
+        assert!(rules(&loose, Severity::Warning).contains(&"openai.strict.additionalProperties"));
+        let gemini = one(map(), &CheckOptions::default());
+        assert_eq!(
+            rules(&gemini, Severity::Error),
+            ["gemini_openapi.additionalProperties"],
+            "{gemini}"
+        );
+        let strict = one(
+            map(),
+            &CheckOptions {
+                strict: true,
+                ..CheckOptions::default()
+            },
+        );
+        assert!(
+            rules(&strict, Severity::Error).contains(&"openai.strict.additionalProperties"),
+            "{strict}"
+        );
+        assert!(
+            rules(&strict, Severity::Error).contains(&"anthropic.strict.additionalProperties"),
+            "{strict}"
+        );
+    }
+
+    #[test]
+    fn invalid_schemas_and_annotations_are_errors() {
+        let bad = DynamicTool::new(
+            "get_x",
+            "d",
+            json!({"type": "object", "properties": {"a": {"type": "strng"}}}),
+        )
+        .hint("h")
+        .annotations(crate::Annotations {
+            read_only: true,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        });
+        let report = one(bad, &CheckOptions::default());
+        let errors = rules(&report, Severity::Error);
+        assert!(errors.contains(&"schema.dialect"), "{report}");
+        assert!(errors.contains(&"mcp.annotations"), "{report}");
+    }
+
+    #[test]
+    fn openai_limits_are_measured() {
+        let values: Vec<String> = (0..1200).map(|i| format!("v{i}")).collect();
+        let big = DynamicTool::new("pick_value", "Picks.", json!({"type": "object", "properties": {"v": {"type": "string", "enum": values}}, "required": ["v"]}))
+            .hint("h").label("l");
+        let report = one(
+            big,
+            &CheckOptions {
+                strict: true,
+                formats: vec![Format::OpenAi],
+            },
+        );
+        assert_eq!(
+            rules(&report, Severity::Error),
+            ["openai.limits"],
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn messages_name_tool_rule_pointer_and_fix() {
+        let report = one(
+            good().example("Wrong", json!({"city": 5})),
+            &CheckOptions::default(),
+        );
+        let text = report.to_string();
+        assert!(
+            text.contains("error[examples.valid] get_weather at /examples/1/input/city"),
+            "{text}"
+        );
+        assert!(text.contains("fix: "), "{text}");
+        assert!(text.ends_with("1 errors, 0 warnings"), "{text}");
+    }
+}

@@ -67,11 +67,14 @@ macro_rules! domain {
 
         const _: () = ::core::assert!(
             $crate::__private::is_domain_name(::core::stringify!($name)),
-            "domain names are snake_case: lowercase ASCII letters, digits and single underscores",
+            ::core::concat!(
+                "domain `", ::core::stringify!($name),
+                "` is not snake_case: use lowercase ASCII letters, digits and single underscores",
+            ),
         );
         const _: () = ::core::assert!(
             !$crate::__private::is_blank($description),
-            "a domain needs a one-line description",
+            ::core::concat!("domain `", ::core::stringify!($name), "` needs a one-line description"),
         );
     };
 }

@@ -181,11 +181,6 @@ pub fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// Finishes a handler that returned a plain value.
-pub(crate) fn finish<R: IntoOutput>(value: R) -> CallResult {
-    value.into_output()
-}
-
 /// Finishes a handler that returned a `Result`.
 pub(crate) fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T, E>) -> CallResult {
     match result {

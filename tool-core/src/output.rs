@@ -148,7 +148,8 @@ impl Media {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool output",
-    note = "return a type that implements serde::Serialize, a tool_core::ToolOutput, or Result<_, E> of one"
+    note = "return a type that implements serde::Serialize, a tool_core::ToolOutput, or Result<_, E> of one",
+    note = "a Result behind an alias needs an error type that converts into ToolError, or the alias named `Result`"
 )]
 pub trait IntoOutput {
     /// The type of the structured data (its schema becomes the output schema).

@@ -1,8 +1,6 @@
 //! The typed model of a `#[tool]` function: its doc, its parameters sorted into input fields,
 //! a whole-input struct and context extractors, and the shape of its return type.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
 
 use crate::attr::{self, ArgAttrs};
@@ -18,7 +16,8 @@ pub struct ToolFn {
 
 pub struct Param {
     pub kind: ParamKind,
-    pub span: Span,
+    /// The whole `pattern: Type`, for errors about the parameter.
+    pub tokens: proc_macro2::TokenStream,
 }
 
 // One per parameter of one function: size does not matter.
@@ -47,12 +46,8 @@ pub enum Output {
     Unit,
     /// `T`
     Plain(Type),
-    /// `Result<T, E>` (or an alias named `Result`): `ok` is `T`, `err` is `E` when written.
-    Result {
-        ok: Type,
-        err: Option<Type>,
-        ty: Type,
-    },
+    /// `Result<T, E>` (or an alias named `Result`).
+    Result { ty: Type },
 }
 
 /// Extractor types recognised by name; any other type can be marked `#[ctx]`.
@@ -125,31 +120,32 @@ impl Param {
         let FnArg::Typed(pat_type) = arg else {
             return None;
         };
-        let span = pat_type.span();
         let mut args = ArgAttrs::default();
-        let mut arg_span = None;
+        let mut arg_attr = None;
         let mut marked_ctx = None;
         pat_type.attrs.retain(|a| {
             if a.path().is_ident("arg") {
                 attr::parse_arg_attr(cx, a, &mut args);
-                arg_span = Some(a.span());
+                arg_attr = Some(a.clone());
                 false
             } else if a.path().is_ident("ctx") {
-                if let Err(e) = a.meta.require_path_only() {
-                    cx.syn_error(e);
+                if !matches!(a.meta, syn::Meta::Path(_)) {
+                    cx.error_spanned_by(a, "#[ctx] takes no arguments");
                 }
-                marked_ctx = Some(a.span());
+                marked_ctx = Some(a.clone());
                 false
             } else {
                 true
             }
         });
+        let tokens = {
+            let (pat, ty) = (&pat_type.pat, &pat_type.ty);
+            quote::quote!(#pat: #ty)
+        };
         let ty = (*pat_type.ty).clone();
         let kind = if let Type::Reference(r) = &ty {
             if last_ident(&r.elem).as_deref() == Some("ToolContext") && r.mutability.is_none() {
                 ParamKind::ContextRef
-            } else if r.lifetime.as_ref().is_some_and(|l| l.ident == "static") {
-                field(cx, &pat_type.pat, ty, args)?
             } else {
                 cx.error_spanned_by(
                     &ty,
@@ -167,20 +163,20 @@ impl Param {
         } else {
             field(cx, &pat_type.pat, ty, args)?
         };
-        if let (Some(span), false) = (arg_span, matches!(kind, ParamKind::Field(_))) {
-            cx.error_at(
-                span,
+        if let (Some(attr), false) = (&arg_attr, matches!(kind, ParamKind::Field(_))) {
+            cx.error_spanned_by(
+                attr,
                 "#[arg] goes on parameters that come from the model's input; \
                  for `Input<T>` write the descriptions as doc comments on T's fields",
             );
         }
-        if let (Some(span), false) = (marked_ctx, matches!(kind, ParamKind::Extractor { .. })) {
-            cx.error_at(
-                span,
+        if let (Some(attr), false) = (&marked_ctx, matches!(kind, ParamKind::Extractor { .. })) {
+            cx.error_spanned_by(
+                attr,
                 "#[ctx] marks an owned extractor type; `&ToolContext` needs no mark",
             );
         }
-        Some(Param { kind, span })
+        Some(Param { kind, tokens })
     }
 }
 
@@ -207,12 +203,11 @@ fn field(cx: &mut Ctxt, pat: &Pat, ty: Type, args: ArgAttrs) -> Option<ParamKind
 
 impl Output {
     fn from_type(ty: &Type) -> Self {
+        if matches!(ty, Type::Tuple(t) if t.elems.is_empty()) {
+            return Output::Unit;
+        }
         match generic_args(ty, "Result") {
-            Some(args) if !args.is_empty() => Output::Result {
-                ok: args[0].clone(),
-                err: args.get(1).cloned(),
-                ty: ty.clone(),
-            },
+            Some(args) if !args.is_empty() => Output::Result { ty: ty.clone() },
             _ => Output::Plain(ty.clone()),
         }
     }
@@ -254,8 +249,9 @@ fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
     generic_args(ty, name).and_then(|args| (args.len() == 1).then(|| args[0].clone()))
 }
 
-/// The doc comment: `#[doc = "..."]` lines, each with one leading space removed (as rustdoc
-/// does), joined, trimmed. `None` when there is no text.
+/// The doc comment as the model should read it: `#[doc = "..."]` lines with one leading space
+/// removed (as rustdoc does), lines of a paragraph joined by spaces (source wrapping is not
+/// meaning), paragraphs and list items kept on their own lines. `None` when there is no text.
 fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
@@ -269,12 +265,39 @@ fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
             }) = &nv.value
         {
             let value = s.value();
+            if value.trim().is_empty() {
+                lines.push(String::new());
+            }
             for line in value.lines() {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
     }
-    let text = lines.join("\n").trim().to_owned();
+    let mut text = String::new();
+    let mut blank = false;
+    for line in &lines {
+        if line.trim().is_empty() {
+            blank = !text.is_empty();
+            continue;
+        }
+        if blank {
+            text.push_str("\n\n");
+        } else if !text.is_empty() {
+            let starts_item = line.trim_start().starts_with(['-', '*', '+', '|', '#'])
+                || line
+                    .trim_start()
+                    .split_once(". ")
+                    .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
+                || line.starts_with("    ");
+            text.push(if starts_item { '\n' } else { ' ' });
+        }
+        blank = false;
+        text.push_str(if line.starts_with("    ") {
+            line
+        } else {
+            line.trim_start()
+        });
+    }
     (!text.is_empty()).then_some(text)
 }
 
@@ -303,7 +326,7 @@ mod tests {
             ) -> Result<u8, E> {}
         });
         assert!(errs.is_ok());
-        assert_eq!(f.doc.as_deref(), Some("Doc line one.\n  indented"));
+        assert_eq!(f.doc.as_deref(), Some("Doc line one. indented"));
         let kinds: Vec<&str> = f
             .params
             .iter()
@@ -326,6 +349,26 @@ mod tests {
         assert!(
             !emitted.contains("arg") && !emitted.contains("# [ctx]"),
             "{emitted}"
+        );
+    }
+
+    #[test]
+    fn docs_join_wrapped_lines_and_keep_paragraphs_and_lists() {
+        let (f, _) = parse(quote! {
+            /// Returns the weather
+            /// for a city.
+            ///
+            /// Use it when:
+            /// - planning a trip
+            /// - dressing
+            /// 1. first
+            fn get_x() {}
+        });
+        assert_eq!(
+            f.doc.as_deref(),
+            Some(
+                "Returns the weather for a city.\n\nUse it when:\n- planning a trip\n- dressing\n1. first"
+            )
         );
     }
 

@@ -2,9 +2,9 @@
 //! Parsing only: what the values mean is checked in `valid`.
 
 use proc_macro2::{Span, TokenStream};
-use syn::parse::{ParseStream, Parser};
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, LitBool, LitInt, LitStr, Path, Token, meta::ParseNestedMeta};
+use syn::{Expr, Lit, LitInt, LitStr, Path, Token, meta::ParseNestedMeta};
 
 use crate::ctxt::Ctxt;
 
@@ -25,6 +25,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "feeds_back",
     "timeout",
     "retries",
+    "check",
 ];
 
 /// The keys `#[arg(...)]` accepts.
@@ -66,6 +67,7 @@ pub struct ToolAttrs {
     pub feeds_back: Option<Flag>,
     pub timeout: Option<Timeout>,
     pub retries: Option<LitInt>,
+    pub check: Option<Flag>,
 }
 
 #[derive(Default)]
@@ -75,7 +77,8 @@ pub struct ArgAttrs {
     pub rename: Option<LitStr>,
 }
 
-/// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on.
+/// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on (a bad
+/// value is reported and the next key is read).
 pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     let mut seen = Vec::new();
@@ -84,22 +87,35 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
             return Ok(());
         };
         match key {
-            "domain" => attrs.domain = Some(meta.value()?.parse()?),
-            "label" => attrs.label = Some(meta.value()?.parse()?),
-            "hint" => attrs.hint = Some(meta.value()?.parse()?),
-            "name" => attrs.name = Some(meta.value()?.parse()?),
-            "source" => attrs.source = Some(meta.value()?.parse()?),
-            "core" => attrs.core = Some(flag(&meta)?),
-            "read_only" => attrs.read_only = Some(flag(&meta)?),
-            "destructive" => attrs.destructive = Some(flag(&meta)?),
-            "idempotent" => attrs.idempotent = Some(flag(&meta)?),
-            "open_world" => attrs.open_world = Some(flag(&meta)?),
-            "voiced" => attrs.voiced = Some(flag(&meta)?),
-            "feeds_back" => attrs.feeds_back = Some(flag(&meta)?),
-            "retries" => attrs.retries = Some(meta.value()?.parse()?),
-            "timeout" => attrs.timeout = timeout(cx, meta.value()?)?,
             "examples" => attrs.examples = examples(&meta)?,
-            _ => unreachable!("every key of TOOL_KEYS is matched"),
+            "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
+            | "feeds_back" | "check" => {
+                let flag = flag(cx, key, &meta)?;
+                let slot = match key {
+                    "core" => &mut attrs.core,
+                    "read_only" => &mut attrs.read_only,
+                    "destructive" => &mut attrs.destructive,
+                    "idempotent" => &mut attrs.idempotent,
+                    "open_world" => &mut attrs.open_world,
+                    "voiced" => &mut attrs.voiced,
+                    "feeds_back" => &mut attrs.feeds_back,
+                    _ => &mut attrs.check,
+                };
+                *slot = flag;
+            }
+            _ => {
+                let value: Expr = meta.value()?.parse()?;
+                match key {
+                    "domain" => attrs.domain = path(cx, &value),
+                    "label" => attrs.label = lit_str(cx, key, &value),
+                    "hint" => attrs.hint = lit_str(cx, key, &value),
+                    "name" => attrs.name = lit_str(cx, key, &value),
+                    "source" => attrs.source = lit_str(cx, key, &value),
+                    "retries" => attrs.retries = lit_int(cx, key, &value),
+                    "timeout" => attrs.timeout = timeout(cx, &value),
+                    _ => unreachable!("every key of TOOL_KEYS is matched"),
+                }
+            }
         }
         Ok(())
     });
@@ -109,6 +125,46 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
     attrs
 }
 
+fn lit_str(cx: &mut Ctxt, key: &str, value: &Expr) -> Option<LitStr> {
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` takes a string literal: {key} = \"...\""),
+            );
+            None
+        }
+    }
+}
+
+fn lit_int(cx: &mut Ctxt, key: &str, value: &Expr) -> Option<LitInt> {
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Some(i.clone()),
+        other => {
+            cx.error_spanned_by(other, format!("`{key}` takes a whole number: {key} = 3"));
+            None
+        }
+    }
+}
+
+fn path(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
+    match value {
+        Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`domain` names a domain declared with tool_core::domain!: domain = time",
+            );
+            None
+        }
+    }
+}
+
 /// Parses one `#[arg(...)]`'s arguments into `attrs`.
 pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs) {
     let mut seen = Vec::new();
@@ -116,10 +172,17 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
         let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen)? else {
             return Ok(());
         };
+        let value: Expr = meta.value()?.parse()?;
         let duplicate = match key {
-            "description" => attrs.description.replace(meta.value()?.parse()?).is_some(),
-            "default" => attrs.default.replace(meta.value()?.parse()?).is_some(),
-            "rename" => attrs.rename.replace(meta.value()?.parse()?).is_some(),
+            "description" => {
+                let lit = lit_str(cx, key, &value);
+                std::mem::replace(&mut attrs.description, lit).is_some()
+            }
+            "rename" => {
+                let lit = lit_str(cx, key, &value);
+                std::mem::replace(&mut attrs.rename, lit).is_some()
+            }
+            "default" => attrs.default.replace(value).is_some(),
             _ => unreachable!("every key of ARG_KEYS is matched"),
         };
         if duplicate {
@@ -181,18 +244,28 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-fn flag(meta: &ParseNestedMeta) -> syn::Result<Flag> {
-    if meta.input.peek(Token![=]) {
-        let lit: LitBool = meta.value()?.parse()?;
-        Ok(Flag {
-            value: lit.value,
-            span: lit.span,
-        })
-    } else {
-        Ok(Flag {
+fn flag(cx: &mut Ctxt, key: &str, meta: &ParseNestedMeta) -> syn::Result<Option<Flag>> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some(Flag {
             value: true,
             span: meta.path.span_of_ident(),
-        })
+        }));
+    }
+    let value: Expr = meta.value()?.parse()?;
+    match &value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Ok(Some(Flag {
+            value: b.value,
+            span: b.span,
+        })),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` is a flag: write `{key}` or `{key} = true` / `{key} = false`"),
+            );
+            Ok(None)
+        }
     }
 }
 
@@ -208,27 +281,35 @@ impl SpanOfIdent for Path {
     }
 }
 
-/// `timeout = "30s"` or `timeout = 30s` (also `ms` and `m`).
-fn timeout(cx: &mut Ctxt, input: ParseStream) -> syn::Result<Option<Timeout>> {
-    let (text, span) = if input.peek(LitStr) {
-        let lit: LitStr = input.parse()?;
-        (lit.value(), lit.span())
-    } else {
-        let lit: LitInt = input.parse()?;
-        (lit.to_string(), lit.span())
+/// `timeout = "30s"` or `timeout = 30s` (also `ms`, `m` and `h`).
+fn timeout(cx: &mut Ctxt, value: &Expr) -> Option<Timeout> {
+    let text = match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => s.value(),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.to_string(),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`timeout` takes a duration: timeout = 30s, 500ms, 2m or 1h",
+            );
+            return None;
+        }
     };
     match parse_duration(&text) {
-        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => Ok(Some(Timeout { millis })),
+        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => Some(Timeout { millis }),
         Some(_) => {
-            cx.error_at(span, "timeout must be between 1ms and 24 hours");
-            Ok(None)
+            cx.error_spanned_by(value, "timeout must be between 1ms and 24h");
+            None
         }
         None => {
-            cx.error_at(
-                span,
-                format!("cannot read `{text}` as a timeout; write a number with a unit: 500ms, 30s or 2m"),
+            cx.error_spanned_by(
+                value,
+                format!("cannot read `{text}` as a timeout; write a number with a unit: 500ms, 30s, 2m or 1h"),
             );
-            Ok(None)
+            None
         }
     }
 }
@@ -243,6 +324,7 @@ pub fn parse_duration(text: &str) -> Option<u64> {
         "ms" => 1,
         "s" => 1000,
         "m" | "min" => 60_000,
+        "h" => 3_600_000,
         _ => return None,
     };
     number.checked_mul(scale)
@@ -274,7 +356,8 @@ mod tests {
         assert_eq!(parse_duration("1_000ms"), Some(1000));
         assert_eq!(parse_duration("30"), None);
         assert_eq!(parse_duration("s"), None);
-        assert_eq!(parse_duration("3h"), None);
+        assert_eq!(parse_duration("3h"), Some(10_800_000));
+        assert_eq!(parse_duration("3d"), None);
         assert_eq!(parse_duration("99999999999999999999m"), None);
     }
 
@@ -297,7 +380,7 @@ mod tests {
                 label = "a",
                 label = "b",
                 core,
-                timeout = 5h,
+                timeout = 5d,
                 hint = "h"
             ),
         );
@@ -306,10 +389,30 @@ mod tests {
         assert_eq!(messages.len(), 3, "{messages:?}");
         assert!(messages[0].starts_with("unknown key `labl`"));
         assert!(messages[1].starts_with("duplicate key `label`"));
-        assert!(messages[2].contains("`5h`"));
+        assert!(messages[2].contains("`5d`"));
         assert_eq!(attrs.label.unwrap().value(), "a");
         assert!(attrs.core.unwrap().value);
         assert_eq!(attrs.hint.unwrap().value(), "h");
+    }
+
+    #[test]
+    fn a_bad_value_does_not_stop_the_parse() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(
+            &mut cx,
+            quote!(core = "yes", label = 5, hint = "h", domain = time),
+        );
+        let messages: Vec<String> = cx
+            .check()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("`core` is a flag"));
+        assert!(messages[1].contains("`label` takes a string literal"));
+        assert_eq!(attrs.hint.unwrap().value(), "h");
+        assert!(attrs.domain.is_some());
     }
 
     #[test]

@@ -19,12 +19,14 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
-            cx.error_at(span, "#[tool] goes on a free function (`fn` or `async fn`)");
+            let message = "#[tool] goes on a free function (`fn` or `async fn`)";
+            match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(other) => match item_name(&other) {
+                    Some(ident) => cx.error_spanned_by(ident, message),
+                    None => cx.error_spanned_by(&other, message),
+                },
+                Err(_) => cx.error_at(Span::call_site(), message),
+            }
             return fallback::emit(item, cx);
         }
     };
@@ -33,6 +35,21 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     match cx.check() {
         Ok(()) => expand(&attrs, &f, &resolved),
         Err(errors) => fallback::with_errors(&f.item, errors),
+    }
+}
+
+/// The name of an item, for pointing at it.
+fn item_name(item: &syn::Item) -> Option<&syn::Ident> {
+    match item {
+        syn::Item::Struct(i) => Some(&i.ident),
+        syn::Item::Enum(i) => Some(&i.ident),
+        syn::Item::Union(i) => Some(&i.ident),
+        syn::Item::Trait(i) => Some(&i.ident),
+        syn::Item::Type(i) => Some(&i.ident),
+        syn::Item::Const(i) => Some(&i.ident),
+        syn::Item::Static(i) => Some(&i.ident),
+        syn::Item::Mod(i) => Some(&i.ident),
+        _ => None,
     }
 }
 
@@ -171,29 +188,32 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     // The call, and how its return value becomes a result; errors point at the return type.
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#fn_name(#(#call_args),*) #awaited);
-    let (finish, data_ty) = match &f.output {
-        Output::Unit => (quote!(#p::finish(#call)), None),
-        Output::Plain(ty) => {
-            let finish_fn = quote_spanned!(ty.span()=> ::tool_core::__private::finish);
-            (
-                quote!(#finish_fn(#call)),
-                Some(quote!(<#ty as ::tool_core::IntoOutput>::Data)),
-            )
-        }
-        Output::Result { ok, err, ty } => {
-            let at = err.as_ref().unwrap_or(ty).span();
-            let finish_fn = quote_spanned!(at=> ::tool_core::__private::finish_result);
-            (
-                quote!(#finish_fn(#call)),
-                Some(quote!(<#ok as ::tool_core::IntoOutput>::Data)),
-            )
-        }
+    // Return values are finished through autoref dispatch, so a `Result` behind any alias is
+    // still a `Result`; the one check on the user's type is the spanned assertion.
+    let (check, output_ty) = match &f.output {
+        Output::Unit => (None, None),
+        Output::Plain(ty) => (
+            Some(quote_spanned!(ty.span()=> ::tool_core::__private::assert_output::<#ty>();)),
+            Some(ty),
+        ),
+        Output::Result { ty, .. } => (
+            Some(quote_spanned!(ty.span()=> ::tool_core::__private::assert_result::<#ty>();)),
+            Some(ty),
+        ),
     };
-    let output_schema = match data_ty {
-        Some(data) => quote! {
+    let finish = match output_ty {
+        None => quote!(#p::finish_unit(#call)),
+        Some(_) => quote! {{
             #[allow(unused_imports)]
-            use #p::{OutputWithSchema as _, OutputWithoutSchema as _};
-            (&&#p::Probe::<#data>::NEW).output_schema()
+            use #p::{FinishAsResult as _, FinishAsValue as _, FinishUnchecked as _};
+            (&&&#p::Ret::new(#call)).finish()
+        }},
+    };
+    let output_schema = match output_ty {
+        Some(ty) => quote! {
+            #[allow(unused_imports)]
+            use #p::{OutputOfResult as _, OutputUntyped as _, OutputWithSchema as _, OutputWithoutSchema as _};
+            (&&&&#p::Probe::<#ty>::NEW).output_schema()
         },
         None => quote!(::core::option::Option::None),
     };
@@ -253,8 +273,24 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         }
     };
 
+    // The crate's own `cargo test` runs every rule on this definition (`check = false` opts out).
+    let check_test = attrs.check.is_none_or(|c| c.value).then(|| {
+        let test_fn = format_ident!("__tool_check_{}", fn_name);
+        quote! {
+            #[cfg(test)]
+            #[::core::prelude::v1::test]
+            #[doc(hidden)]
+            #[allow(non_snake_case)]
+            fn #test_fn() {
+                ::tool_core::check::assert_tool(#name);
+            }
+        }
+    });
+
     quote! {
         #item
+
+        #check_test
 
         #[doc(hidden)]
         const _: () = {
@@ -270,6 +306,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 __input: #p::serde_json::Value,
                 __ctx: ::tool_core::ToolContext,
             ) -> ::tool_core::exec::CallFuture {
+                #check
                 #decode
                 #(#extract)*
                 #future

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
-use crate::ast::{Output, ParamKind, ToolFn};
+use crate::ast::{ParamKind, ToolFn};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
@@ -58,7 +58,9 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         });
     if let Some(source) = &attrs.source {
         let value = source.value();
-        if value.trim().is_empty() || value.contains(char::is_whitespace) {
+        if value.trim().is_empty() {
+            cx.error_spanned_by(source, "source is empty; give a link (e.g. \"https://app.example.com/accounts\") or leave it out");
+        } else if value.contains(char::is_whitespace) {
             cx.error_spanned_by(
                 source,
                 "source is a link (e.g. \"https://app.example.com/accounts\"): no spaces",
@@ -84,10 +86,16 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
 
 fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
     let sig = &f.item.sig;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
             "a tool cannot be generic: its schema is fixed when it is defined; use concrete types",
+        );
+    }
+    if let Some(where_clause) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            where_clause,
+            "a tool cannot have a where clause: its types are fixed when it is defined",
         );
     }
     if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
@@ -107,7 +115,7 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
     }
     for arg in &sig.inputs {
         if let FnArg::Typed(pt) = arg
-            && let Type::ImplTrait(t) = &*pt.ty
+            && let Some(t) = impl_trait_in(&pt.ty)
         {
             cx.error_spanned_by(
                 t,
@@ -115,15 +123,35 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
             );
         }
     }
-    let ret = match &f.output {
-        Output::Plain(ty) | Output::Result { ty, .. } => Some(ty),
-        Output::Unit => None,
-    };
-    if let Some(ty @ Type::ImplTrait(_)) = ret {
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && let Some(t) = impl_trait_in(ty)
+    {
         cx.error_spanned_by(
-            ty,
+            t,
             "a tool returns a concrete type (its schema is recorded); replace `impl Trait`",
         );
+    }
+}
+
+/// The first `impl Trait` anywhere in a type (`Vec<impl Display>` included).
+fn impl_trait_in(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::ImplTrait(_) => Some(ty),
+        Type::Reference(r) => impl_trait_in(&r.elem),
+        Type::Slice(s) => impl_trait_in(&s.elem),
+        Type::Array(a) => impl_trait_in(&a.elem),
+        Type::Ptr(p) => impl_trait_in(&p.elem),
+        Type::Paren(p) => impl_trait_in(&p.elem),
+        Type::Group(g) => impl_trait_in(&g.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(impl_trait_in),
+        Type::Path(p) => p.path.segments.iter().find_map(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+                syn::GenericArgument::Type(t) => impl_trait_in(t),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
     }
 }
 
@@ -134,18 +162,20 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
         .filter(|p| matches!(p.kind, ParamKind::Whole { .. }))
         .collect();
     for extra in whole.iter().skip(1) {
-        cx.error_at(
-            extra.span,
+        cx.error_spanned_by(
+            &extra.tokens,
             "only one `Input<T>` parameter: it is the whole input",
         );
     }
-    if let Some(first) = whole.first()
-        && f.fields().next().is_some()
-    {
-        cx.error_at(
-            first.span,
-            "`Input<T>` is the whole input, so the tool cannot also take plain input parameters; \
-             move them into T",
+    let first_plain = f
+        .params
+        .iter()
+        .find(|p| matches!(p.kind, ParamKind::Field(_)));
+    if let (Some(_), Some(plain)) = (whole.first(), first_plain) {
+        cx.error_spanned_by(
+            &plain.tokens,
+            "the tool takes `Input<T>`, the whole input, so it cannot also take plain input \
+             parameters; move this one into T",
         );
     }
     let mut keys = BTreeSet::new();

@@ -1,3 +1,4 @@
+// The error type of a returned Result must convert into ToolError.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");

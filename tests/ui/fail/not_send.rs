@@ -1,3 +1,4 @@
+// The future of an async tool must be Send.
 use std::rc::Rc;
 use tool_core::prelude::*;
 

@@ -1,3 +1,4 @@
+// An input parameter's type must implement Deserialize and JsonSchema.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");

@@ -1,3 +1,4 @@
+// A misspelled domain is an ordinary "cannot find type" error, with a suggestion.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub account, "The signed-in account");

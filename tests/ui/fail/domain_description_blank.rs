@@ -1,0 +1,6 @@
+// tool_core::domain! needs a non-blank description.
+tool_core::domain!(pub demo, "  ");
+
+
+
+fn main() {}

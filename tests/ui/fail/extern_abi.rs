@@ -1,0 +1,12 @@
+// A tool cannot have an extern ABI.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Returns one.
+#[tool(domain = demo, label = "Working", hint = "Does work")]
+extern "C" fn do_work() -> u8 {
+    1
+}
+
+fn main() {}

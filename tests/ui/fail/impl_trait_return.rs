@@ -1,0 +1,13 @@
+// A tool returns a concrete type, not `impl Trait`.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+use tool_core::__private::serde;
+
+/// Returns one.
+#[tool(domain = demo, label = "Working", hint = "Does work")]
+fn do_work() -> impl serde::Serialize {
+    1
+}
+
+fn main() {}

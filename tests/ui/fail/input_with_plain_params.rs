@@ -1,0 +1,21 @@
+// `Input<T>` is the whole input: no plain input parameters beside it.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+use tool_core::__private::{schemars, serde};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(crate = "tool_core::__private::serde")]
+#[schemars(crate = "tool_core::__private::schemars")]
+struct Query {
+    /// Words to look for.
+    text: String,
+}
+
+/// Returns the matches.
+#[tool(domain = demo, label = "Working", hint = "Does work")]
+fn find_words(Input(query): Input<Query>, limit: u32) -> Vec<String> {
+    query.text.split(' ').take(limit as usize).map(String::from).collect()
+}
+
+fn main() {}

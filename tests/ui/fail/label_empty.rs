@@ -1,0 +1,12 @@
+// The label cannot be empty.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Returns one.
+#[tool(domain = demo, label = "", hint = "Does work")]
+fn do_work() -> u8 {
+    1
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+// `label` takes a string literal.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Returns one.
+#[tool(domain = demo, label = Working, hint = "Does work")]
+fn do_work() -> u8 {
+    1
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+// A tool cannot be an `unsafe fn`.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Returns one.
+#[tool(domain = demo, label = "Working", hint = "Does work")]
+unsafe fn do_work() -> u8 {
+    1
+}
+
+fn main() {}

@@ -1,0 +1,229 @@
+//! What the `#[tool]` expansion calls into. Each function here is the one place a check on a
+//! user's type is made, so rustc reports it once, on the user's token (the expansion spans each
+//! call on the parameter or return type it checks).
+
+pub use inventory;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+pub use crate::ToolError;
+pub use crate::definition::{is_blank, is_domain_name};
+pub use crate::exec::{Fields, Missing};
+pub use crate::schema::ObjectSchema;
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::exec::{CallFuture, CallResult};
+use crate::{FromContext, IntoOutput, ToolContext, ToolOutput};
+
+/// How one plain parameter is decoded and described.
+pub struct Param<T> {
+    /// Decodes the parameter's value.
+    pub decode: fn(Value) -> Result<T, ToolError>,
+    /// The parameter's subschema.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+/// The one place the expansion names a parameter's type.
+pub const fn param<T: ToolParam>() -> Param<T> {
+    Param {
+        decode: crate::exec::decode_value::<T>,
+        schema: SchemaGenerator::subschema_for::<T>,
+    }
+}
+
+/// How an `Input<T>` parameter (the whole input) is decoded and described.
+pub struct Whole<T> {
+    /// Decodes the whole input.
+    pub decode: fn(Value) -> Result<T, ToolError>,
+    /// The input's root schema.
+    pub schema: fn() -> Schema,
+}
+
+/// The one place the expansion names the type of an `Input<T>` parameter.
+pub const fn whole<T: ToolParam>() -> Whole<T> {
+    Whole {
+        decode: crate::exec::decode::<T>,
+        schema: crate::schema::root_schema::<T>,
+    }
+}
+
+/// A parameter's default, as JSON for the schema.
+pub fn default_json<T: serde::Serialize>(default: fn() -> T) -> Option<Value> {
+    serde_json::to_value(default()).ok()
+}
+
+/// The input passed every check but a value is absent: cannot happen; no panic if it does.
+pub fn input_bug() -> ToolError {
+    ToolError::internal("a decoded parameter went missing")
+}
+
+/// A call that fails before it starts.
+pub fn fail(error: ToolError) -> CallFuture {
+    crate::exec::fail(error)
+}
+
+/// Takes an extractor from the context.
+pub fn extract<T: FromContext>(ctx: &ToolContext) -> Result<T, ToolError> {
+    T::from_context(ctx)
+}
+
+/// Checks, on the return type, that it can be a tool's output.
+pub fn assert_output<T: IntoOutput>() {}
+
+/// Checks, on the return type, that a `Result` can be a tool's output: `T` an output, `E`
+/// convertible into `ToolError`.
+pub fn assert_result<R: ResultOutput>() {}
+
+/// A `Result` a tool may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "needs Result<T, E> with T: Serialize (or a ToolOutput) and E: Into<ToolError>",
+    note = "for your own error type, implement `From<E> for ToolError` (ToolError::internal(e) keeps the cause)"
+)]
+pub trait ResultOutput {}
+impl<T: IntoOutput, E: Into<ToolError>> ResultOutput for Result<T, E> {}
+
+/// Finishes a handler that returned a `Result`.
+pub fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T, E>) -> CallResult {
+    crate::exec::finish_result(result)
+}
+
+/// Finishes a handler without a return value: the model is told it is done.
+pub fn finish_unit(_: ()) -> CallResult {
+    Ok(ToolOutput::text("done"))
+}
+
+/// A type the model's input can provide.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter must implement serde::Deserialize and schemars::JsonSchema",
+    note = "derive both on your type (#[derive(Deserialize, JsonSchema)]), or, if the value comes from the tool context, implement tool_core::FromContext and mark the parameter #[ctx]"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema {}
+impl<T: DeserializeOwned + JsonSchema> ToolParam for T {}
+
+/// The return value of a handler whose type is not spelled `Result<..>`: dispatched by autoref
+/// so that a `Result` behind another alias is still finished as a `Result`.
+pub struct Ret<T>(Cell<Option<T>>);
+
+impl<T> Ret<T> {
+    /// Wraps a return value.
+    pub fn new(value: T) -> Self {
+        Self(Cell::new(Some(value)))
+    }
+}
+
+/// Chosen for `Result<T, E>` whatever its alias.
+pub trait FinishAsResult {
+    /// Finishes the call.
+    fn finish(self) -> CallResult;
+}
+impl<T: IntoOutput, E: Into<ToolError>> FinishAsResult for &&&Ret<Result<T, E>> {
+    fn finish(self) -> CallResult {
+        self.0
+            .take()
+            .map_or_else(|| Err(input_bug()), finish_result)
+    }
+}
+
+/// Chosen for any other output.
+pub trait FinishAsValue {
+    /// Finishes the call.
+    fn finish(self) -> CallResult;
+}
+impl<T: IntoOutput> FinishAsValue for &&Ret<T> {
+    fn finish(self) -> CallResult {
+        if std::any::type_name::<T>().starts_with("core::result::Result<") {
+            // A Result whose error type does not convert: never report its Err as success.
+            return Err(ToolError::internal(
+                "the tool returns a Result whose error type does not convert into ToolError; implement From<E> for ToolError",
+            ));
+        }
+        self.0
+            .take()
+            .map_or_else(|| Err(input_bug()), IntoOutput::into_output)
+    }
+}
+
+/// Chosen only when the output type is not an output; `assert_output` has then already failed
+/// the build, so this never runs.
+pub trait FinishUnchecked {
+    /// Finishes the call.
+    fn finish(self) -> CallResult;
+}
+impl<T> FinishUnchecked for &Ret<T> {
+    fn finish(self) -> CallResult {
+        Err(ToolError::internal(
+            "the tool's output type is not a tool output",
+        ))
+    }
+}
+
+/// Autoref probe: what output schema does a return type have?
+pub struct Probe<T>(PhantomData<T>);
+impl<T> Probe<T> {
+    /// The probe value.
+    pub const NEW: Self = Probe(PhantomData);
+}
+
+/// Untyped outputs (`serde_json::Value`, `ToolOutput` of a value) have no schema.
+pub trait OutputUntyped {
+    /// No output schema.
+    fn output_schema(self) -> Option<Schema>;
+}
+impl OutputUntyped for &&&&Probe<Value> {
+    fn output_schema(self) -> Option<Schema> {
+        None
+    }
+}
+impl OutputUntyped for &&&&Probe<ToolOutput<Value>> {
+    fn output_schema(self) -> Option<Schema> {
+        None
+    }
+}
+
+/// A `Result` behind an alias: the schema of its success type.
+pub trait OutputOfResult {
+    /// The output schema.
+    fn output_schema(self) -> Option<Schema>;
+}
+impl<T: IntoOutput, E> OutputOfResult for &&&Probe<Result<T, E>>
+where
+    T::Data: JsonSchema,
+{
+    fn output_schema(self) -> Option<Schema> {
+        Some(crate::schema::root_schema::<T::Data>())
+    }
+}
+
+/// An output whose data type implements `JsonSchema`.
+pub trait OutputWithSchema {
+    /// The output schema.
+    fn output_schema(self) -> Option<Schema>;
+}
+impl<T: IntoOutput> OutputWithSchema for &&Probe<T>
+where
+    T::Data: JsonSchema,
+{
+    fn output_schema(self) -> Option<Schema> {
+        Some(crate::schema::root_schema::<T::Data>())
+    }
+}
+
+/// Any other output: no schema.
+pub trait OutputWithoutSchema {
+    /// No output schema.
+    fn output_schema(self) -> Option<Schema>;
+}
+impl<T> OutputWithoutSchema for &Probe<T> {
+    fn output_schema(self) -> Option<Schema> {
+        None
+    }
+}

@@ -438,41 +438,33 @@ fn tagged_enum_as_the_whole_input() {
     }
 }
 
-/// Strict modes make every property required and the optional ones nullable, everywhere.
+/// OpenAI strict mode makes every property required and the optional ones nullable,
+/// everywhere; Anthropic strict mode closes every object but keeps optional fields optional
+/// (it accepts them, and a nullable union would count against its union limit).
 #[test]
-fn strict_optionals_are_required_and_nullable() {
+fn strict_optionals_follow_each_provider() {
     let registry = registry();
     let t = tool(&registry, "take_nested_option");
-    for format in [Format::OpenAi, Format::Anthropic] {
-        let rendered = render(t, format, RenderOptions { strict: true }).definition;
-        let schema = match format {
-            Format::Anthropic => &rendered["input_schema"],
-            _ => &rendered["function"]["parameters"],
-        };
-        assert_eq!(
-            schema["required"],
-            serde_json::json!(["value"]),
-            "[{format}]"
-        );
-        let holder = &schema["$defs"]["MaybeTags"];
-        assert_eq!(
-            holder["required"],
-            serde_json::json!(["tags"]),
-            "[{format}]"
-        );
-        assert_eq!(holder["additionalProperties"], false, "[{format}]");
-        let tags = &holder["properties"]["tags"];
-        assert_eq!(
-            tags["type"],
-            serde_json::json!(["array", "null"]),
-            "[{format}]"
-        );
-        assert_eq!(
-            tags["items"]["type"],
-            serde_json::json!(["string", "null"]),
-            "[{format}]"
-        );
-    }
+    let rendered = render(t, Format::OpenAi, RenderOptions { strict: true }).definition;
+    let schema = &rendered["function"]["parameters"];
+    assert_eq!(schema["required"], serde_json::json!(["value"]));
+    let holder = &schema["$defs"]["MaybeTags"];
+    assert_eq!(holder["required"], serde_json::json!(["tags"]));
+    assert_eq!(holder["additionalProperties"], false);
+    let tags = &holder["properties"]["tags"];
+    assert_eq!(tags["type"], serde_json::json!(["array", "null"]));
+    assert_eq!(tags["items"]["type"], serde_json::json!(["string", "null"]));
+
+    let rendered = render(t, Format::Anthropic, RenderOptions { strict: true }).definition;
+    let schema = &rendered["input_schema"];
+    let holder = &schema["$defs"]["MaybeTags"];
+    assert_eq!(holder["additionalProperties"], false);
+    assert_eq!(holder["required"], serde_json::json!([]));
+    assert_eq!(
+        holder["properties"]["tags"]["type"],
+        serde_json::json!(["array", "null"]),
+        "Option<Vec<_>> is nullable in its own right"
+    );
 }
 
 /// A struct of 30 optional fields is over Anthropic strict mode's 24 optional parameters.
@@ -519,15 +511,13 @@ fn gemini_openapi_has_no_refs() {
     }
 }
 
-// Known problems of tool-core, found by this suite. Each test states the correct behaviour and
-// is ignored until tool-core is fixed: `cargo test -p tests --test hard_types -- --ignored`.
+// Behaviour this suite found wrong once, and now pins down.
 
 /// OpenAI and Anthropic refuse `oneOf`/`anyOf`/`allOf` at the root of a tool's parameters even
 /// without strict mode ("schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/
 /// 'enum'/'not' at the top level"; "input_schema does not support oneOf, allOf, or anyOf at the
-/// top level"), and the whole request fails. `check` only says so for the strict modes.
+/// top level"), and the whole request fails: `check` says so in every mode.
 #[test]
-#[ignore = "tool-core: a root union is only reported in strict modes"]
 fn root_union_is_refused_without_strict_too() {
     let registry = registry();
     let t = tool(&registry, "take_tagged_input");
@@ -544,11 +534,9 @@ fn root_union_is_refused_without_strict_too() {
     }
 }
 
-/// Gemini's OpenAPI rendering of a root union leaves `properties: {}` beside `anyOf`, and the
-/// renderer then drops `parameters` altogether as if the tool took nothing: the model can only
-/// call it with `{}`, which the tool refuses. No diagnostic says so.
+/// Gemini's OpenAPI channel cannot take a root union: the parameters are kept (never dropped as
+/// if the tool took nothing) and `check` reports it.
 #[test]
-#[ignore = "tool-core: gemini-openapi drops the parameters of a root union silently"]
 fn gemini_openapi_keeps_or_reports_a_root_union() {
     let registry = registry();
     let t = tool(&registry, "take_tagged_input");
@@ -561,10 +549,8 @@ fn gemini_openapi_keeps_or_reports_a_root_union() {
 }
 
 /// A struct with a flattened catch-all map (`additionalProperties: {}` beside named properties)
-/// is closed with `additionalProperties: false` in strict modes and loses the keyword in
-/// Gemini's OpenAPI channel, with no diagnostic: every extra key the tool accepts is lost.
+/// cannot keep its extra keys in strict modes or Gemini's OpenAPI channel: `check` says so.
 #[test]
-#[ignore = "tool-core: a catch-all map beside properties is dropped without a diagnostic"]
 fn a_dropped_catch_all_is_reported() {
     let registry = registry();
     let t = tool(&registry, "take_catch_all_input");
@@ -586,12 +572,10 @@ fn a_dropped_catch_all_is_reported() {
     }
 }
 
-/// Strict modes make a `#[serde(default)]` field required and nullable, so the model sends
-/// `null` for "use the default"; serde's `default` only covers a missing key, so the call then
-/// fails ("invalid type: null, expected a boolean"). Either strict mode keeps such fields
-/// non-nullable (required, default noted), or decoding treats `null` as missing for them.
+/// OpenAI strict mode makes a `#[serde(default)]` field required and nullable, so the model
+/// sends `null` for "use the default"; the registry drops such nulls before decoding, so the
+/// tool accepts every input the strict schema allows.
 #[tokio::test]
-#[ignore = "tool-core: strict mode's null for a #[serde(default)] field is refused by the tool"]
 async fn strict_nulls_for_defaulted_fields_are_accepted() {
     let registry = registry();
     let t = tool(&registry, "take_defaulted_fields");
@@ -621,22 +605,19 @@ async fn strict_nulls_for_defaulted_fields_are_accepted() {
     );
 }
 
-/// Anthropic strict examples get `null` only for missing top-level keys; an example that leaves
-/// out a nested optional key does not match the strict schema (where every key is required),
-/// and `check` validates examples against the canonical schema only.
+/// Anthropic strict mode keeps optional fields optional, so examples that leave them out match
+/// the schema sent beside them; `check` validates the rendered examples against it.
 #[test]
-#[ignore = "tool-core: strict examples are not filled or checked below the top level"]
 fn anthropic_strict_examples_fit_the_strict_schema() {
     let registry = registry();
-    let t = tool(&registry, "take_nested_option");
-    let rendered = render(t, Format::Anthropic, RenderOptions { strict: true }).definition;
-    let filled = rendered["input_examples"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|ex| ex["value"].get("tags").is_some());
-    let reported = errors(t, target(Format::Anthropic, true))
-        .iter()
-        .any(|d| d.pointer.starts_with("/examples/"));
-    assert!(filled || reported, "{:#}", rendered["input_examples"]);
+    for name in ["take_nested_option", "take_defaulted_fields"] {
+        let t = tool(&registry, name);
+        let rendered = render(t, Format::Anthropic, RenderOptions { strict: true }).definition;
+        assert!(rendered["input_examples"].is_array(), "{name} has examples");
+        let found: Vec<Diagnostic> = diagnostics(t, target(Format::Anthropic, true))
+            .into_iter()
+            .filter(|d| d.rule == "examples.rendered")
+            .collect();
+        assert!(found.is_empty(), "{name}: {found:#?}");
+    }
 }

@@ -215,6 +215,21 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
                     issue.fix,
                 );
             }
+            for (pointer, message) in rendered_examples(tool, &rendered.definition) {
+                let severity = if strict && !options.strict {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                push(
+                    severity,
+                    Some((format, strict)),
+                    &pointer,
+                    "examples.rendered",
+                    message,
+                    "correct the example, or the parameter types".into(),
+                );
+            }
             let limits = format_limits(format, strict, &rendered.definition);
             for (rule, message, fix) in limits {
                 let severity = if strict && !options.strict {
@@ -433,6 +448,37 @@ fn check_annotations(tool: &Tool, push: &mut Push) {
     }
 }
 
+/// Examples a definition carries (Anthropic's `input_examples`) must match the schema sent
+/// beside them, which is the rewritten one.
+fn rendered_examples(tool: &Tool, definition: &Value) -> Vec<(String, String)> {
+    let (Some(Value::Array(examples)), Some(schema)) = (
+        definition.get("input_examples"),
+        definition.get("input_schema"),
+    ) else {
+        return Vec::new();
+    };
+    let (Ok(validator), Ok(canonical)) = (
+        jsonschema::draft202012::new(schema),
+        jsonschema::draft202012::new(tool.input_schema()),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, example) in examples.iter().enumerate() {
+        // An example that is already wrong is reported once, by `examples.valid`.
+        if !canonical.is_valid(example) {
+            continue;
+        }
+        for e in validator.iter_errors(example) {
+            out.push((
+                format!("/input_examples/{i}{}", e.instance_path()),
+                format!("the rendered example does not match the rendered schema: {e}"),
+            ));
+        }
+    }
+    out
+}
+
 /// Limits a provider states in numbers, measured on the rendered definition.
 fn format_limits(
     format: Format,
@@ -480,12 +526,12 @@ fn format_limits(
         }
         (Format::Anthropic, true) => {
             let stats = Stats::of(&definition["input_schema"]);
-            if stats.nullable > ANTHROPIC_OPTIONAL {
+            if stats.optional > ANTHROPIC_OPTIONAL {
                 out.push((
                     "anthropic.limits",
                     format!(
                         "{} optional parameters; Anthropic strict mode allows {ANTHROPIC_OPTIONAL}",
-                        stats.nullable
+                        stats.optional
                     ),
                     "make parameters required, or split the tool",
                 ));
@@ -505,7 +551,7 @@ struct Stats {
     properties: usize,
     enum_values: usize,
     big_enum_chars: usize,
-    nullable: usize,
+    optional: usize,
     unions: usize,
 }
 
@@ -534,6 +580,15 @@ impl Stats {
         if let Some(Value::Object(props)) = map.get("properties") {
             self.depth = self.depth.max(depth);
             self.properties += props.len();
+            let required: Vec<&str> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            self.optional += props
+                .keys()
+                .filter(|k| !required.contains(&k.as_str()))
+                .count();
             for prop in props.values() {
                 let types = prop
                     .get("type")
@@ -543,17 +598,6 @@ impl Stats {
                     .get("anyOf")
                     .and_then(Value::as_array)
                     .map_or(0, Vec::len);
-                let nullable = prop
-                    .get("type")
-                    .and_then(Value::as_array)
-                    .is_some_and(|t| t.contains(&"null".into()))
-                    || prop
-                        .get("anyOf")
-                        .and_then(Value::as_array)
-                        .is_some_and(|v| v.iter().any(|x| x.get("type") == Some(&"null".into())));
-                if nullable {
-                    self.nullable += 1;
-                }
                 if types > 1 || variants > 1 {
                     self.unions += 1;
                 }

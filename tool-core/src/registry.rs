@@ -194,7 +194,8 @@ impl Tool {
     }
 
     /// Starts a call with an already parsed input.
-    pub fn call(&self, input: Value, ctx: &ToolContext) -> CallFuture {
+    pub fn call(&self, mut input: Value, ctx: &ToolContext) -> CallFuture {
+        schema::drop_absent_nulls(&mut input, &self.inner.input_schema);
         match &self.inner.handler {
             Handler::Linked(f) => f(input, ctx.clone()),
             Handler::Dynamic(f) => f(input, ctx.clone()),

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value, json};
 
 use crate::Tool;
-use crate::schema::{self, Issue, StrictTarget};
+use crate::schema::{self, Issue, Severity, StrictTarget};
 
 /// A target format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -130,8 +130,18 @@ pub fn render(tool: &Tool, format: Format, options: RenderOptions) -> Rendered {
             let r = schema::gemini_openapi(input);
             (r.schema, r.issues)
         }
-        Format::Mcp => (input.clone(), Vec::new()),
-        Format::OpenAi | Format::OpenAiResponses | Format::Anthropic => (loose(input), Vec::new()),
+        Format::Mcp => (
+            input.clone(),
+            root_variants(input, Severity::Warning, "some MCP clients"),
+        ),
+        Format::OpenAi | Format::OpenAiResponses => (
+            loose(input),
+            root_variants(input, Severity::Error, "OpenAI"),
+        ),
+        Format::Anthropic => (
+            loose(input),
+            root_variants(input, Severity::Error, "Anthropic"),
+        ),
     };
     let definition = match format {
         Format::OpenAi => json!({
@@ -178,6 +188,22 @@ pub fn render_all<'a>(
     Value::Array(out)
 }
 
+/// Providers refuse `oneOf`/`anyOf`/`allOf` at the root of a tool's input schema.
+fn root_variants(input: &Value, severity: Severity, who: &str) -> Vec<Issue> {
+    ["oneOf", "anyOf", "allOf"]
+        .iter()
+        .filter(|k| input.get(**k).is_some())
+        .map(|k| Issue {
+            severity,
+            pointer: String::new(),
+            keyword: (*k).to_owned(),
+            message: format!("{who} refuse `{k}` at the root of a tool's input schema"),
+            fix: "wrap the enum in a struct field (e.g. `Input<Args>` with a `kind` field)"
+                .to_owned(),
+        })
+        .collect()
+}
+
 /// The schema as it is, less what a provider's non-strict mode has no use for.
 fn loose(input: &Value) -> Value {
     let mut schema = input.clone();
@@ -195,17 +221,8 @@ fn anthropic(tool: &Tool, input_schema: Value, strict: bool) -> Value {
     if strict {
         def.insert("strict".into(), true.into());
     }
-    let examples: Vec<Value> = tool
-        .examples()
-        .iter()
-        .map(|ex| {
-            if strict {
-                with_nulls(&ex.input, &input_schema)
-            } else {
-                ex.input.clone()
-            }
-        })
-        .collect();
+    // Strict mode keeps optional fields optional for Anthropic, so examples stay as written.
+    let examples: Vec<Value> = tool.examples().iter().map(|ex| ex.input.clone()).collect();
     def.insert("input_schema".into(), input_schema);
     if !examples.is_empty() {
         def.insert("input_examples".into(), examples.into());
@@ -214,19 +231,6 @@ fn anthropic(tool: &Tool, input_schema: Value, strict: bool) -> Value {
         def.insert("defer_loading".into(), true.into());
     }
     Value::Object(def)
-}
-
-/// An example as strict mode expects it: every property present, `null` for those left out.
-fn with_nulls(example: &Value, schema: &Value) -> Value {
-    let mut example = example.clone();
-    if let (Value::Object(ex), Some(Value::Object(props))) =
-        (&mut example, schema.get("properties"))
-    {
-        for key in props.keys() {
-            ex.entry(key.clone()).or_insert(Value::Null);
-        }
-    }
-    example
 }
 
 fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
@@ -369,17 +373,15 @@ mod tests {
     }
 
     #[test]
-    fn anthropic_defers_and_fills_examples_in_strict_mode() {
+    fn anthropic_defers_and_keeps_examples_in_strict_mode() {
         let r = registry();
         let all = render_all(r.tools(), Format::Anthropic, RenderOptions { strict: true });
         let all = all.as_array().unwrap();
         let weather = all.iter().find(|d| d["name"] == "get_weather").unwrap();
         assert_eq!(weather["defer_loading"], true);
         assert_eq!(weather["strict"], true);
-        assert_eq!(
-            weather["input_examples"],
-            json!([{"city": "Paris", "days": null}])
-        );
+        assert_eq!(weather["input_examples"], json!([{"city": "Paris"}]));
+        assert_eq!(weather["input_schema"]["required"], json!(["city"]));
         let cities = all.iter().find(|d| d["name"] == "list_cities").unwrap();
         assert!(
             cities.get("defer_loading").is_none(),

@@ -64,8 +64,8 @@ pub fn json_schema(schema: &Value) -> Rewritten {
     let mut issues = Issues::default();
     let mut root = schema.clone();
     if let Value::Object(map) = &mut root {
-        map.remove("$schema");
-        map.remove("title");
+        map.shift_remove("$schema");
+        map.shift_remove("title");
     }
     json_node(&mut root, "", &mut issues, true);
     Rewritten {
@@ -76,7 +76,7 @@ pub fn json_schema(schema: &Value) -> Rewritten {
 
 fn json_node(value: &mut Value, ptr: &str, issues: &mut Issues, is_root: bool) {
     let Value::Object(map) = value else { return };
-    if let Some(c) = map.remove("const") {
+    if let Some(c) = map.shift_remove("const") {
         map.entry("enum").or_insert_with(|| Value::Array(vec![c]));
     }
     if let Some(Value::Array(values)) = map.get("enum")
@@ -97,7 +97,7 @@ fn json_node(value: &mut Value, ptr: &str, issues: &mut Issues, is_root: bool) {
         .cloned()
         .collect();
     for keyword in moved {
-        if let Some(v) = map.remove(&keyword) {
+        if let Some(v) = map.shift_remove(&keyword) {
             if matches!(
                 keyword.as_str(),
                 "allOf" | "not" | "if" | "patternProperties"
@@ -129,8 +129,16 @@ pub fn openapi(schema: &Value) -> Rewritten {
     let mut root = schema.clone();
     if let Value::Object(map) = &mut root {
         for key in ["$schema", "title", "$defs", "definitions"] {
-            map.remove(key);
+            map.shift_remove(key);
         }
+    }
+    if ["anyOf", "oneOf"].iter().any(|k| root.get(*k).is_some()) {
+        issues.error(
+            "",
+            "anyOf",
+            "Gemini function parameters must be one OBJECT with properties, not a choice of variants",
+            "wrap the enum in a struct field (e.g. a `kind` field), or use --format gemini",
+        );
     }
     let mut cx = OpenApi {
         defs,
@@ -157,7 +165,7 @@ impl OpenApi<'_> {
             *value = Value::Object(Map::new());
         }
         let Value::Object(map) = value else { return };
-        if let Some(one_of) = map.remove("oneOf") {
+        if let Some(one_of) = map.shift_remove("oneOf") {
             map.entry("anyOf").or_insert(one_of);
         }
         self.nullable_variants(map);
@@ -165,13 +173,13 @@ impl OpenApi<'_> {
         if !self.inline_ref(map, ptr) {
             return;
         }
-        if let Some(c) = map.remove("const") {
+        if let Some(c) = map.shift_remove("const") {
             map.entry("enum").or_insert_with(|| Value::Array(vec![c]));
         }
         self.type_array(map, ptr);
         self.enums(map, ptr);
-        self.formats(map);
-        let extra = map.remove("additionalProperties");
+        self.formats(map, ptr);
+        let extra = map.shift_remove("additionalProperties");
         let is_object = map.get("type").and_then(Value::as_str) == Some("object");
         let no_properties = map
             .get("properties")
@@ -179,21 +187,33 @@ impl OpenApi<'_> {
             .is_none_or(Map::is_empty);
         // Gemini refuses an OBJECT without properties; the root of a tool without parameters is
         // left out of the declaration instead.
-        if is_object && no_properties && !ptr.is_empty() {
-            let is_map = extra.is_some_and(|e| e != Value::Bool(false));
-            let message = if is_map {
-                "Gemini's OpenAPI schema cannot express a map with arbitrary keys (an OBJECT needs named properties)"
+        let is_map = extra.is_some_and(|e| e != Value::Bool(false));
+        let has_variants = map.contains_key("anyOf");
+        if is_object && no_properties && !ptr.is_empty() && !has_variants {
+            if is_map {
+                self.issues.error(
+                    ptr,
+                    "additionalProperties",
+                    "Gemini's OpenAPI schema cannot express a map with arbitrary keys (an OBJECT needs named properties)",
+                    "take a Vec of {key, value} structs, or use --format gemini",
+                );
             } else {
-                "Gemini refuses an OBJECT without properties"
-            };
-            self.issues.error(
-                ptr,
-                if is_map { "additionalProperties" } else { "properties" },
-                message,
-                "take a struct with named fields (or a Vec of {key, value}), or use --format gemini",
+                self.issues.error(
+                    ptr,
+                    "properties",
+                    "Gemini refuses an OBJECT without properties",
+                    "give the struct a field, or remove the parameter",
+                );
+            }
+        } else if is_object && is_map {
+            self.issues.warn(
+                &child(ptr, "additionalProperties"),
+                "additionalProperties",
+                "Gemini's OpenAPI schema cannot express extra keys beside the named fields; the model will not send them",
+                "collect them in a named field, or use --format gemini",
             );
         }
-        if is_object && !map.contains_key("properties") {
+        if is_object && !map.contains_key("properties") && !has_variants {
             map.insert("properties".into(), Value::Object(Map::new()));
         }
         let moved: Vec<String> = map
@@ -202,7 +222,7 @@ impl OpenApi<'_> {
             .cloned()
             .collect();
         for keyword in moved {
-            let Some(v) = map.remove(&keyword) else {
+            let Some(v) = map.shift_remove(&keyword) else {
                 continue;
             };
             match keyword.as_str() {
@@ -251,7 +271,7 @@ impl OpenApi<'_> {
         let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_owned) else {
             return true;
         };
-        map.remove("$ref");
+        map.shift_remove("$ref");
         let Some(name) = ref_name(&reference) else {
             self.issues.error(
                 ptr,
@@ -281,8 +301,18 @@ impl OpenApi<'_> {
             return false;
         };
         for (k, v) in def {
-            // The use site's description wins over the type's.
-            map.entry(k).or_insert(v);
+            match (k.as_str(), map.get_mut(&k), &v) {
+                // Both the use site and the type have something to say: keep both.
+                ("description", Some(Value::String(here)), Value::String(there))
+                    if here != there =>
+                {
+                    let sep = if here.ends_with('.') { " " } else { ". " };
+                    *here = format!("{here}{sep}{there}");
+                }
+                _ => {
+                    map.entry(k).or_insert(v);
+                }
+            }
         }
         self.stack.push(name);
         let mut value = Value::Object(std::mem::take(map));
@@ -295,7 +325,7 @@ impl OpenApi<'_> {
     }
 
     fn merge_all_of(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        let Some(all_of) = map.remove("allOf") else {
+        let Some(all_of) = map.shift_remove("allOf") else {
             return;
         };
         match all_of {
@@ -330,7 +360,7 @@ impl OpenApi<'_> {
             && variants.len() == 1
         {
             let only = variants[0].clone();
-            map.remove("anyOf");
+            map.shift_remove("anyOf");
             if let Value::Object(only) = only {
                 for (k, v) in only {
                     map.entry(k).or_insert(v);
@@ -357,14 +387,14 @@ impl OpenApi<'_> {
                     "a schema that only accepts null",
                     "remove the parameter",
                 );
-                map.remove("type");
+                map.shift_remove("type");
             }
             [one] => {
                 map.insert("type".into(), (*one).clone().into());
             }
             many => {
                 let variants: Vec<Value> = many.iter().map(|t| json!({"type": t})).collect();
-                map.remove("type");
+                map.shift_remove("type");
                 map.insert("anyOf".into(), variants.into());
             }
         }
@@ -385,7 +415,7 @@ impl OpenApi<'_> {
             map.insert("type".into(), "string".into());
             return;
         }
-        map.remove("enum");
+        map.shift_remove("enum");
         let shown: Vec<String> = values.iter().map(Value::to_string).collect();
         note(map, &format!("One of: {}.", shown.join(", ")));
         self.issues.warn(
@@ -397,7 +427,7 @@ impl OpenApi<'_> {
     }
 
     /// Formats Gemini knows: int32/int64, float/double, date-time and enum.
-    fn formats(&mut self, map: &mut Map<String, Value>) {
+    fn formats(&mut self, map: &mut Map<String, Value>, ptr: &str) {
         let Some(Value::String(format)) = map.get("format").cloned() else {
             return;
         };
@@ -412,9 +442,17 @@ impl OpenApi<'_> {
             _ => false,
         };
         if !keep {
-            map.remove("format");
+            map.shift_remove("format");
             if t == "string" {
-                note(map, &describe("format", &Value::String(format)));
+                note(map, &describe("format", &Value::String(format.clone())));
+                self.issues.warn(
+                    ptr,
+                    "format",
+                    format!("Gemini's OpenAPI schema has no string format `{format}`; it was moved into the description"),
+                    "validate it in the tool if it matters",
+                );
+            } else if !map.contains_key("minimum") && !map.contains_key("maximum") {
+                note(map, &format!("A {format} number."));
             }
         }
     }
@@ -501,6 +539,25 @@ mod tests {
                 ("/properties/pair", "prefixItems"),
                 ("/properties/any", "type")
             ]
+        );
+    }
+
+    #[test]
+    fn openapi_keeps_both_descriptions_and_refuses_root_variants() {
+        let r = openapi(&json!({"type": "object", "properties": {
+            "p": {"$ref": "#/$defs/P", "description": "The priority"}
+        }, "$defs": {"P": {"type": "integer", "description": "1 low, 9 high"}}}));
+        assert_eq!(
+            r.schema["properties"]["p"]["description"],
+            "The priority. 1 low, 9 high"
+        );
+        let r = openapi(
+            &json!({"type": "object", "oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}),
+        );
+        assert_eq!(r.issues[0].keyword, "anyOf");
+        assert!(
+            r.schema.get("properties").is_none(),
+            "no empty properties beside variants"
         );
     }
 

@@ -20,6 +20,115 @@ use serde_json::{Map, Value};
 /// The JSON Schema dialect of every canonical schema.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// Removes the `null`s a model sends for optional properties whose schema does not accept
+/// `null`, at any depth, guided by the tool's input schema.
+///
+/// OpenAI's strict mode sends every property, `null` for "not given"; serde's `default` only
+/// covers a missing key, so without this a `#[serde(default)]` field would refuse the call.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {
+///     "opts": {"type": "object", "properties": {"verbose": {"type": "boolean"}, "tag": {"type": ["string", "null"]}}}
+/// }});
+/// let mut input = json!({"opts": {"verbose": null, "tag": null}});
+/// tool_core::schema::drop_absent_nulls(&mut input, &schema);
+/// assert_eq!(input, json!({"opts": {"tag": null}}));
+/// ```
+pub fn drop_absent_nulls(input: &mut Value, schema: &Value) {
+    drop_nulls(input, schema, schema, 0);
+}
+
+fn drop_nulls(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+    const MAX_DEPTH: usize = 64;
+    let schema = resolve(schema, root);
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                let required = |k: &str| {
+                    schema
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .is_some_and(|r| r.iter().any(|x| x == k))
+                };
+                map.retain(|k, v| {
+                    !(v.is_null()
+                        && !required(k)
+                        && props
+                            .get(k)
+                            .is_some_and(|p| !accepts_null(resolve(p, root), root)))
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some(p) = props.get(k) {
+                        drop_nulls(v, p, root, depth + 1);
+                    }
+                }
+            }
+            for key in ["anyOf", "oneOf", "allOf"] {
+                if let Some(Value::Array(variants)) = schema.get(key) {
+                    let objects: Vec<&Value> = variants
+                        .iter()
+                        .filter(|v| resolve(v, root).get("properties").is_some())
+                        .collect();
+                    if let [only] = objects.as_slice() {
+                        drop_nulls(value, only, root, depth + 1);
+                        return;
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    drop_nulls(item, item_schema, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Follows local `$ref`s (a bounded number of hops).
+fn resolve<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
+    for _ in 0..32 {
+        let Some(name) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(rewrite::ref_name)
+        else {
+            break;
+        };
+        match rewrite::definitions_ref(root, &name) {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
+fn accepts_null(schema: &Value, root: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return *schema == Value::Bool(true);
+    };
+    if rewrite::types(map).iter().any(|t| t == "null")
+        || map
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.contains(&Value::Null))
+        || !rewrite::constrains(map)
+    {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        map.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|vs| vs.iter().any(|v| accepts_null(resolve(v, root), root)))
+    })
+}
+
 /// The root schema of `T` with the canonical settings (draft 2020-12, definitions in `$defs`).
 pub fn root_schema<T: JsonSchema>() -> Schema {
     SchemaSettings::draft2020_12()
@@ -127,7 +236,7 @@ pub fn canonical_input(schema: Schema) -> Result<Value, NotAnObject> {
             });
         }
     };
-    root.remove("title");
+    root.shift_remove("title");
     if !describes_object(root) {
         return Err(NotAnObject {
             found: root
@@ -150,7 +259,7 @@ pub fn canonical_output(schema: Schema) -> Value {
     let mut value = schema.to_value();
     normalise(&mut value);
     if let Value::Object(root) = &mut value {
-        root.remove("title");
+        root.shift_remove("title");
     }
     value
 }
@@ -262,6 +371,39 @@ mod tests {
         assert!(err.to_string().contains("\"array\""), "{err}");
         assert!(canonical_input(schema(json!(true))).is_err());
         assert!(canonical_input(schema(json!({"type": ["object", "null"]}))).is_err());
+    }
+
+    proptest::proptest! {
+        // Whatever the input, only nulls of optional, non-nullable properties go; nothing else.
+        #[test]
+        fn dropping_nulls_never_drops_a_value(
+            a in proptest::option::of(proptest::option::of(0u8..3)),
+            b in proptest::option::of(proptest::option::of(0u8..3)),
+            nested in proptest::option::of(proptest::option::of(0u8..3)),
+        ) {
+            let schema = json!({"type": "object", "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": ["integer", "null"]},
+                "o": {"$ref": "#/$defs/O"}
+            }, "required": ["a"], "$defs": {"O": {"type": "object", "properties": {"n": {"type": "integer"}}}}});
+            let mut input = Map::new();
+            let mut o = Map::new();
+            for (key, v, map) in [("a", a, &mut input), ("b", b, &mut Map::new()), ("n", nested, &mut o)] {
+                if let Some(v) = v { map.insert(key.into(), v.map_or(Value::Null, Value::from)); }
+            }
+            if let Some(v) = b { input.insert("b".into(), v.map_or(Value::Null, Value::from)); }
+            input.insert("o".into(), Value::Object(o.clone()));
+            let mut out = Value::Object(input.clone());
+            drop_absent_nulls(&mut out, &schema);
+            // Required and nullable properties keep their nulls; the optional `n` loses its null.
+            proptest::prop_assert_eq!(out.get("a"), input.get("a"));
+            proptest::prop_assert_eq!(out.get("b"), input.get("b"));
+            let n_out = out["o"].get("n");
+            match o.get("n") {
+                Some(Value::Null) => proptest::prop_assert!(n_out.is_none()),
+                other => proptest::prop_assert_eq!(n_out, other),
+            }
+        }
     }
 
     #[test]

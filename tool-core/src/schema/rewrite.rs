@@ -184,6 +184,13 @@ pub(crate) fn recursive_defs(root: &Value) -> BTreeSet<String> {
     recursive
 }
 
+/// The definition named `name` in a root schema's `$defs` (or `definitions`).
+pub(crate) fn definitions_ref<'a>(root: &'a Value, name: &str) -> Option<&'a Value> {
+    ["$defs", "definitions"]
+        .iter()
+        .find_map(|key| root.get(*key)?.get(name))
+}
+
 /// The `$defs` (or `definitions`) of a root schema.
 pub(crate) fn definitions(root: &Value) -> Map<String, Value> {
     let mut all = Map::new();

@@ -90,37 +90,62 @@ const STRUCTURAL: &[&str] = &[
 ];
 
 /// Keywords whose loss would let the model send input the tool refuses; they cannot be kept
-/// in strict mode, so they are errors rather than notes.
-const INEXPRESSIBLE: &[(&str, &str)] = &[
+/// in strict mode, so they are errors rather than notes: (keyword, what, fix).
+const INEXPRESSIBLE: &[(&str, &str, &str)] = &[
     (
         "prefixItems",
-        "tuples (fixed-position arrays) cannot be expressed; take a struct with named fields",
+        "tuples (fixed-position arrays) cannot be expressed",
+        "take a struct with named fields",
     ),
     (
         "patternProperties",
-        "keys matching a pattern cannot be expressed; take a struct with named fields",
+        "keys matching a pattern cannot be expressed",
+        "take a struct with named fields",
     ),
     (
         "not",
-        "`not` cannot be expressed; describe the restriction in the field's doc",
+        "`not` cannot be expressed",
+        "describe the restriction in the field's doc and check it in the tool",
     ),
     (
         "if",
-        "conditional schemas cannot be expressed; split the tool or use an enum",
+        "conditional schemas cannot be expressed",
+        "split the tool, or use an enum of variants",
     ),
     (
         "dependentSchemas",
-        "dependent schemas cannot be expressed; use an enum of variants",
+        "dependent schemas cannot be expressed",
+        "use an enum of variants",
     ),
     (
         "dependentRequired",
-        "dependent requirements cannot be expressed; use an enum of variants",
+        "dependent requirements cannot be expressed",
+        "use an enum of variants",
     ),
     (
         "unevaluatedProperties",
-        "unevaluatedProperties cannot be expressed; use a plain struct",
+        "unevaluatedProperties cannot be expressed",
+        "use a plain struct",
     ),
 ];
+
+/// Bounds that an integer format implies, so moving them loses nothing worth a warning.
+fn implied_bound(format: Option<&str>, keyword: &str, value: &Value) -> bool {
+    let Some(format) = format else { return false };
+    let v = value.as_f64().unwrap_or(f64::NAN);
+    match keyword {
+        "minimum" => {
+            format.starts_with("uint") && v == 0.0
+                || format == "int8" && v == -128.0
+                || format == "int16" && v == -32768.0
+        }
+        "maximum" => matches!(
+            (format, v as i64),
+            ("uint8", 255) | ("uint16", 65_535) | ("int8", 127) | ("int16", 32_767)
+        ),
+        _ => false,
+    }
+}
 
 /// Rewrites a canonical input schema for a strict target.
 pub fn rewrite(schema: &Value, target: StrictTarget) -> Rewritten {
@@ -138,8 +163,8 @@ pub fn rewrite(schema: &Value, target: StrictTarget) -> Rewritten {
             issues: issues.0,
         };
     };
-    map.remove("$schema");
-    map.remove("title");
+    map.shift_remove("$schema");
+    map.shift_remove("title");
     for key in ["oneOf", "anyOf"] {
         if map.contains_key(key) {
             issues.error(
@@ -162,7 +187,9 @@ pub fn rewrite(schema: &Value, target: StrictTarget) -> Rewritten {
     }
     let mut defs = None;
     if let Value::Object(map) = &mut root {
-        defs = map.remove("$defs").or_else(|| map.remove("definitions"));
+        defs = map
+            .shift_remove("$defs")
+            .or_else(|| map.shift_remove("definitions"));
     }
     let mut cx = Cx { target, issues };
     if let Some(Value::Object(defs)) = &mut defs {
@@ -205,10 +232,10 @@ impl Cx {
             }
             _ => return,
         };
-        if let Some(c) = map.remove("const") {
+        if let Some(c) = map.shift_remove("const") {
             map.entry("enum").or_insert_with(|| Value::Array(vec![c]));
         }
-        if let Some(one_of) = map.remove("oneOf") {
+        if let Some(one_of) = map.shift_remove("oneOf") {
             if map.contains_key("anyOf") {
                 self.issues.error(
                     ptr,
@@ -225,7 +252,7 @@ impl Cx {
             && map.len() > 1
         {
             // `$ref` may not have siblings: keep the description on a one-branch anyOf.
-            map.remove("$ref");
+            map.shift_remove("$ref");
             if map.contains_key("anyOf") {
                 self.issues
                     .error(ptr, "$ref", "a $ref beside anyOf", "use one of them");
@@ -257,7 +284,7 @@ impl Cx {
     }
 
     fn merge_all_of(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        let Some(all_of) = map.remove("allOf") else {
+        let Some(all_of) = map.shift_remove("allOf") else {
             return;
         };
         match all_of {
@@ -278,34 +305,53 @@ impl Cx {
     }
 
     fn unsupported(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        for (keyword, why) in INEXPRESSIBLE {
-            if map.remove(*keyword).is_some() {
-                self.issues
-                    .error(ptr, keyword, format!("{}: {why}", self.target.name()), *why);
+        for (keyword, what, fix) in INEXPRESSIBLE {
+            if map.shift_remove(*keyword).is_some() {
+                self.issues.error(
+                    ptr,
+                    keyword,
+                    format!("{what} in {}", self.target.name()),
+                    *fix,
+                );
             }
         }
         for keyword in ["then", "else"] {
-            map.remove(keyword);
+            map.shift_remove(keyword);
         }
-        if let Some(Value::String(format)) = map.get("format")
+        let format = map.get("format").and_then(Value::as_str).map(str::to_owned);
+        if let Some(format) = &format
             && !self.target.formats().contains(&format.as_str())
         {
-            let format = format.clone();
-            map.remove("format");
-            // Integer widths (uint8, int64, ...) are already expressed by minimum/maximum.
-            if !types(map).iter().any(|t| t == "integer" || t == "number") {
-                note(map, &describe("format", &Value::String(format)));
+            map.shift_remove("format");
+            let numeric = types(map).iter().any(|t| t == "integer" || t == "number");
+            if !numeric {
+                note(map, &describe("format", &Value::String(format.clone())));
+                self.issues.warn(
+                    ptr,
+                    "format",
+                    format!("{} does not support the format `{format}`; it was moved into the description", self.target.name()),
+                    "validate it in the tool if it matters",
+                );
+            } else if !map.contains_key("minimum") && !map.contains_key("maximum") {
+                // A width with no bounds (int128, uint128): say it, or it is lost.
+                note(map, &format!("A {format} number."));
             }
         }
-        if let Some(default) = map.remove("default") {
+        if let Some(default) = map.shift_remove("default") {
             note(map, &describe("default", &default));
         }
         if self.target == StrictTarget::Anthropic
             && let Some(min) = map.get("minItems").and_then(Value::as_u64)
             && min > 1
         {
-            map.remove("minItems");
+            map.shift_remove("minItems");
             note(map, &describe("minItems", &min.into()));
+            self.issues.warn(
+                ptr,
+                "minItems",
+                "Anthropic strict mode supports minItems of 0 or 1 only; it was moved into the description",
+                "check the length in the tool if it matters",
+            );
         }
         let moved: Vec<String> = map
             .keys()
@@ -313,8 +359,11 @@ impl Cx {
             .cloned()
             .collect();
         for keyword in moved {
-            if let Some(value) = map.remove(&keyword) {
+            if let Some(value) = map.shift_remove(&keyword) {
                 note(map, &describe(&keyword, &value));
+                if implied_bound(format.as_deref(), &keyword, &value) {
+                    continue;
+                }
                 self.issues.warn(
                     ptr,
                     &keyword,
@@ -327,41 +376,35 @@ impl Cx {
             }
         }
         for keyword in ["$comment", "examples", "$id"] {
-            map.remove(keyword);
+            map.shift_remove(keyword);
         }
     }
 
-    /// Closes objects and makes every property required, optional ones nullable.
+    /// Closes objects. OpenAI: every property required, optional ones nullable. Anthropic
+    /// strict accepts optional properties, so they stay optional (no union spent on `null`).
     fn object(&mut self, map: &mut Map<String, Value>, ptr: &str) {
         let is_object = types(map).iter().any(|t| t == "object") || map.contains_key("properties");
         if !is_object {
             return;
         }
+        let has_properties = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
         match map.get("additionalProperties") {
-            Some(Value::Bool(false)) => {}
-            Some(Value::Object(extra)) if !extra.is_empty() => {
-                self.issues.error(
-                    &child(ptr, "additionalProperties"),
-                    "additionalProperties",
-                    format!(
-                        "a map with arbitrary keys cannot be expressed in {}",
-                        self.target.name()
-                    ),
-                    "take a Vec of {key, value} structs, or use the non-strict form",
-                );
-            }
-            Some(_) if !map.contains_key("properties") => {
-                self.issues.error(
-                    ptr,
-                    "additionalProperties",
-                    format!(
-                        "an object with arbitrary keys cannot be expressed in {}",
-                        self.target.name()
-                    ),
-                    "take a struct with named fields, or use the non-strict form",
-                );
-            }
-            _ => {}
+            None | Some(Value::Bool(false)) => {}
+            Some(_) if has_properties => self.issues.error(
+                &child(ptr, "additionalProperties"),
+                "additionalProperties",
+                format!("extra keys beside the named fields (a flattened map) cannot be expressed in {}", self.target.name()),
+                "collect the extra keys in a named field holding a Vec of {key, value}, or use the non-strict form",
+            ),
+            Some(_) => self.issues.error(
+                &child(ptr, "additionalProperties"),
+                "additionalProperties",
+                format!("a map with arbitrary keys cannot be expressed in {}", self.target.name()),
+                "take a Vec of {key, value} structs, or use the non-strict form",
+            ),
         }
         map.insert("additionalProperties".into(), false.into());
         let required: Vec<String> = map
@@ -383,10 +426,13 @@ impl Cx {
         let mut all = Vec::new();
         for (key, prop) in props.iter_mut() {
             self.node(prop, &child(&props_ptr, key));
-            if !required.contains(key) {
+            let optional = !required.contains(key);
+            if self.target == StrictTarget::OpenAi && optional {
                 make_nullable(prop);
             }
-            all.push(Value::String(key.clone()));
+            if self.target == StrictTarget::OpenAi || !optional {
+                all.push(Value::String(key.clone()));
+            }
         }
         map.insert("required".into(), Value::Array(all));
     }
@@ -412,7 +458,7 @@ pub(crate) fn make_nullable(schema: &mut Value) {
             if let Some(Value::Array(variants)) = map.get_mut("anyOf") {
                 variants.push(json!({"type": "null"}));
             } else {
-                let description = map.remove("description");
+                let description = map.shift_remove("description");
                 let inner = std::mem::take(map);
                 map.insert("anyOf".into(), json!([inner, {"type": "null"}]));
                 if let Some(d) = description {
@@ -562,6 +608,36 @@ mod tests {
         assert_eq!(
             errors(&rewrite(&schema, StrictTarget::Anthropic)),
             [("/$defs/T", "$ref")]
+        );
+    }
+
+    #[test]
+    fn anthropic_keeps_optional_fields_optional_and_implied_bounds_quiet() {
+        let r = rewrite(
+            &json!({"type": "object", "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255}
+            }, "required": ["a"]}),
+            StrictTarget::Anthropic,
+        );
+        assert_eq!(r.schema["required"], json!(["a"]));
+        assert_eq!(r.schema["properties"]["b"]["type"], "integer");
+        assert_eq!(
+            r.schema["properties"]["b"]["description"],
+            "At least 0. At most 255."
+        );
+        assert!(r.issues.is_empty(), "{:?}", r.issues);
+    }
+
+    #[test]
+    fn extra_keys_beside_fields_are_an_error() {
+        let r = rewrite(
+            &json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": {}}),
+            StrictTarget::OpenAi,
+        );
+        assert_eq!(
+            errors(&r),
+            [("/additionalProperties", "additionalProperties")]
         );
     }
 

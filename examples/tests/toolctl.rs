@@ -204,3 +204,64 @@ fn show_prints_one_definition_and_input_can_come_from_stdin() {
         "2026-01-15T18:00:00+09:00"
     );
 }
+
+#[test]
+fn check_is_clean_for_the_bundled_tools_and_names_tool_and_rule_for_bad_definitions() {
+    let out = toolctl(&["check"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = toolctl(&["check", "--strict"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let defs = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/bad_defs.json");
+    let out = toolctl(&["check", "--defs", defs]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "error[name.pattern] Search Docs!",
+        "error[description.missing] list_pages",
+        "error[schema.root] list_pages",
+        "error[schema.dialect] get_page",
+        "error[mcp.annotations] get_page",
+        "error[hint.missing] get_page",
+    ] {
+        assert!(
+            report.contains(expected),
+            "{expected} missing from:\n{report}"
+        );
+    }
+    let out = toolctl(&["check", "--json", "--defs", defs]);
+    let v = json_out(&out);
+    let d = v["diagnostics"].as_array().unwrap();
+    assert!(
+        d.iter()
+            .all(|d| d["tool"].is_string() && d["rule"].is_string() && d["fix"].is_string())
+    );
+}
+
+#[test]
+fn export_writes_every_format_as_a_json_array() {
+    for format in [
+        "openai",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+        "gemini-openapi",
+        "mcp",
+    ] {
+        let out = toolctl(&["export", "--format", format]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+        let v = json_out(&out);
+        assert!(v.as_array().is_some_and(|a| a.len() >= 6), "{format}");
+    }
+    let out = toolctl(&["export", "--format", "claude"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("expected one of"), "{}", stderr(&out));
+}

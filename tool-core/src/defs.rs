@@ -84,9 +84,11 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
             .unwrap_or(default)
     };
     let read_only = hint("readOnlyHint", false);
+    // Kept as given, even when inconsistent: `check` judges it (destructiveHint defaults to true
+    // only where it means something, on a tool that is not read-only).
     let annotations = Annotations {
         read_only,
-        destructive: !read_only && hint("destructiveHint", true),
+        destructive: hint("destructiveHint", !read_only),
         idempotent: hint("idempotentHint", false),
         open_world: hint("openWorldHint", true),
     };

@@ -482,9 +482,8 @@ mod tests {
         assert_eq!(code, 0);
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v[0]["function"]["strict"], true);
-        let dir = std::env::temp_dir().join(format!("defs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("bad.json");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bad.json");
         std::fs::write(
             &file,
             r#"[{"name": "Bad Tool", "description": "x", "inputSchema": {"type": "string"}},

@@ -5,7 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use super::rewrite::{
-    Issues, Rewritten, child, constrains, definitions, describe, note, ref_name, types,
+    Issues, Rewritten, child, constrains, definitions, describe, merge_all_of, note, ref_name,
+    types,
 };
 
 /// Keys of Gemini's OpenAPI `Schema` object.
@@ -169,7 +170,7 @@ impl OpenApi<'_> {
             map.entry("anyOf").or_insert(one_of);
         }
         self.nullable_variants(map);
-        self.merge_all_of(map, ptr);
+        merge_all_of(map, ptr, self.issues, "Gemini");
         if !self.inline_ref(map, ptr) {
             return;
         }
@@ -322,27 +323,6 @@ impl OpenApi<'_> {
             *map = done;
         }
         false
-    }
-
-    fn merge_all_of(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        let Some(all_of) = map.shift_remove("allOf") else {
-            return;
-        };
-        match all_of {
-            Value::Array(mut parts) if parts.len() == 1 && parts[0].is_object() => {
-                if let Value::Object(part) = parts.remove(0) {
-                    for (k, v) in part {
-                        map.entry(k).or_insert(v);
-                    }
-                }
-            }
-            _ => self.issues.error(
-                ptr,
-                "allOf",
-                "Gemini does not accept allOf",
-                "flatten the parts into one struct",
-            ),
-        }
     }
 
     /// `anyOf: [X, {type: null}]` becomes X with `nullable: true`.

@@ -147,6 +147,34 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// Folds a one-part `allOf` into the schema (how schemars wraps a described `$ref`); reports an
+/// error naming `who` for an `allOf` of several parts, which no target here accepts.
+pub(crate) fn merge_all_of(
+    map: &mut Map<String, Value>,
+    ptr: &str,
+    issues: &mut Issues,
+    who: &str,
+) {
+    let Some(all_of) = map.shift_remove("allOf") else {
+        return;
+    };
+    match all_of {
+        Value::Array(mut parts) if parts.len() == 1 && parts[0].is_object() => {
+            if let Value::Object(part) = parts.remove(0) {
+                for (k, v) in part {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+        _ => issues.error(
+            ptr,
+            "allOf",
+            format!("{who} does not accept allOf"),
+            "flatten the parts into one struct",
+        ),
+    }
+}
+
 /// The definition name of a local `$ref` (`#/$defs/Name` or `#/definitions/Name`).
 pub(crate) fn ref_name(reference: &str) -> Option<String> {
     let name = reference

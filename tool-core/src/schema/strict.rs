@@ -5,7 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::rewrite::{Issues, Rewritten, child, constrains, describe, note, recursive_defs, types};
+use super::rewrite::{
+    Issues, Rewritten, child, constrains, describe, merge_all_of, note, recursive_defs, types,
+};
 
 /// Which provider's strict subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,7 +249,7 @@ impl Cx {
                 map.insert("anyOf".into(), one_of);
             }
         }
-        self.merge_all_of(map, ptr);
+        merge_all_of(map, ptr, &mut self.issues, self.target.name());
         if let Some(reference) = map.get("$ref").cloned()
             && map.len() > 1
         {
@@ -280,27 +282,6 @@ impl Cx {
             for (i, v) in variants.iter_mut().enumerate() {
                 self.node(v, &child(&child(ptr, "anyOf"), &i.to_string()));
             }
-        }
-    }
-
-    fn merge_all_of(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        let Some(all_of) = map.shift_remove("allOf") else {
-            return;
-        };
-        match all_of {
-            Value::Array(mut parts) if parts.len() == 1 && parts[0].is_object() => {
-                if let Value::Object(part) = parts.remove(0) {
-                    for (k, v) in part {
-                        map.entry(k).or_insert(v);
-                    }
-                }
-            }
-            _ => self.issues.error(
-                ptr,
-                "allOf",
-                format!("{} does not accept allOf", self.target.name()),
-                "flatten the parts into one struct",
-            ),
         }
     }
 

@@ -1,7 +1,10 @@
 //! `toolctl` end to end: the real binary, its output and its exit codes.
 
 use std::io::Write;
+use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -26,7 +29,7 @@ fn stderr(out: &Output) -> String {
 }
 
 #[test]
-fn list_json_has_the_six_bundled_tools_with_full_definitions() {
+fn list_json_has_the_seven_bundled_tools_with_full_definitions() {
     let out = toolctl(&["list", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let tools = json_out(&out);
@@ -40,7 +43,8 @@ fn list_json_has_the_six_bundled_tools_with_full_definitions() {
             "read_file",
             "search_files",
             "convert_time",
-            "get_current_time"
+            "get_current_time",
+            "fetch_url"
         ]
     );
     for t in tools {
@@ -56,6 +60,12 @@ fn list_json_has_the_six_bundled_tools_with_full_definitions() {
             assert!(!t[key].is_null(), "{} lacks {key}", t["name"]);
         }
         assert_eq!(t["core"], false, "bundled tools are deferred");
+        assert_eq!(
+            t["annotations"]["open_world"],
+            t["name"] == "fetch_url",
+            "{} open world",
+            t["name"]
+        );
         assert_eq!(t["annotations"]["read_only"], true);
         assert_eq!(t["input_schema"]["type"], "object");
         assert_eq!(t["input_schema"]["additionalProperties"], false);
@@ -264,4 +274,129 @@ fn export_writes_every_format_as_a_json_array() {
     let out = toolctl(&["export", "--format", "claude"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("expected one of"), "{}", stderr(&out));
+}
+
+/// `toolctl` with no `TOOL_HTTP_*` variable of this process, and `vars` set.
+fn toolctl_http(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolctl"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("TOOL_HTTP_") {
+            command.env_remove(name);
+        }
+    }
+    command.args(args).envs(vars.iter().copied());
+    command.output().expect("toolctl runs")
+}
+
+fn fetch(url: &str, vars: &[(&str, &str)]) -> Output {
+    let input = serde_json::json!({ "url": url }).to_string();
+    toolctl_http(&["call", "fetch_url", "--input", &input], vars)
+}
+
+#[test]
+fn fetch_url_refuses_cloud_metadata_and_local_addresses() {
+    for (url, reason) in [
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            "169.254.169.254 is a link-local (cloud metadata) address",
+        ),
+        (
+            "http://metadata.google.internal/computeMetadata/v1/",
+            "metadata.google.internal is a cloud metadata host name",
+        ),
+        ("http://127.0.0.1:9/", "127.0.0.1 is a loopback address"),
+        ("http://localhost/", "localhost is a name of the local host"),
+        ("http://[::1]/", "::1 is a loopback address"),
+        ("http://10.0.0.1/", "10.0.0.1 is a private address"),
+        // The URL parser reads a bare number as an IPv4 address.
+        ("http://2130706433/", "127.0.0.1 is a loopback address"),
+        ("http://[::ffff:a9fe:a9fe]/", "a form of 169.254.169.254"),
+    ] {
+        let out = fetch(url, &[]);
+        assert_eq!(out.status.code(), Some(1), "{url}: {}", stderr(&out));
+        let v = json_out(&out);
+        assert_eq!(v["ok"], false, "{url}");
+        assert_eq!(v["error"]["kind"], "permission_denied", "{url}");
+        assert_eq!(v["error"]["path"], "url", "{url}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(reason) && message.ends_with("; fetching it is not allowed"),
+            "{url}: {message}"
+        );
+        assert!(stderr(&out).contains(reason), "{url}: {}", stderr(&out));
+    }
+    let out = fetch("file:///etc/passwd", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_out(&out)["error"]["kind"], "invalid_input");
+}
+
+/// A loopback HTTP server answering every request with one HTML page; counts connections.
+fn page_server() -> (u16, Arc<AtomicUsize>) {
+    use std::io::Read;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { continue };
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match socket.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let body = "<html><head><title>Loopback page</title></head>\
+                        <body><h1>Hello</h1><p>From <a href=\"/next\">the test server</a>.</p></body></html>";
+            let _ = write!(
+                socket,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (port, hits)
+}
+
+#[test]
+fn fetch_url_reads_a_loopback_page_only_when_the_host_is_allowed() {
+    let (port, hits) = page_server();
+    let url = format!("http://127.0.0.1:{port}/page");
+
+    let out = fetch(&url, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(json_out(&out)["error"]["kind"], "permission_denied");
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "a refused fetch connected");
+
+    let out = fetch(&url, &[("TOOL_HTTP_ALLOW_HOSTS", "127.0.0.1")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_out(&out);
+    let page = &v["data"];
+    assert_eq!(page["url"], url.as_str());
+    assert_eq!(page["status"], 200);
+    assert_eq!(page["content_type"], "text/html");
+    assert_eq!(page["title"], "Loopback page");
+    assert_eq!(page["truncated"], false);
+    let text = page["text"].as_str().unwrap();
+    assert!(text.starts_with("# Hello"), "{text}");
+    assert!(text.contains("From [the test server][1]."), "{text}");
+    assert!(
+        text.contains(&format!("[1]: http://127.0.0.1:{port}/next")),
+        "{text}"
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+
+    // A misspelt setting is reported, naming the variable, and nothing is fetched.
+    let out = fetch(&url, &[("TOOL_HTTP_ALOW_HOSTS", "127.0.0.1")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("TOOL_HTTP_ALOW_HOSTS is not a setting; did you mean TOOL_HTTP_ALLOW_HOSTS?"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
 }

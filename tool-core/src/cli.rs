@@ -15,6 +15,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use crate::check::{self, CheckOptions};
+use crate::exec::Executor;
 use crate::render::{self, Format, RenderOptions};
 use crate::schema::Severity;
 use crate::{ContextBuilder, ErrorKind, Registry, RegistryError, Tool, ToolOutput, ToolRoot, defs};
@@ -191,7 +192,10 @@ impl ToolArgs {
         } else {
             input.to_owned()
         };
-        let input: Value = crate::exec::parse_input(&text)
+        let executor = Executor::new(registry.clone());
+        let input: Value = executor
+            .policy()
+            .parse(&text)
             .map_err(|e| usage(err, format!("--input: {}", e.message())))?;
         let mut ctx = ContextBuilder::default();
         if let Some(dir) = &self.root {
@@ -203,7 +207,8 @@ impl ToolArgs {
             .enable_all()
             .build()
             .map_err(|e| usage(err, format!("cannot start the async runtime: {e}")))?;
-        match runtime.block_on(tool.call(input, &ctx.build())) {
+        // The full pipeline: limits, time limit, isolation, retries, sanitised errors, audit.
+        match runtime.block_on(executor.call(tool.name(), input, &ctx.build())) {
             Ok(output) => {
                 print_json(out, &output_json(&output));
                 Ok(())

@@ -7,10 +7,12 @@ use std::ops::Deref;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ToolError;
+use crate::exec::Executor;
 
 /// What a call runs with: its id, the caller's forwarded headers, a cancellation token, typed
 /// extensions (configuration and shared state) and the sinks for audit records and UI events.
@@ -37,7 +39,14 @@ pub struct ToolContext {
 
 struct Inner {
     call_id: String,
+    principal: Option<String>,
     root: Option<ToolRoot>,
+    /// When the call must be done by (set by the executor; inner calls inherit it).
+    deadline: Option<Instant>,
+    /// How many tool calls enclose this one (0 for a call from a model).
+    depth: usize,
+    /// The executor running the call, for calls a tool makes to other tools.
+    executor: Option<Executor>,
     headers: RequestHeaders,
     cancel: CancellationToken,
     extensions: Arc<Extensions>,
@@ -49,6 +58,8 @@ impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("call_id", &self.inner.call_id)
+            .field("principal", &self.inner.principal)
+            .field("depth", &self.inner.depth)
             .field("headers", &self.inner.headers)
             .field("cancelled", &self.inner.cancel.is_cancelled())
             .field("extensions", &self.inner.extensions.len())
@@ -80,7 +91,11 @@ impl ToolContext {
         Self {
             inner: Arc::new(Inner {
                 call_id: call_id.into(),
+                principal: inner.principal.clone(),
                 root: inner.root.clone(),
+                deadline: inner.deadline,
+                depth: inner.depth,
+                executor: inner.executor.clone(),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
                 extensions: inner.extensions.clone(),
@@ -93,6 +108,66 @@ impl ToolContext {
     /// The id of this call (from the model's tool call, or generated).
     pub fn call_id(&self) -> &str {
         &self.inner.call_id
+    }
+
+    /// Who the call is made for, when known (recorded in audit records).
+    pub fn principal(&self) -> Option<&str> {
+        self.inner.principal.as_deref()
+    }
+
+    /// When the call must be done by, if there is a limit.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.inner.deadline
+    }
+
+    /// How many tool calls enclose this one (0 for a call from a model).
+    pub fn depth(&self) -> usize {
+        self.inner.depth
+    }
+
+    /// Calls another tool from inside a tool (a "skill" that aggregates tools): the inner call
+    /// carries this call's headers, principal, cancellation and deadline, is audited and traced
+    /// as a child, and the depth of such calls is bounded.
+    ///
+    /// Only calls run by an [`Executor`] can do this.
+    pub async fn call_tool(&self, name: &str, input: serde_json::Value) -> crate::exec::CallResult {
+        match &self.inner.executor {
+            Some(executor) => executor.call_nested(name, input, self).await,
+            None => Err(ToolError::internal(
+                "this call was not started by an Executor, so it cannot call other tools",
+            )),
+        }
+    }
+
+    /// A context for a call run by `executor`: a child of this one with its own id, cancelled
+    /// when this one is, one level deeper, done by `deadline` at the latest.
+    pub(crate) fn for_executor(
+        &self,
+        call_id: String,
+        executor: &Executor,
+        deadline: Option<Instant>,
+        nested: bool,
+    ) -> Self {
+        let inner = &self.inner;
+        let deadline = match (inner.deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Self {
+            inner: Arc::new(Inner {
+                call_id,
+                principal: inner.principal.clone(),
+                root: inner.root.clone(),
+                deadline,
+                depth: inner.depth + usize::from(nested),
+                executor: Some(executor.clone()),
+                headers: inner.headers.clone(),
+                cancel: inner.cancel.child_token(),
+                extensions: inner.extensions.clone(),
+                audit: inner.audit.clone(),
+                events: inner.events.clone(),
+            }),
+        }
     }
 
     /// The directory tools that touch files work under, when one is configured.
@@ -144,6 +219,7 @@ impl ToolContext {
 /// Builds a [`ToolContext`].
 pub struct ContextBuilder {
     call_id: Option<String>,
+    principal: Option<String>,
     root: Option<ToolRoot>,
     headers: RequestHeaders,
     cancel: CancellationToken,
@@ -156,6 +232,7 @@ impl Default for ContextBuilder {
     fn default() -> Self {
         Self {
             call_id: None,
+            principal: None,
             root: None,
             headers: RequestHeaders::default(),
             cancel: CancellationToken::new(),
@@ -170,6 +247,12 @@ impl ContextBuilder {
     /// Sets the call id (default: a process-unique `call_N`).
     pub fn call_id(mut self, id: impl Into<String>) -> Self {
         self.call_id = Some(id.into());
+        self
+    }
+
+    /// Sets who the calls are made for (an account id, a user name), for audit records.
+    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
         self
     }
 
@@ -218,7 +301,11 @@ impl ContextBuilder {
         ToolContext {
             inner: Arc::new(Inner {
                 call_id,
+                principal: self.principal,
                 root: self.root,
+                deadline: None,
+                depth: 0,
+                executor: None,
                 headers: self.headers,
                 cancel: self.cancel,
                 extensions: Arc::new(self.extensions),
@@ -430,6 +517,44 @@ pub struct TracingEvents;
 impl EventSink for TracingEvents {
     fn emit(&self, event: &ToolEvent) {
         tracing::debug!(target: "tool_core::events", ?event, "tool event");
+    }
+}
+
+/// An event sink that broadcasts to every subscriber (UIs, a server's progress notifications).
+/// Slow subscribers miss old events rather than slowing calls down.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::{BroadcastEvents, ToolContext};
+/// let events = Arc::new(BroadcastEvents::new(64));
+/// let mut rx = events.subscribe();
+/// let ctx = ToolContext::builder().events(events.clone()).build();
+/// ctx.progress(1, Some(2), "halfway");
+/// assert!(matches!(rx.try_recv(), Ok(tool_core::ToolEvent::Progress { done: 1, .. })));
+/// ```
+#[derive(Debug)]
+pub struct BroadcastEvents {
+    sender: tokio::sync::broadcast::Sender<ToolEvent>,
+}
+
+impl BroadcastEvents {
+    /// A sink that keeps up to `capacity` events for slow subscribers.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            sender: tokio::sync::broadcast::channel(capacity.max(1)).0,
+        }
+    }
+
+    /// A receiver of every event emitted from now on.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ToolEvent> {
+        self.sender.subscribe()
+    }
+}
+
+impl EventSink for BroadcastEvents {
+    fn emit(&self, event: &ToolEvent) {
+        // No subscriber is not an error: events are for whoever listens.
+        let _ = self.sender.send(event.clone());
     }
 }
 

@@ -37,14 +37,17 @@ pub mod exec;
 pub mod output;
 pub mod registry;
 pub mod render;
+pub mod sanitize;
 pub mod schema;
 
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "http")]
+pub mod http;
 
 pub use context::{
-    AuditRecord, AuditSink, ContextBuilder, EventSink, FromContext, RequestHeaders, State,
-    ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
+    AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext,
+    RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};
 pub use error::{ErrorKind, Origin, RegistryError, ToolError};

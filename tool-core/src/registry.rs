@@ -66,6 +66,8 @@ struct ToolInner {
     input_schema: Value,
     output_schema: Option<Value>,
     handler: Handler,
+    /// Whether the handler is async (sync handlers run on the blocking pool).
+    is_async: bool,
     origin: Origin,
 }
 
@@ -123,6 +125,7 @@ impl Tool {
                 input_schema,
                 output_schema,
                 handler: Handler::Linked(def.handler),
+                is_async: def.is_async,
                 origin,
             }),
         })
@@ -188,6 +191,12 @@ impl Tool {
     pub fn output_schema(&self) -> Option<&Value> {
         self.inner.output_schema.as_ref()
     }
+    /// Whether the handler is an `async fn` (a sync one may block, and runs on the blocking
+    /// pool under an [`Executor`](crate::exec::Executor)).
+    pub fn is_async(&self) -> bool {
+        self.inner.is_async
+    }
+
     /// Where the tool was defined.
     pub fn origin(&self) -> &Origin {
         &self.inner.origin
@@ -271,6 +280,7 @@ impl DynamicTool {
                 input_schema,
                 output_schema: None,
                 handler: Handler::Dynamic(definition_only),
+                is_async: true,
                 origin: Origin::Dynamic("the host program".to_owned()),
             },
         }
@@ -498,7 +508,9 @@ impl Registry {
         scored.into_iter().take(3).map(|(_, n)| n).collect()
     }
 
-    /// Calls a tool with a JSON input; an unknown name suggests the nearest ones.
+    /// Calls a tool with a JSON input; an unknown name suggests the nearest ones. This is the
+    /// bare call (decode and run); [`Executor`](crate::exec::Executor) adds limits, time,
+    /// isolation, retries, sanitised errors, audit and events.
     pub async fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallResult {
         match self.get(name) {
             Some(tool) => tool.call(input, ctx).await,

@@ -103,10 +103,19 @@ pub fn convert_time(
 fn zone(name: &str, field: &str) -> Result<TimeZone, ToolError> {
     TimeZone::get(name).map_err(|_| {
         ToolError::invalid_input(format!(
-            "`{name}` is not an IANA time zone name; use one like Europe/Paris, America/New_York or UTC"
+            "`{}` is not an IANA time zone name; use one like Europe/Paris, America/New_York or UTC",
+            short(name)
         ))
         .with_path(field)
     })
+}
+
+/// A value quoted back in an error, cut so a huge input does not fill the message.
+fn short(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 fn parse_time(text: &str, tz: &TimeZone) -> Result<DateTime, ToolError> {
@@ -120,7 +129,8 @@ fn parse_time(text: &str, tz: &TimeZone) -> Result<DateTime, ToolError> {
             .date()
             .to_datetime(time)),
         Err(_) => Err(ToolError::invalid_input(format!(
-            "cannot read `{text}` as a time; write HH:MM (e.g. 14:30) or YYYY-MM-DDTHH:MM"
+            "cannot read `{}` as a time; write HH:MM (e.g. 14:30) or YYYY-MM-DDTHH:MM",
+            short(text)
         ))
         .with_path("time")),
     }

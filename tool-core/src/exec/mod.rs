@@ -1,5 +1,12 @@
-//! Running a call: decoding the input with errors that name the JSON path, and the small
-//! generic shims the `#[tool]` expansion calls into.
+//! Running a call: the [`Executor`] pipeline (limits, time, cancellation, isolation, retries,
+//! sanitised errors, audit, events, tracing) and the decoding every tool shares (errors that
+//! name the JSON path).
+
+mod limits;
+mod pipeline;
+pub mod retry;
+
+pub use pipeline::{CallInput, ExecPolicy, Executor, ToolCall};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -187,6 +194,22 @@ pub(crate) fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T,
         Ok(value) => value.into_output(),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The error as the model sees it: the kind and path kept, the message sanitised (no internal
+/// hosts, tokens, paths outside the root or stack traces).
+pub(crate) fn for_model(error: ToolError, root: Option<&crate::ToolRoot>) -> ToolError {
+    let mut sanitizer = crate::sanitize::Sanitizer::new();
+    if let Some(root) = root {
+        sanitizer = sanitizer.with_root(root.path());
+    }
+    let message = sanitizer.sanitize(error.message());
+    let path = error.path().map(str::to_owned);
+    let mut clean = ToolError::new(error.kind(), message);
+    if let Some(path) = path {
+        clean = clean.with_path(path);
+    }
+    clean.with_source(error)
 }
 
 /// A call that fails before it starts (bad input, a missing extractor).

@@ -1,0 +1,425 @@
+//! The executor: every call goes through the same pipeline, so every tool is safe in the same
+//! way. Input caps before decoding; a time limit; cancellation; panic isolation; retries of
+//! transient failures for tools that may be retried; an output cap; a sanitised message for the
+//! model and the full error for operators; audit records, UI events and tracing spans.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio_util::task::AbortOnDropHandle;
+use tracing::Instrument;
+
+use super::{CallResult, limits, retry};
+use crate::context::{AuditRecord, ToolContext, ToolEvent};
+use crate::error::{ErrorKind, ToolError};
+use crate::registry::{Registry, Tool};
+
+/// Limits and policies of an [`Executor`]. The defaults suit a model-facing agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecPolicy {
+    /// Largest input, in bytes of JSON (checked before decoding). Default 1 MiB.
+    pub max_input_bytes: usize,
+    /// Deepest nesting of arrays and objects in an input (checked before decoding). Default 64.
+    pub max_input_depth: usize,
+    /// Longest model-facing echo, in bytes; longer echoes are cut with a marker. Default 64 KiB.
+    pub max_echo_bytes: usize,
+    /// Time limit of a tool that sets none. Default 60 s.
+    pub default_timeout: Duration,
+    /// Time limit no tool exceeds, whatever it sets. Default 10 min.
+    pub max_timeout: Duration,
+    /// How many calls of one batch run at once. Default 8.
+    pub max_concurrency: usize,
+    /// How deep tools may call tools. Default 4.
+    pub max_call_depth: usize,
+    /// Backoff of retries.
+    pub retry: retry::Backoff,
+}
+
+impl ExecPolicy {
+    /// Parses JSON text as the pipeline does: size and depth checked on the raw text first.
+    pub fn parse(&self, text: &str) -> Result<Value, ToolError> {
+        limits::parse_checked(text, self.max_input_bytes, self.max_input_depth)
+    }
+}
+
+impl Default for ExecPolicy {
+    fn default() -> Self {
+        Self {
+            max_input_bytes: 1024 * 1024,
+            max_input_depth: 64,
+            max_echo_bytes: 64 * 1024,
+            default_timeout: Duration::from_secs(60),
+            max_timeout: Duration::from_secs(600),
+            max_concurrency: 8,
+            max_call_depth: 4,
+            retry: retry::Backoff::default(),
+        }
+    }
+}
+
+/// One call a model asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The model's id for the call (becomes the context's call id).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The input, as the model sent it.
+    pub input: CallInput,
+}
+
+/// A call's input: JSON text as a model wrote it, or an already parsed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallInput {
+    /// JSON text (size and depth are checked before it is parsed).
+    Text(String),
+    /// A parsed value.
+    Value(Value),
+}
+
+impl From<Value> for CallInput {
+    fn from(value: Value) -> Self {
+        Self::Value(value)
+    }
+}
+
+impl From<&str> for CallInput {
+    fn from(text: &str) -> Self {
+        Self::Text(text.to_owned())
+    }
+}
+
+impl From<String> for CallInput {
+    fn from(text: String) -> Self {
+        Self::Text(text)
+    }
+}
+
+impl ToolCall {
+    /// A call with an id, a tool name and an input.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<CallInput>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input: input.into(),
+        }
+    }
+}
+
+/// Runs calls through the pipeline. Cloning is cheap; build one per registry and share it.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::exec::{Executor, ToolCall};
+/// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let mut registry = Registry::empty();
+/// registry.register(DynamicTool::new("echo_text", "Echoes.", json!({"type": "object"}))
+///     .handler(|input, _| async move { Ok(ToolOutput::new(input)) })).unwrap();
+/// let executor = Executor::new(registry);
+/// let results = executor
+///     .call_batch(vec![
+///         ToolCall::new("a", "echo_text", json!({"n": 1})),
+///         ToolCall::new("b", "no_such_tool", json!({})),
+///         ToolCall::new("c", "echo_text", r#"{"n": 3}"#),
+///     ], &ToolContext::new())
+///     .await;
+/// assert_eq!(results[0].as_ref().unwrap().echo(), r#"{"n":1}"#);
+/// assert!(results[1].is_err()); // one failure does not fail the others
+/// assert_eq!(results[2].as_ref().unwrap().echo(), r#"{"n":3}"#);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Executor {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: Registry,
+    policy: ExecPolicy,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("tools", &self.inner.registry.len())
+            .field("policy", &self.inner.policy)
+            .finish()
+    }
+}
+
+impl Executor {
+    /// An executor over `registry` with the default policy.
+    pub fn new(registry: Registry) -> Self {
+        Self::with_policy(registry, ExecPolicy::default())
+    }
+
+    /// An executor over `registry` with `policy`.
+    pub fn with_policy(registry: Registry, policy: ExecPolicy) -> Self {
+        Self {
+            inner: Arc::new(Inner { registry, policy }),
+        }
+    }
+
+    /// The tools it runs.
+    pub fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// Its policy.
+    pub fn policy(&self) -> &ExecPolicy {
+        &self.inner.policy
+    }
+
+    /// Runs one call. The context's call id names the call.
+    pub async fn call(
+        &self,
+        name: &str,
+        input: impl Into<CallInput>,
+        ctx: &ToolContext,
+    ) -> CallResult {
+        self.run(ctx.call_id().to_owned(), name, input.into(), ctx, false)
+            .await
+    }
+
+    /// Runs a batch of calls concurrently (at most `max_concurrency` at once) and returns the
+    /// results in call order; one failure does not fail the others.
+    pub async fn call_batch(&self, calls: Vec<ToolCall>, ctx: &ToolContext) -> Vec<CallResult> {
+        let limit = Arc::new(tokio::sync::Semaphore::new(
+            self.inner.policy.max_concurrency.max(1),
+        ));
+        let mut tasks = Vec::with_capacity(calls.len());
+        for call in calls {
+            let executor = self.clone();
+            let ctx = ctx.clone();
+            let limit = limit.clone();
+            tasks.push(AbortOnDropHandle::new(tokio::spawn(async move {
+                let _permit = limit.acquire_owned().await;
+                executor
+                    .run(call.id, &call.name, call.input, &ctx, false)
+                    .await
+            })));
+        }
+        let mut results = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            results.push(match task.await {
+                Ok(result) => result,
+                Err(e) => Err(ToolError::internal(format!(
+                    "the call could not finish: {e}"
+                ))),
+            });
+        }
+        results
+    }
+
+    /// A call made by a tool through [`ToolContext::call_tool`].
+    pub(crate) async fn call_nested(
+        &self,
+        name: &str,
+        input: Value,
+        parent: &ToolContext,
+    ) -> CallResult {
+        if parent.depth() + 1 > self.inner.policy.max_call_depth {
+            return Err(ToolError::failed(format!(
+                "tools may call tools {} levels deep; `{name}` would be one more",
+                self.inner.policy.max_call_depth
+            )));
+        }
+        let id = format!("{}/{name}", parent.call_id());
+        self.run(id, name, CallInput::Value(input), parent, true)
+            .await
+    }
+
+    async fn run(
+        &self,
+        call_id: String,
+        name: &str,
+        input: CallInput,
+        parent: &ToolContext,
+        nested: bool,
+    ) -> CallResult {
+        let registry = &self.inner.registry;
+        let Some(tool) = registry.get(name) else {
+            return Err(super::unknown_tool(name, &registry.suggest(name)));
+        };
+        let span = tracing::info_span!(
+            "execute_tool",
+            otel.name = %format!("execute_tool {name}"),
+            otel.kind = "internal",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = %name,
+            gen_ai.tool.call.id = %call_id,
+            gen_ai.tool.type = "function",
+            error.type = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let timeout = tool
+            .timeout()
+            .unwrap_or(self.inner.policy.default_timeout)
+            .min(self.inner.policy.max_timeout);
+        let ctx = parent.for_executor(call_id, self, Some(started + timeout), nested);
+        ctx.emit(ToolEvent::Started {
+            call_id: ctx.call_id().to_owned(),
+            tool: tool.name().to_owned(),
+            label: tool.label().to_owned(),
+        });
+        let digest = digest(&input);
+        let result = self
+            .attempts(tool, input, &ctx)
+            .instrument(span.clone())
+            .await;
+        let result = result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes));
+        self.finish(tool, &ctx, &span, started, &digest, result)
+    }
+
+    /// Decodes and runs, retrying transient failures of tools that may be retried, within the
+    /// call's deadline.
+    async fn attempts(&self, tool: &Tool, input: CallInput, ctx: &ToolContext) -> CallResult {
+        let policy = &self.inner.policy;
+        let input = match input {
+            CallInput::Text(text) => policy.parse(&text)?,
+            CallInput::Value(value) => {
+                limits::check_value(&value, policy.max_input_bytes, policy.max_input_depth)?;
+                value
+            }
+        };
+        let retryable = tool.annotations().read_only || tool.annotations().idempotent;
+        let max_attempts = if retryable { 1 + tool.retries() } else { 1 };
+        let mut attempt = 1;
+        loop {
+            let result = self.attempt(tool, input.clone(), ctx).await;
+            let Err(error) = &result else { return result };
+            let delay = policy.retry.delay(attempt);
+            let in_time = ctx.deadline().is_none_or(|d| Instant::now() + delay < d);
+            if !error.is_transient() || attempt >= max_attempts || !in_time || ctx.is_cancelled() {
+                return result;
+            }
+            tracing::info!(attempt, delay_ms = delay.as_millis() as u64, error = %error, "retrying a transient failure");
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    /// One attempt: the handler runs in its own task (a panic there is an internal error, not
+    /// a crash), raced against the deadline and the cancellation token. Dropping the attempt
+    /// aborts the task.
+    async fn attempt(&self, tool: &Tool, input: Value, ctx: &ToolContext) -> CallResult {
+        // Decoding happens inside the task too, so nothing about a call can take the caller down.
+        let (owned_tool, owned_ctx) = (tool.clone(), ctx.clone());
+        let task = if tool.is_async() {
+            AbortOnDropHandle::new(tokio::spawn(async move {
+                owned_tool.call(input, &owned_ctx).await
+            }))
+        } else {
+            // Sync handlers may block: keep them off the async workers.
+            let handle = tokio::runtime::Handle::current();
+            AbortOnDropHandle::new(tokio::task::spawn_blocking(move || {
+                handle.block_on(owned_tool.call(input, &owned_ctx))
+            }))
+        };
+        let remaining = ctx.deadline().map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        // Biased: once the call is cancelled or out of time, that is its outcome, even if the
+        // tool noticed first and returned something.
+        tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => Err(ToolError::new(
+                ErrorKind::Cancelled,
+                format!("the call to `{}` was cancelled", tool.name()),
+            )),
+            () = tokio::time::sleep(remaining) => Err(ToolError::new(
+                ErrorKind::Timeout,
+                format!("`{}` did not finish in time", tool.name()),
+            )),
+            joined = task => match joined {
+                Ok(result) => result,
+                Err(e) if e.is_panic() => Err(ToolError::internal(format!(
+                    "`{}` panicked: {}",
+                    tool.name(),
+                    panic_message(e.into_panic())
+                ))),
+                Err(e) => Err(ToolError::new(
+                    ErrorKind::Cancelled,
+                    format!("`{}` was stopped: {e}", tool.name()),
+                )),
+            },
+        }
+    }
+
+    /// Records the outcome: tracing for operators (full error), a sanitised error for the
+    /// model, audit for tools that are not read-only, and the UI event.
+    fn finish(
+        &self,
+        tool: &Tool,
+        ctx: &ToolContext,
+        span: &tracing::Span,
+        started: Instant,
+        digest: &str,
+        result: CallResult,
+    ) -> CallResult {
+        let duration = started.elapsed();
+        let result = match result {
+            Ok(output) => Ok(output),
+            Err(error) => {
+                span.record("error.type", error.kind().as_str());
+                tracing::warn!(parent: span, tool = tool.name(), call_id = ctx.call_id(), error = ?error, "tool call failed");
+                Err(super::for_model(error, ctx.root()))
+            }
+        };
+        if !tool.annotations().read_only {
+            ctx.audit().record(&AuditRecord {
+                tool: tool.name().to_owned(),
+                call_id: ctx.call_id().to_owned(),
+                principal: ctx.principal().map(str::to_owned),
+                input_digest: digest.to_owned(),
+                outcome: match &result {
+                    Ok(_) => "ok".to_owned(),
+                    Err(e) => e.kind().as_str().to_owned(),
+                },
+                duration_ms: duration.as_millis() as u64,
+            });
+        }
+        ctx.emit(match &result {
+            Ok(output) => ToolEvent::Finished {
+                call_id: ctx.call_id().to_owned(),
+                tool: tool.name().to_owned(),
+                event: output.event().map(str::to_owned),
+                payload: output.data().cloned(),
+            },
+            Err(e) => ToolEvent::Failed {
+                call_id: ctx.call_id().to_owned(),
+                tool: tool.name().to_owned(),
+                kind: e.kind(),
+                message: e.to_string(),
+            },
+        });
+        result
+    }
+}
+
+/// A SHA-256 of the input as received, for audit records (never the input itself).
+fn digest(input: &CallInput) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    match input {
+        CallInput::Text(text) => hasher.update(text.as_bytes()),
+        CallInput::Value(value) => hasher.update(value.to_string().as_bytes()),
+    }
+    let bytes = hasher.finalize();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
+}

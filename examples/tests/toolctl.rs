@@ -295,22 +295,27 @@ fn fetch(url: &str, vars: &[(&str, &str)]) -> Output {
 
 #[test]
 fn fetch_url_refuses_cloud_metadata_and_local_addresses() {
+    // (URL, what the refusal says of it). The executor masks internal addresses in the
+    // message the model sees ("[internal host] is ..."), so the address itself is not compared.
     for (url, reason) in [
         (
             "http://169.254.169.254/latest/meta-data/",
-            "169.254.169.254 is a link-local (cloud metadata) address",
+            "is a link-local (cloud metadata) address",
         ),
         (
             "http://metadata.google.internal/computeMetadata/v1/",
-            "metadata.google.internal is a cloud metadata host name",
+            "is a cloud metadata host name",
         ),
-        ("http://127.0.0.1:9/", "127.0.0.1 is a loopback address"),
-        ("http://localhost/", "localhost is a name of the local host"),
-        ("http://[::1]/", "::1 is a loopback address"),
-        ("http://10.0.0.1/", "10.0.0.1 is a private address"),
-        // The URL parser reads a bare number as an IPv4 address.
-        ("http://2130706433/", "127.0.0.1 is a loopback address"),
-        ("http://[::ffff:a9fe:a9fe]/", "a form of 169.254.169.254"),
+        ("http://127.0.0.1:9/", "is a loopback address"),
+        ("http://localhost/", "is a name of the local host"),
+        ("http://[::1]/", "is a loopback address"),
+        ("http://10.0.0.1/", "is a private address"),
+        // The URL parser reads a bare number as an IPv4 address: 127.0.0.1.
+        ("http://2130706433/", "is a loopback address"),
+        (
+            "http://[::ffff:a9fe:a9fe]/",
+            "a link-local (cloud metadata) address",
+        ),
     ] {
         let out = fetch(url, &[]);
         assert_eq!(out.status.code(), Some(1), "{url}: {}", stderr(&out));
@@ -318,12 +323,10 @@ fn fetch_url_refuses_cloud_metadata_and_local_addresses() {
         assert_eq!(v["ok"], false, "{url}");
         assert_eq!(v["error"]["kind"], "permission_denied", "{url}");
         assert_eq!(v["error"]["path"], "url", "{url}");
+        let expected = format!("{reason}; fetching it is not allowed");
         let message = v["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains(reason) && message.ends_with("; fetching it is not allowed"),
-            "{url}: {message}"
-        );
-        assert!(stderr(&out).contains(reason), "{url}: {}", stderr(&out));
+        assert!(message.ends_with(&expected), "{url}: {message}");
+        assert!(stderr(&out).contains(&expected), "{url}: {}", stderr(&out));
     }
     let out = fetch("file:///etc/passwd", &[]);
     assert_eq!(out.status.code(), Some(1));

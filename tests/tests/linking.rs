@@ -19,6 +19,7 @@ fn tools_from_every_named_crate_are_collected() {
         "list_directory",
         "search_files",
         "get_file_info",
+        "fetch_url",
         "reverse_text",
     ] {
         assert!(
@@ -27,7 +28,7 @@ fn tools_from_every_named_crate_are_collected() {
         );
     }
     // clashing-tools is a dependency of this package but this binary does not name it.
-    assert_eq!(registry.len(), 7, "{names:?}");
+    assert_eq!(registry.len(), 8, "{names:?}");
 }
 
 #[test]

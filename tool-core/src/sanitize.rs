@@ -416,7 +416,6 @@ fn strip_traces(text: &str) -> String {
     static MORE: LazyLock<Regex> =
         LazyLock::new(|| re(r"^\.\.\. [0-9]+ (?:more|common frames omitted)$"));
 
-    #[derive(PartialEq)]
     enum Block {
         None,
         Python,
@@ -565,13 +564,13 @@ fn redact_key_values(text: &str) -> String {
     const WEAK: &str = r"token|auth|session|sessionid|jsessionid|phpsessid|signature|credentials?";
     const EQ_ONLY: &str = r"pass|sid|sig";
     const SUFFIX: &str = r"(?:[_.-](?:id|key|value|hash))?";
-    // Keys start at a word boundary: `()(?-u:\b)` rather than a boundary character, so that a
-    // match ending in a quote does not use up the character the next key needs (group 1 stays
-    // for the closures' numbering).
     // An unquoted value: its first character is not a separator, a bracket or a quote.
     const V1: &str = r#"[^\s"'`,;&<>(){}\[\]\\|:=]"#;
     const V: &str = r#"[^\s"'`,;&<>(){}\[\]\\|]"#;
 
+    // Keys start at a word boundary, `()(?-u:\b)`, rather than after a boundary character, so
+    // that a match ending in a quote does not use up the character the next key needs (the
+    // empty group 1 keeps the groups numbered alike in every rule).
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         re(&format!(
             concat!(
@@ -615,9 +614,10 @@ fn redact_key_values(text: &str) -> String {
         format!("{}{}:[redacted]@{}", &caps[1], &caps[2], &caps[4])
     });
     let text = &*text;
-    let text = replace_or_resume(&QUOTED, text, |caps| {
-        let whole = caps.get(0).expect("group 0");
-        let value = (4..=6).find_map(|i| caps.get(i)).expect("one value group");
+    let text = replace_or_resume(&QUOTED, text, |whole, caps| {
+        let Some(value) = (4..=6).find_map(|i| caps.get(i)) else {
+            return Ok(whole.as_str().to_owned());
+        };
         let v = value.as_str();
         if caps.get(7).is_some() && KEY_NAME.is_match(v) {
             // `Authorization: "api_key": "..."`: the "value" is the next key; resume there so
@@ -659,7 +659,7 @@ fn redact_key_values(text: &str) -> String {
 fn replace_or_resume<'t>(
     rule: &Regex,
     text: &'t str,
-    mut f: impl FnMut(&Captures<'_>) -> Result<String, usize>,
+    mut f: impl FnMut(regex::Match<'_>, &Captures<'_>) -> Result<String, usize>,
 ) -> Cow<'t, str> {
     let mut out = String::new();
     let mut changed = false;
@@ -669,8 +669,10 @@ fn replace_or_resume<'t>(
         let Some(caps) = rule.captures_at(text, at) else {
             break;
         };
-        let whole = caps.get(0).expect("group 0");
-        match f(&caps) {
+        let Some(whole) = caps.get(0) else {
+            break;
+        };
+        match f(whole, &caps) {
             Ok(replacement) => {
                 changed = true;
                 out.push_str(&text[copied..whole.start()]);

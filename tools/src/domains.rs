@@ -8,3 +8,7 @@ tool_core::domain!(
     pub fs,
     "Read-only access to files under a configured root directory"
 );
+tool_core::domain!(
+    pub web,
+    "The public web: fetch a page as readable text"
+);

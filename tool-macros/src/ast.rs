@@ -56,6 +56,7 @@ const EXTRACTORS: &[&str] = &[
     "State",
     "CancellationToken",
     "RequestHeaders",
+    "HttpClient",
 ];
 
 impl ToolFn {

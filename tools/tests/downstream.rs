@@ -1,0 +1,157 @@
+//! Tools that call a downstream service, run through the executor against a real HTTP server on
+//! 127.0.0.1: the caller's allowlisted headers are forwarded and no others, a 503 is retried
+//! for a read-only tool and never for a destructive one, and a slow service hits the time limit.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use tool_core::exec::Executor;
+use tool_core::http::{HttpClient, HttpConfig};
+use tool_core::prelude::*;
+
+tool_core::domain!(pub orders, "Orders in a downstream service");
+
+/// Returns the order with the given id from the orders service.
+#[tool(domain = orders, label = "Looking up an order", hint = "One order by id", retries = 3)]
+async fn get_order(http: HttpClient, id: String) -> Result<String, ToolError> {
+    Ok(http
+        .get("orders", &format!("/orders/{id}"))
+        .send()
+        .await?
+        .text())
+}
+
+/// Cancels the order with the given id in the orders service.
+#[tool(domain = orders, label = "Cancelling an order", hint = "Cancels an order", destructive, retries = 3)]
+async fn cancel_order(http: HttpClient, id: String) -> Result<String, ToolError> {
+    let path = format!("/orders/{id}/cancel");
+    let response = http
+        .request(tool_core::http::Method::POST, "orders", &path)
+        .send()
+        .await?;
+    Ok(response.text())
+}
+
+/// Returns the slow report from the orders service.
+#[tool(domain = orders, label = "Waiting for a report", hint = "A slow report", timeout = 300ms)]
+async fn get_report(http: HttpClient) -> Result<String, ToolError> {
+    Ok(http.get("orders", "/report").send().await?.text())
+}
+
+/// A scripted service: answers each request with the next (status, delay) of `script`, then
+/// 200s; records every request's head.
+struct Service {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+    served: Arc<AtomicUsize>,
+}
+
+fn service(script: Vec<(u16, u64)>) -> Service {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let served = Arc::new(AtomicUsize::new(0));
+    let (log, count) = (requests.clone(), served.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(64) {
+            let Ok(mut stream) = stream else { break };
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            let mut head = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line.to_ascii_lowercase());
+            }
+            log.lock().unwrap().push(head);
+            let (status, delay) = script.get(n).copied().unwrap_or((200, 0));
+            std::thread::sleep(Duration::from_millis(delay));
+            let body = format!("answer {n}");
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Service {
+        port,
+        requests,
+        served,
+    }
+}
+
+fn executor_for(service: &Service) -> (Executor, ToolContext) {
+    let client = HttpClient::new(
+        HttpConfig::default()
+            .service("orders", format!("http://127.0.0.1:{}/", service.port))
+            .forward_header("x-request-id"),
+    )
+    .unwrap();
+    let ctx = ToolContext::builder()
+        .headers(RequestHeaders::from_pairs([
+            ("Authorization", "Bearer user-token"),
+            ("X-Request-Id", "req-42"),
+            ("Cookie", "session=secret"),
+            ("X-Internal", "do-not-forward"),
+        ]))
+        .extension(client)
+        .build();
+    (Executor::new(Registry::linked().unwrap()), ctx)
+}
+
+#[tokio::test]
+async fn a_read_only_tool_retries_503_and_forwards_only_allowlisted_headers() {
+    let svc = service(vec![(503, 0), (503, 0)]);
+    let (executor, ctx) = executor_for(&svc);
+    let out = executor
+        .call("get_order", json!({"id": "o-7"}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(out.echo(), "answer 2");
+    assert_eq!(
+        svc.served.load(Ordering::SeqCst),
+        3,
+        "two 503s, then the answer"
+    );
+    for head in svc.requests.lock().unwrap().iter() {
+        assert!(head.starts_with("get /orders/o-7 "), "{head}");
+        assert!(head.contains("authorization: bearer user-token"), "{head}");
+        assert!(head.contains("x-request-id: req-42"), "{head}");
+        assert!(
+            !head.contains("cookie") && !head.contains("x-internal"),
+            "{head}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_destructive_tool_is_not_retried() {
+    let svc = service(vec![(503, 0), (503, 0)]);
+    let (executor, ctx) = executor_for(&svc);
+    let err = executor
+        .call("cancel_order", json!({"id": "o-7"}), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable);
+    assert_eq!(svc.served.load(Ordering::SeqCst), 1, "one attempt only");
+}
+
+#[tokio::test]
+async fn a_slow_service_hits_the_tools_time_limit() {
+    let svc = service(vec![(200, 3000)]);
+    let (executor, ctx) = executor_for(&svc);
+    let started = std::time::Instant::now();
+    let err = executor
+        .call("get_report", json!({}), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}

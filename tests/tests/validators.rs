@@ -21,7 +21,20 @@ export_tests! { env!("CARGO_BIN_EXE_hardctl"), HARDCTL_CASES;
     hardctl_mcp => "mcp";
 }
 
+/// A format added to tool-core must be validated here too, in each of its modes.
 #[test]
 fn every_format_is_covered() {
-    assert_eq!(HARDCTL_CASES.len(), 9);
+    for format in tool_core::render::Format::ALL {
+        let modes: &[bool] = if format.has_strict() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &strict in modes {
+            assert!(
+                HARDCTL_CASES.contains(&(format.as_str(), strict)),
+                "{format} (strict: {strict}) is not validated"
+            );
+        }
+    }
 }

@@ -268,13 +268,14 @@ impl Executor {
             tool: tool.name().to_owned(),
             label: tool.label().to_owned(),
         });
-        let digest = digest(&input);
+        // Only audited calls need a digest: do not hash (and serialize) every read-only input.
+        let digest = (!tool.annotations().read_only).then(|| digest(&input));
         let result = self
             .attempts(tool, input, &ctx)
             .instrument(span.clone())
             .await;
         let result = result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes));
-        self.finish(tool, &ctx, &span, started, &digest, result)
+        self.finish(tool, &ctx, &span, started, digest, result)
     }
 
     /// Decodes and runs, retrying transient failures of tools that may be retried, within the
@@ -360,7 +361,7 @@ impl Executor {
         ctx: &ToolContext,
         span: &tracing::Span,
         started: Instant,
-        digest: &str,
+        digest: Option<String>,
         result: CallResult,
     ) -> CallResult {
         let duration = started.elapsed();
@@ -372,12 +373,12 @@ impl Executor {
                 Err(super::for_model(error, ctx.root()))
             }
         };
-        if !tool.annotations().read_only {
+        if let Some(digest) = digest {
             ctx.audit().record(&AuditRecord {
                 tool: tool.name().to_owned(),
                 call_id: ctx.call_id().to_owned(),
                 principal: ctx.principal().map(str::to_owned),
-                input_digest: digest.to_owned(),
+                input_digest: digest,
                 outcome: match &result {
                     Ok(_) => "ok".to_owned(),
                     Err(e) => e.kind().as_str().to_owned(),

@@ -1,5 +1,5 @@
-//! The command-line front end (feature `cli`): `list`, `show`, `call`, `export` and `check` over
-//! a registry.
+//! The command-line front end (feature `cli`): `serve`, `list`, `show`, `call`, `export` and
+//! `check` over a registry, plus the tools of `--defs` files and `--mount`ed MCP servers.
 //!
 //! `toolctl` is a thin `main` over [`main`]; any agent binary can mount the same subcommands by
 //! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`].
@@ -8,6 +8,7 @@
 //! (bad arguments, an unknown tool, input that is not JSON, a registry that cannot be built).
 
 use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,9 +17,10 @@ use serde_json::{Value, json};
 
 use crate::check::{self, CheckOptions};
 use crate::exec::Executor;
+use crate::mcp::{self, DeferredTools, HttpOptions, McpServer, MountSpec, ServerOptions};
 use crate::render::{self, Format, RenderOptions};
 use crate::schema::Severity;
-use crate::{ContextBuilder, ErrorKind, Registry, RegistryError, Tool, ToolOutput, ToolRoot, defs};
+use crate::{ErrorKind, Registry, RegistryError, Tool, ToolContext, ToolOutput, ToolRoot, defs};
 
 /// The subcommands and the options they share.
 #[derive(Debug, Args)]
@@ -29,6 +31,10 @@ pub struct ToolArgs {
     /// Also load the tools of a JSON array of MCP Tool objects (definitions only; repeatable).
     #[arg(long, global = true, value_name = "FILE")]
     pub defs: Vec<PathBuf>,
+    /// Also offer the tools of an MCP server, named NAME__tool: a command speaking MCP on stdio
+    /// (run with `sh -c`) or a Streamable HTTP URL (repeatable).
+    #[arg(long, global = true, value_name = "NAME=COMMAND|URL")]
+    pub mount: Vec<MountSpec>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -36,6 +42,8 @@ pub struct ToolArgs {
 /// What to do.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve every tool over MCP: on stdio, or Streamable HTTP.
+    Serve(ServeArgs),
     /// List every tool.
     List {
         /// Print a JSON array of full definitions instead of a table.
@@ -81,6 +89,37 @@ pub enum Command {
     },
 }
 
+/// How `serve` listens.
+#[derive(Debug, Args)]
+#[group(id = "transport", required = true, multiple = false, args = ["stdio", "http"])]
+pub struct ServeArgs {
+    /// Speak MCP on stdin and stdout (how MCP clients start a local server).
+    #[arg(long)]
+    pub stdio: bool,
+    /// Serve Streamable HTTP at this address (e.g. 127.0.0.1:8080), endpoint `/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// HTTP without sessions: any instance behind a load balancer can answer any request.
+    #[arg(long, requires = "http")]
+    pub stateless: bool,
+    /// Require `Authorization: Bearer <token>`, the token read from this environment variable.
+    #[arg(long, requires = "http", value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// Accept this browser Origin besides loopback ones (repeatable; `:*` for any port).
+    #[arg(long, requires = "http", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Accept this Host besides loopback names, when serving beyond this machine (repeatable).
+    #[arg(long, requires = "http", value_name = "HOST")]
+    pub allow_host: Vec<String>,
+    /// Pass this request header to the tools, to forward downstream (repeatable; default
+    /// `authorization`).
+    #[arg(long, requires = "http", value_name = "NAME")]
+    pub forward_header: Vec<String>,
+    /// List only `core` tools; the others stay callable by name.
+    #[arg(long)]
+    pub hide_deferred: bool,
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "toolctl",
@@ -116,43 +155,63 @@ struct Exit(u8);
 impl ToolArgs {
     /// Runs the command against `registry`, writing results to `out` and messages to `err`.
     pub fn run(&self, registry: &Registry, out: Out, err: Out) -> ExitCode {
-        let result = self
-            .with_defs(registry, err)
-            .and_then(|(registry, clashes)| {
-                let registry = &registry;
-                match &self.command {
-                    Command::List { json, domain } => {
-                        list(registry, *json, domain.as_deref(), out, err)
-                    }
-                    Command::Show { name } => show(registry, name, out, err),
-                    Command::Call { name, input } => self.call(registry, name, input, out, err),
-                    Command::Export { format, strict } => {
-                        let options = RenderOptions { strict: *strict };
-                        print_json(out, &render::render_all(registry.tools(), *format, options));
-                        Ok(())
-                    }
-                    Command::Check {
-                        formats,
-                        strict,
-                        json,
-                    } => self::check(registry, clashes, formats, *strict, *json, out),
-                }
-            });
+        // Serving takes both cores; one-shot commands need no worker threads.
+        let runtime = match &self.command {
+            Command::Serve(_) => tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build(),
+            _ => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build(),
+        };
+        let result = match runtime {
+            Ok(runtime) => runtime.block_on(self.run_in(registry, out, err)),
+            Err(e) => Err(usage(err, format!("cannot start the async runtime: {e}"))),
+        };
         match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(Exit(code)) => ExitCode::from(code),
         }
     }
 
-    /// The registry plus the tools of every `--defs` file; names that clash are set aside and
-    /// returned, for `check` to report.
-    fn with_defs(
+    async fn run_in(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
+        let (registry, clashes) = self.with_sources(registry, err).await?;
+        let registry = &registry;
+        match &self.command {
+            Command::Serve(args) => self.serve(registry.clone(), args, err).await,
+            Command::List { json, domain } => list(registry, *json, domain.as_deref(), out, err),
+            Command::Show { name } => show(registry, name, out, err),
+            Command::Call { name, input } => self.call(registry, name, input, out, err).await,
+            Command::Export { format, strict } => {
+                let options = RenderOptions { strict: *strict };
+                print_json(out, &render::render_all(registry.tools(), *format, options));
+                Ok(())
+            }
+            Command::Check {
+                formats,
+                strict,
+                json,
+            } => self::check(registry, clashes, formats, *strict, *json, out),
+        }
+    }
+
+    /// The registry plus the tools of every `--defs` file and `--mount`ed server; names that
+    /// clash are set aside and returned, for `check` to report.
+    async fn with_sources(
         &self,
         registry: &Registry,
-        err: Out,
+        err: Out<'_>,
     ) -> Result<(Registry, Vec<RegistryError>), Exit> {
         let mut registry = registry.clone();
         let mut clashes = Vec::new();
+        let mut add = |registry: &mut Registry, tool, err: Out| {
+            if let Err(e) = registry.register(tool) {
+                if !matches!(self.command, Command::Check { .. }) {
+                    let _ = writeln!(err, "warning: {e}");
+                }
+                clashes.push(e);
+            }
+        };
         for path in &self.defs {
             let origin = path.display().to_string();
             let text = std::fs::read_to_string(path)
@@ -160,24 +219,97 @@ impl ToolArgs {
             let tools =
                 defs::parse(&text, &origin).map_err(|e| usage(err, format!("--defs: {e}")))?;
             for tool in tools {
-                if let Err(e) = registry.register(tool) {
-                    if !matches!(self.command, Command::Check { .. }) {
-                        let _ = writeln!(err, "warning: {e}");
-                    }
-                    clashes.push(e);
-                }
+                add(&mut registry, tool, err);
+            }
+        }
+        for spec in &self.mount {
+            let mounted = mcp::mount(spec)
+                .await
+                .map_err(|e| usage(err, format!("--mount {e}")))?;
+            for tool in mounted.into_tools() {
+                add(&mut registry, tool, err);
             }
         }
         Ok((registry, clashes))
     }
 
-    fn call(
+    /// The context every call starts from: the `--root`, when given.
+    fn base_context(&self, err: Out) -> Result<ToolContext, Exit> {
+        let mut ctx = ToolContext::builder();
+        if let Some(dir) = &self.root {
+            let root = ToolRoot::new(dir)
+                .map_err(|e| usage(err, format!("--root {}: {e}", dir.display())))?;
+            ctx = ctx.root(root);
+        }
+        Ok(ctx.build())
+    }
+
+    async fn serve(&self, registry: Registry, args: &ServeArgs, err: Out<'_>) -> Result<(), Exit> {
+        let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
+        if args.hide_deferred {
+            options.deferred = DeferredTools::Hidden;
+        }
+        if !args.forward_header.is_empty() {
+            options.forward_headers = args
+                .forward_header
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect();
+        }
+        let server = McpServer::with_options(Executor::new(registry), options)
+            .with_base_context(self.base_context(err)?);
+        let Some(addr) = args.http else {
+            return mcp::serve_stdio(server)
+                .await
+                .map_err(|e| failed(err, e.to_string()));
+        };
+        let mut http = HttpOptions {
+            stateless: args.stateless,
+            ..HttpOptions::default()
+        };
+        http.allowed_origins
+            .extend(args.allow_origin.iter().cloned());
+        http.allowed_hosts.extend(args.allow_host.iter().cloned());
+        if let Some(var) = &args.token_env {
+            let token = std::env::var(var)
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
+            http.bearer_token = Some(token);
+        }
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| usage(err, format!("--http {addr}: {e}")))?;
+        let local = listener.local_addr().unwrap_or(addr);
+        let _ = writeln!(
+            err,
+            "serving {} tools over MCP at http://{local}{} ({})",
+            server.executor().registry().len(),
+            http.path,
+            if http.stateless {
+                "stateless"
+            } else {
+                "sessions"
+            }
+        );
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            on_signal.cancel();
+        });
+        mcp::serve_http(server, listener, &http, shutdown)
+            .await
+            .map_err(|e| failed(err, e.to_string()))
+    }
+
+    async fn call(
         &self,
         registry: &Registry,
         name: &str,
         input: &str,
-        out: Out,
-        err: Out,
+        out: Out<'_>,
+        err: Out<'_>,
     ) -> Result<(), Exit> {
         let tool = find(registry, name, err)?;
         let text = if input == "-" {
@@ -197,18 +329,9 @@ impl ToolArgs {
             .policy()
             .parse(&text)
             .map_err(|e| usage(err, format!("--input: {}", e.message())))?;
-        let mut ctx = ContextBuilder::default();
-        if let Some(dir) = &self.root {
-            let root = ToolRoot::new(dir)
-                .map_err(|e| usage(err, format!("--root {}: {e}", dir.display())))?;
-            ctx = ctx.root(root);
-        }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| usage(err, format!("cannot start the async runtime: {e}")))?;
+        let ctx = self.base_context(err)?;
         // The full pipeline: limits, time limit, isolation, retries, sanitised errors, audit.
-        match runtime.block_on(executor.call(tool.name(), input, &ctx.build())) {
+        match executor.call(tool.name(), input, &ctx).await {
             Ok(output) => {
                 print_json(out, &output_json(&output));
                 Ok(())
@@ -336,6 +459,11 @@ fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&'r Tool, Ex
 fn usage(err: Out, message: String) -> Exit {
     let _ = writeln!(err, "error: {message}");
     Exit(2)
+}
+
+fn failed(err: Out, message: String) -> Exit {
+    let _ = writeln!(err, "error: {message}");
+    Exit(1)
 }
 
 /// A tool's full definition, as `list --json` and `show` print it.

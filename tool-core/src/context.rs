@@ -105,6 +105,43 @@ impl ToolContext {
         }
     }
 
+    /// A builder for a context that starts from this one: the same principal, root, headers,
+    /// extensions (the builder's own extensions are layered over them) and sinks, a new call id,
+    /// and a cancellation token cancelled when this one is. Servers use it to make each
+    /// request's context from one configured base.
+    ///
+    /// ```
+    /// use tool_core::{RequestHeaders, ToolContext};
+    /// struct Config(u32);
+    /// struct Caller(&'static str);
+    /// let base = ToolContext::builder().extension(Config(7)).build();
+    /// let ctx = base
+    ///     .derive()
+    ///     .call_id("req_1")
+    ///     .headers(RequestHeaders::from_pairs([("x-user", "ada")]))
+    ///     .extension(Caller("ada"))
+    ///     .build();
+    /// assert_eq!(ctx.extension::<Config>().map(|c| c.0), Some(7));
+    /// assert_eq!(ctx.extension::<Caller>().map(|c| c.0), Some("ada"));
+    /// assert!(base.extension::<Caller>().is_none());
+    /// ```
+    pub fn derive(&self) -> ContextBuilder {
+        let inner = &self.inner;
+        ContextBuilder {
+            call_id: None,
+            principal: inner.principal.clone(),
+            root: inner.root.clone(),
+            headers: inner.headers.clone(),
+            cancel: inner.cancel.child_token(),
+            extensions: Extensions {
+                map: HashMap::new(),
+                parent: Some(inner.extensions.clone()),
+            },
+            audit: inner.audit.clone(),
+            events: inner.events.clone(),
+        }
+    }
+
     /// The id of this call (from the model's tool call, or generated).
     pub fn call_id(&self) -> &str {
         &self.inner.call_id
@@ -203,6 +240,16 @@ impl ToolContext {
     /// Emits a UI event for this call.
     pub fn emit(&self, event: ToolEvent) {
         self.inner.events.emit(&event);
+    }
+
+    /// Sends a log message about this call to UIs (and to MCP clients, as a logging
+    /// notification, when the client's level lets it through).
+    pub fn log(&self, level: LogLevel, message: impl Into<String>) {
+        self.emit(ToolEvent::Log {
+            call_id: self.inner.call_id.clone(),
+            level,
+            message: message.into(),
+        });
     }
 
     /// Reports progress of a long call to UIs (and to MCP clients that asked for it).
@@ -345,10 +392,12 @@ impl ToolRoot {
     }
 }
 
-/// A type map of configuration and shared state.
+/// A type map of configuration and shared state, layered over the map of the context it was
+/// derived from.
 #[derive(Default)]
 struct Extensions {
     map: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    parent: Option<Arc<Extensions>>,
 }
 
 impl Extensions {
@@ -357,11 +406,14 @@ impl Extensions {
     }
 
     fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.map.get(&TypeId::of::<T>())?.downcast_ref()
+        match self.map.get(&TypeId::of::<T>()) {
+            Some(value) => value.downcast_ref(),
+            None => self.parent.as_deref()?.get(),
+        }
     }
 
     fn len(&self) -> usize {
-        self.map.len()
+        self.map.len() + self.parent.as_deref().map_or(0, Self::len)
     }
 }
 
@@ -469,6 +521,15 @@ pub enum ToolEvent {
         /// The tool's label.
         label: String,
     },
+    /// The tool logged a message.
+    Log {
+        /// The call id.
+        call_id: String,
+        /// How severe.
+        level: LogLevel,
+        /// The message.
+        message: String,
+    },
     /// The tool reported progress.
     Progress {
         /// The call id.
@@ -502,6 +563,28 @@ pub enum ToolEvent {
         /// The message for the model.
         message: String,
     },
+}
+
+/// The severity of a message a tool logs with [`ToolContext::log`] (the syslog levels MCP uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Detail for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something may be wrong.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action is needed now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
 }
 
 /// Where UI events go.

@@ -44,9 +44,11 @@ pub mod schema;
 pub mod cli;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 pub use context::{
-    AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext,
+    AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,
     RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};

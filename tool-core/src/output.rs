@@ -103,15 +103,17 @@ impl ToolOutput {
     }
 }
 
-/// An image or audio clip returned with a result.
+/// An image, an audio clip or a resource (a document with a URI) returned with a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Media {
-    /// Image or audio.
+    /// Image, audio or resource.
     pub kind: MediaKind,
     /// The MIME type, e.g. `image/png`.
     pub mime_type: Cow<'static, str>,
     /// The raw bytes.
     pub data: Arc<[u8]>,
+    /// Where a resource lives (`file:///...`, `https://...`); `None` for images and audio.
+    pub uri: Option<Cow<'static, str>>,
 }
 
 /// The kind of a [`Media`] attachment.
@@ -122,6 +124,8 @@ pub enum MediaKind {
     Image,
     /// A sound.
     Audio,
+    /// A document named by a URI (an MCP embedded resource).
+    Resource,
 }
 
 impl Media {
@@ -131,6 +135,7 @@ impl Media {
             kind: MediaKind::Image,
             mime_type: mime_type.into(),
             data: data.into(),
+            uri: None,
         }
     }
 
@@ -140,7 +145,43 @@ impl Media {
             kind: MediaKind::Audio,
             mime_type: mime_type.into(),
             data: data.into(),
+            uri: None,
         }
+    }
+
+    /// A resource: the contents of the document at `uri`. Text types (`text/*`, JSON, XML)
+    /// whose bytes are UTF-8 travel as text, others as binary.
+    ///
+    /// ```
+    /// use tool_core::{Media, MediaKind};
+    /// let doc = Media::resource("file:///notes.md", "text/markdown", "# Notes".as_bytes());
+    /// assert_eq!(doc.kind, MediaKind::Resource);
+    /// assert_eq!(doc.text(), Some("# Notes"));
+    /// ```
+    pub fn resource(
+        uri: impl Into<Cow<'static, str>>,
+        mime_type: impl Into<Cow<'static, str>>,
+        data: impl Into<Arc<[u8]>>,
+    ) -> Self {
+        Self {
+            kind: MediaKind::Resource,
+            mime_type: mime_type.into(),
+            data: data.into(),
+            uri: Some(uri.into()),
+        }
+    }
+
+    /// The contents as text, when the MIME type is a text type and the bytes are UTF-8.
+    pub fn text(&self) -> Option<&str> {
+        let essence = self.mime_type.split(';').next().unwrap_or("").trim();
+        let textual = essence.starts_with("text/")
+            || essence.ends_with("/json")
+            || essence.ends_with("+json")
+            || essence.ends_with("/xml")
+            || essence.ends_with("+xml");
+        textual
+            .then(|| std::str::from_utf8(&self.data).ok())
+            .flatten()
     }
 }
 

@@ -329,7 +329,7 @@ fn same_origin_redirects(attempt: redirect::Attempt<'_>) -> redirect::Action {
     attempt.follow()
 }
 
-fn tls_config() -> Result<rustls::ClientConfig, HttpConfigError> {
+pub(crate) fn tls_config() -> Result<rustls::ClientConfig, HttpConfigError> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ClientConfig::builder_with_provider(provider)

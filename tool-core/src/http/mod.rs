@@ -68,6 +68,8 @@ use crate::context::FromContext;
 #[cfg(doc)]
 use crate::error::{ErrorKind, ToolError};
 
+#[cfg(feature = "mcp")]
+pub(crate) use client::tls_config;
 pub use client::{FetchOptions, HttpClient, ServiceRequest};
 pub use config::{
     DEFAULT_FORWARD_HEADERS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ENV_PREFIX, HttpConfig,

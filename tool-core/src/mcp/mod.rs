@@ -1,0 +1,41 @@
+//! Tools over MCP (feature `mcp`), through the official Rust SDK (`rmcp`): its protocol types,
+//! its stdio and Streamable HTTP transports and its client. No JSON-RPC is written here.
+//!
+//! - [`McpServer`] answers `tools/list` from the MCP renderer's definitions (cached, paginated)
+//!   and runs `tools/call` through the [`Executor`](crate::exec::Executor): input limits, time
+//!   limits, cancellation, sanitised errors. Progress and log messages a tool sends through its
+//!   [`ToolContext`](crate::ToolContext) become MCP notifications; a change to the tool set
+//!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
+//! - [`serve_stdio`] and [`serve_http`] put a server on a transport; [`HttpOptions`] holds the
+//!   HTTP security settings (loopback Host and Origin checks, optional bearer-token auth,
+//!   which request headers reach the tools).
+//! - [`mount`] connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
+//!   turns its tools into [`DynamicTool`](crate::DynamicTool)s named `NAME__tool`, so one
+//!   registry, catalog and executor offer local and remote tools alike.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use tool_core::exec::Executor;
+//! use tool_core::mcp::{McpServer, serve_stdio};
+//! use tool_core::Registry;
+//! let server = McpServer::new(Executor::new(Registry::linked()?));
+//! serve_stdio(server).await?;
+//! # Ok(()) }
+//! ```
+
+// MCP logging (`logging/setLevel`, `notifications/message`) is deprecated upstream by SEP-2577
+// but still part of every protocol version clients speak today, so it is served.
+#![allow(deprecated)]
+
+mod mount;
+mod notify;
+mod result;
+mod serve;
+mod server;
+
+pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
+pub use serve::{HttpOptions, ServeError, http_router, serve_http, serve_stdio};
+pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
+
+/// The MCP SDK this module is built on, for its protocol types.
+pub use rmcp;

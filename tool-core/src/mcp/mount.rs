@@ -1,0 +1,415 @@
+//! Mounting another MCP server: its tools become dynamic tools of this registry, named
+//! `NAME__tool`, called through the official SDK's client.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use serde_json::Value;
+
+use super::result::from_call_result;
+use super::server::from_mcp_level;
+use crate::{DynamicTool, Registry, RegistryError, ToolContext, ToolError, defs};
+
+/// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)
+/// or one to reach (a Streamable HTTP URL).
+///
+/// ```
+/// use tool_core::mcp::{MountSpec, MountTarget};
+/// let spec: MountSpec = "files=npx -y @modelcontextprotocol/server-filesystem /tmp".parse().unwrap();
+/// assert_eq!(spec.name, "files");
+/// assert!(matches!(spec.target, MountTarget::Command(_)));
+/// let spec: MountSpec = "remote=http://127.0.0.1:8080/mcp".parse().unwrap();
+/// assert!(matches!(spec.target, MountTarget::Url(_)));
+/// assert!("Bad-Name=cmd".parse::<MountSpec>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountSpec {
+    /// The prefix of the mounted tools' names: lowercase letters, digits and `_`.
+    pub name: String,
+    /// Where the server is.
+    pub target: MountTarget,
+}
+
+/// Where a mounted server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountTarget {
+    /// A command run with `sh -c`, speaking MCP on its stdin and stdout.
+    Command(String),
+    /// A Streamable HTTP endpoint (`http://` or `https://`).
+    Url(String),
+}
+
+/// Why a server could not be mounted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MountError {
+    /// The `NAME=TARGET` text is malformed.
+    #[error("`{spec}`: {reason}")]
+    Spec {
+        /// The text given.
+        spec: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The server could not be started or reached.
+    #[error("mount `{name}`: cannot start `{target}`: {source}")]
+    Start {
+        /// The mount's name.
+        name: String,
+        /// The command or URL.
+        target: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The MCP handshake or `tools/list` failed.
+    #[error("mount `{name}`: {what}: {message}")]
+    Protocol {
+        /// The mount's name.
+        name: String,
+        /// The step that failed.
+        what: &'static str,
+        /// The SDK's error.
+        message: String,
+    },
+    /// A mounted tool's name clashes with a tool already in the registry.
+    #[error("mount `{name}`: {source}")]
+    Clash {
+        /// The mount's name.
+        name: String,
+        /// The clash.
+        source: RegistryError,
+    },
+}
+
+impl FromStr for MountSpec {
+    type Err = MountError;
+
+    fn from_str(spec: &str) -> Result<Self, MountError> {
+        let fail = |reason| MountError::Spec {
+            spec: spec.to_owned(),
+            reason,
+        };
+        let (name, target) = spec
+            .split_once('=')
+            .ok_or_else(|| fail("expected NAME=COMMAND or NAME=URL"))?;
+        let valid_name = !name.is_empty()
+            && name.len() <= 32
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid_name {
+            return Err(fail(
+                "the name must be 1 to 32 lowercase letters, digits and `_`, starting with a letter",
+            ));
+        }
+        let target = target.trim();
+        if target.is_empty() {
+            return Err(fail("nothing after `=`: give a command or an http(s) URL"));
+        }
+        let target = if target.starts_with("http://") || target.starts_with("https://") {
+            MountTarget::Url(target.to_owned())
+        } else {
+            MountTarget::Command(target.to_owned())
+        };
+        Ok(Self {
+            name: name.to_owned(),
+            target,
+        })
+    }
+}
+
+impl fmt::Display for MountTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Command(c) | Self::Url(c) => f.write_str(c),
+        }
+    }
+}
+
+/// A connected server and its tools, ready to register. Dropping every handle (the tools hold
+/// one each) closes the connection and, for a command, ends the process.
+pub struct Mounted {
+    name: String,
+    tools: Vec<DynamicTool>,
+}
+
+impl fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mounted")
+            .field("name", &self.name)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+impl Mounted {
+    /// The mount's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How many tools the server offers.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the server offers no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The server's tools, to register one by one.
+    pub fn into_tools(self) -> Vec<DynamicTool> {
+        self.tools
+    }
+
+    /// Adds the server's tools to `registry`; nothing is added if any name is taken.
+    pub fn register(self, registry: &mut Registry) -> Result<(), MountError> {
+        let mut next = registry.clone();
+        for tool in self.tools {
+            next.register(tool).map_err(|source| MountError::Clash {
+                name: self.name.clone(),
+                source,
+            })?;
+        }
+        *registry = next;
+        Ok(())
+    }
+}
+
+/// Connects to the server `spec` names and lists its tools (every page).
+///
+/// Each mounted tool keeps the server's description, input and output schemas and annotations;
+/// its domain is the mount's name. A call goes to the server with the caller's cancellation
+/// (sent on as `notifications/cancelled`), and the server's progress and log notifications
+/// come back through the caller's context.
+pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
+    let name = spec.name.clone();
+    let handler = Relay::default();
+    let start = |source| MountError::Start {
+        name: name.clone(),
+        target: spec.target.to_string(),
+        source,
+    };
+    let protocol = |what, e: &dyn fmt::Display| MountError::Protocol {
+        name: name.clone(),
+        what,
+        message: e.to_string(),
+    };
+    let client = match &spec.target {
+        MountTarget::Command(command) => {
+            let mut cmd = tokio::process::Command::new("sh");
+            cmd.arg("-c").arg(command);
+            let transport = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::inherit())
+                .spawn()
+                .map(|(transport, _)| transport)
+                .map_err(start)?;
+            handler
+                .clone()
+                .serve(transport)
+                .await
+                .map_err(|e| protocol("the MCP handshake failed", &e))?
+        }
+        MountTarget::Url(url) => {
+            let tls = crate::http::tls_config()
+                .map_err(|e| start(std::io::Error::other(e.to_string())))?;
+            let http = reqwest::Client::builder()
+                .tls_backend_preconfigured(tls)
+                .build()
+                .map_err(|e| start(std::io::Error::other(e)))?;
+            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let transport = StreamableHttpClientTransport::with_client(http, config);
+            handler
+                .clone()
+                .serve(transport)
+                .await
+                .map_err(|e| protocol("the MCP handshake failed", &e))?
+        }
+    };
+    let listed = client
+        .list_all_tools()
+        .await
+        .map_err(|e| protocol("tools/list failed", &e))?;
+    let client = Arc::new(Client {
+        service: client,
+        relay: handler,
+    });
+    let origin = format!("mounted MCP server `{name}` ({})", spec.target);
+    let domain_description = format!("Tools of the MCP server mounted as `{name}`");
+    let tools = listed
+        .into_iter()
+        .filter_map(|remote| {
+            let remote_name = remote.name.to_string();
+            let mut def = serde_json::to_value(&remote).ok()?;
+            def["name"] = Value::String(format!("{name}__{remote_name}"));
+            let client = client.clone();
+            let tool = defs::from_mcp_tool(&def, &origin)
+                .domain(name.clone(), domain_description.clone())
+                .handler(move |input, ctx| {
+                    let client = client.clone();
+                    let remote_name = remote_name.clone();
+                    async move { client.call(remote_name, input, ctx).await }
+                });
+            Some(tool)
+        })
+        .collect();
+    Ok(Mounted { name, tools })
+}
+
+/// The client side of a mount: the running service and where notifications go.
+struct Client {
+    service: RunningService<RoleClient, Relay>,
+    relay: Relay,
+}
+
+impl Client {
+    async fn call(&self, name: String, input: Value, ctx: ToolContext) -> crate::exec::CallResult {
+        let arguments = match input {
+            Value::Object(map) => map,
+            Value::Null => serde_json::Map::new(),
+            other => {
+                return Err(ToolError::invalid_input(format!(
+                    "expected an object, got {}",
+                    crate::exec::json_type(&other)
+                )));
+            }
+        };
+        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(
+            CallToolRequestParams::new(name).with_arguments(arguments),
+        ));
+        let peer = self.service.peer();
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(unavailable)?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let _route = self.relay.route(token, ctx.clone());
+        let response = tokio::select! {
+            response = handle.await_response() => response.map_err(unavailable)?,
+            () = ctx.cancellation().cancelled() => {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the caller cancelled the call".into()),
+                    ))
+                    .await;
+                return Err(ToolError::new(crate::ErrorKind::Cancelled, "the call was cancelled"));
+            }
+        };
+        match response {
+            ServerResult::CallToolResult(result) => from_call_result(result),
+            other => Err(ToolError::failed(format!(
+                "the server answered tools/call with something else: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+        }
+    }
+}
+
+fn unavailable(e: rmcp::ServiceError) -> ToolError {
+    ToolError::unavailable(format!("the mounted server did not answer: {e}"))
+}
+
+/// Routes a mounted server's progress and log notifications to the context of the call that
+/// caused them.
+#[derive(Clone, Default)]
+struct Relay {
+    calls: Arc<Mutex<HashMap<ProgressToken, ToolContext>>>,
+}
+
+/// Removes a call's route when the call ends, however it ends.
+struct Route {
+    relay: Relay,
+    token: ProgressToken,
+}
+
+impl Relay {
+    fn route(&self, token: ProgressToken, ctx: ToolContext) -> Route {
+        self.lock().insert(token.clone(), ctx);
+        Route {
+            relay: self.clone(),
+            token,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolContext>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        self.relay.lock().remove(&self.token);
+    }
+}
+
+impl ClientHandler for Relay {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let ctx = self.lock().get(&params.progress_token).cloned();
+        if let Some(ctx) = ctx {
+            let done = params.progress.max(0.0) as u64;
+            let total = params.total.map(|t| t.max(0.0) as u64);
+            ctx.progress(done, total, params.message.unwrap_or_default());
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        // Log notifications carry no request id: with one call in flight they are its own;
+        // otherwise they go to tracing only.
+        let ctx = {
+            let calls = self.lock();
+            (calls.len() == 1)
+                .then(|| calls.values().next().cloned())
+                .flatten()
+        };
+        let message = match params.data {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        match ctx {
+            Some(ctx) => ctx.log(from_mcp_level(params.level), message),
+            None => {
+                tracing::info!(target: "tool_core::mcp::mount", logger = ?params.logger, "{message}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_are_checked() {
+        for bad in [
+            "", "name", "=cmd", "x=", "x=   ", "Up=cmd", "1x=cmd", "a-b=cmd",
+        ] {
+            let err = bad.parse::<MountSpec>().unwrap_err();
+            assert!(err.to_string().starts_with(&format!("`{bad}`")), "{err}");
+        }
+        let spec: MountSpec = "docs=python -m server --flag=1".parse().unwrap();
+        assert_eq!(
+            spec.target,
+            MountTarget::Command("python -m server --flag=1".into())
+        );
+    }
+}

@@ -1,0 +1,439 @@
+//! The MCP server handler: `tools/list` and `tools/call` over an executor whose tool set may
+//! change while clients are connected.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::notify::Notifier;
+use super::result::call_result;
+use crate::exec::Executor;
+use crate::{LogLevel, Registry, RegistryError, RequestHeaders, ToolContext, render};
+
+/// Whether `tools/list` shows deferred (non-`core`) tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeferredTools {
+    /// List every tool (what MCP clients expect by default).
+    #[default]
+    Listed,
+    /// List only `core` tools; the others are still called by name, once a model has found
+    /// them (through a catalog search).
+    Hidden,
+}
+
+/// How an [`McpServer`] presents itself and its tools.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// The name in `serverInfo`.
+    pub name: String,
+    /// The version in `serverInfo`.
+    pub version: String,
+    /// Instructions for the client's model, sent at `initialize`.
+    pub instructions: Option<String>,
+    /// Whether deferred tools are listed.
+    pub deferred: DeferredTools,
+    /// Tools per `tools/list` page; the rest follow through `nextCursor`. Default 500.
+    pub page_size: usize,
+    /// HTTP request headers passed into each call's context, for tools to forward downstream
+    /// (lowercase names; `authorization` by default). Over stdio there are none.
+    pub forward_headers: Vec<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            deferred: DeferredTools::default(),
+            page_size: 500,
+            forward_headers: vec!["authorization".to_owned()],
+        }
+    }
+}
+
+impl ServerOptions {
+    /// Options with this server name and version.
+    pub fn named(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
+///
+/// Each connection gets its own handle ([`McpServer::connection`], done for you by
+/// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http)); every handle
+/// shares the tool set, so [`McpServer::update`] reaches every connected client.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+}
+
+struct Shared {
+    options: ServerOptions,
+    base: ToolContext,
+    live: RwLock<Arc<Live>>,
+    /// Clients to tell when the tool set changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// The tool set as it is now: the executor and the `tools/list` answer built from it once.
+struct Live {
+    executor: Executor,
+    listed: Arc<[rmcp::model::Tool]>,
+}
+
+/// What one connection negotiated.
+#[derive(Default)]
+struct Session {
+    /// The lowest log level the client wants, as `LogLevel as u8` (0, debug, until it says).
+    min_level: AtomicU8,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("options", &self.shared.options)
+            .field("tools", &self.live().executor.registry().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server over `executor` with default options.
+    pub fn new(executor: Executor) -> Self {
+        Self::with_options(executor, ServerOptions::default())
+    }
+
+    /// A server over `executor` with `options`.
+    pub fn with_options(executor: Executor, options: ServerOptions) -> Self {
+        let live = Live::new(executor, options.deferred);
+        Self {
+            shared: Arc::new(Shared {
+                options,
+                base: ToolContext::new(),
+                live: RwLock::new(Arc::new(live)),
+                peers: Mutex::new(Vec::new()),
+            }),
+            session: Arc::default(),
+        }
+    }
+
+    /// Uses `base` as the context every call's context is derived from: its root, extensions,
+    /// principal and sinks reach every tool.
+    ///
+    /// Call it before the server is shared: handles made earlier keep the old base.
+    pub fn with_base_context(self, base: ToolContext) -> Self {
+        let live = self.live();
+        let options = self.shared.options.clone();
+        let peers = std::mem::take(&mut *lock(&self.shared.peers));
+        Self {
+            shared: Arc::new(Shared {
+                options,
+                base,
+                live: RwLock::new(live),
+                peers: Mutex::new(peers),
+            }),
+            session: Arc::default(),
+        }
+    }
+
+    /// A handle for a new connection: the same tools, its own negotiated state.
+    pub fn connection(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            session: Arc::default(),
+        }
+    }
+
+    /// The options it was built with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.shared.options
+    }
+
+    /// The executor calls run on now.
+    pub fn executor(&self) -> Executor {
+        self.live().executor.clone()
+    }
+
+    /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
+    /// of the registry, which replaces the served one only if `change` succeeds. Calls already
+    /// running finish on the old set. Connected clients get `notifications/tools/list_changed`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use tool_core::exec::Executor;
+    /// use tool_core::mcp::McpServer;
+    /// use tool_core::{DynamicTool, Registry};
+    /// let server = McpServer::new(Executor::new(Registry::empty()));
+    /// server
+    ///     .update(|registry| {
+    ///         registry.register(DynamicTool::new("ping_host", "Pings.", serde_json::json!({"type": "object"})))
+    ///     })
+    ///     .unwrap();
+    /// assert!(server.executor().registry().get("ping_host").is_some());
+    /// # });
+    /// ```
+    pub fn update<R>(
+        &self,
+        change: impl FnOnce(&mut Registry) -> Result<R, RegistryError>,
+    ) -> Result<R, RegistryError> {
+        let result = {
+            let mut live = self
+                .shared
+                .live
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut registry = live.executor.registry().clone();
+            let result = change(&mut registry)?;
+            let policy = live.executor.policy().clone();
+            *live = Arc::new(Live::new(
+                Executor::with_policy(registry, policy),
+                self.shared.options.deferred,
+            ));
+            result
+        };
+        self.notify_list_changed();
+        Ok(result)
+    }
+
+    fn live(&self) -> Arc<Live> {
+        self.shared
+            .live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn notify_list_changed(&self) {
+        let peers: Vec<_> = lock(&self.shared.peers).clone();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        runtime.spawn(async move {
+            let mut gone = Vec::new();
+            for (i, peer) in peers.iter().enumerate() {
+                if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
+                    gone.push(i);
+                }
+            }
+            if !gone.is_empty() {
+                let mut peers = lock(&shared.peers);
+                peers.retain(|p| !p.is_transport_closed());
+            }
+        });
+    }
+
+    /// The context of one `tools/call`: derived from the base, with the request's id, the
+    /// forwarded HTTP headers, the client's cancellation and a sink that turns progress and log
+    /// events into notifications.
+    fn call_context(&self, cx: &RequestContext<RoleServer>, notifier: &Notifier) -> ToolContext {
+        let mut builder = self
+            .shared
+            .base
+            .derive()
+            .call_id(request_id(&cx.id))
+            .cancellation(cx.ct.child_token())
+            .events(notifier.sink())
+            .extension(McpPeer(cx.peer.clone()));
+        if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
+            builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
+        }
+        builder.build()
+    }
+
+    fn min_level(&self) -> LogLevel {
+        level_from_u8(self.session.min_level.load(Ordering::Relaxed))
+    }
+}
+
+/// The connected client, for tools that ask it for something: a sampling request
+/// (`create_message`) or an elicitation (`elicit`). Present in the context of every call made
+/// over MCP: `ctx.extension::<McpPeer>()`.
+#[derive(Clone, Debug)]
+pub struct McpPeer(pub Peer<RoleServer>);
+
+impl Live {
+    fn new(executor: Executor, deferred: DeferredTools) -> Self {
+        let listed = executor
+            .registry()
+            .tools()
+            .iter()
+            .filter(|t| deferred == DeferredTools::Listed || t.is_core())
+            .filter_map(|tool| {
+                // The renderer's output is always a valid Tool; skip rather than fail if not.
+                serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool))
+                    .inspect_err(|e| {
+                        tracing::error!(tool = tool.name(), error = %e, "cannot list the tool over MCP");
+                    })
+                    .ok()
+            })
+            .collect();
+        Self { executor, listed }
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info = Implementation::new(
+            self.shared.options.name.clone(),
+            self.shared.options.version.clone(),
+        );
+        info.instructions = self.shared.options.instructions.clone();
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let live = self.live();
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| at <= live.listed.len())
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        format!("cursor `{cursor}` is not one this server gave"),
+                        None,
+                    )
+                })?,
+        };
+        let end = start
+            .saturating_add(self.shared.options.page_size.max(1))
+            .min(live.listed.len());
+        let mut result = ListToolsResult::with_all_items(live.listed[start..end].to_vec());
+        if end < live.listed.len() {
+            result.next_cursor = Some(end.to_string());
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let live = self.live();
+        let registry = live.executor.registry();
+        let Some(tool) = registry.get(&request.name) else {
+            let error = crate::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
+            return Err(McpError::invalid_params(error.to_string(), None));
+        };
+        let notifier = Notifier::start(
+            cx.peer.clone(),
+            cx.meta.get_progress_token(),
+            self.min_level(),
+            request_id(&cx.id),
+            tool.name(),
+            self.shared.base.clone(),
+        );
+        let ctx = self.call_context(&cx, &notifier);
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        let result = live.executor.call(tool.name(), input, &ctx).await;
+        // Every notification the call sent goes out before its result.
+        notifier.finish().await;
+        Ok(call_result(tool, result).into())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = from_mcp_level(request.level);
+        self.session.min_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        let mut peers = lock(&self.shared.peers);
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(cx.peer);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn request_id(id: &rmcp::model::RequestId) -> String {
+    match id {
+        rmcp::model::NumberOrString::Number(n) => format!("mcp_{n}"),
+        rmcp::model::NumberOrString::String(s) => s.to_string(),
+    }
+}
+
+/// The allowlisted headers of an HTTP request, for the tools to forward.
+fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
+    RequestHeaders::from_pairs(parts.headers.iter().filter_map(|(name, value)| {
+        let name = name.as_str();
+        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name));
+        let value = value.to_str().ok()?;
+        allowed.then(|| (name, value.to_owned()))
+    }))
+}
+
+pub(super) fn to_mcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+pub(super) fn from_mcp_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
+
+fn level_from_u8(n: u8) -> LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+    ALL.get(usize::from(n)).copied().unwrap_or(LogLevel::Debug)
+}

@@ -1,4 +1,5 @@
-//! The `time` domain: the current time in any IANA time zone, and conversions between zones.
+//! The `time` domain: the current time in any IANA time zone, conversions between zones, and
+//! waiting.
 //! The time zone database is bundled, so results do not depend on the host's tzdata.
 
 use jiff::ZonedDateTime;
@@ -98,6 +99,64 @@ pub fn convert_time(
         target: describe(&target, &to_timezone),
         time_difference: hours(seconds),
     })
+}
+
+/// How long [`wait_duration`] waited.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(crate = "tool_core::__private::serde")]
+#[schemars(crate = "tool_core::__private::schemars")]
+pub struct Waited {
+    /// Seconds waited.
+    pub seconds: f64,
+}
+
+/// Longest wait, in seconds.
+const MAX_WAIT: f64 = 600.0;
+
+/// Waits the given number of seconds (at most 600), reporting progress as it goes, and returns
+/// how long it waited. Use it to pause before checking on something again, or to space out
+/// retries of a rate-limited service.
+#[tool(
+    domain = time,
+    label = "Waiting",
+    hint = "Pauses for a number of seconds",
+    timeout = 11m,
+    examples("Wait two seconds" => r#"{"seconds": 2}"#),
+)]
+pub async fn wait_duration(
+    ctx: &ToolContext,
+    #[arg(description = "How long to wait, in seconds: 0 to 600, fractions allowed")] seconds: f64,
+) -> Result<Waited, ToolError> {
+    if !(0.0..=MAX_WAIT).contains(&seconds) {
+        return Err(ToolError::invalid_input(format!(
+            "seconds must be from 0 to {MAX_WAIT}, not {seconds}"
+        ))
+        .with_path("seconds"));
+    }
+    // Ten steps, or one a second for long waits, so a UI sees it move.
+    let total_ms = (seconds * 1000.0).round() as u64;
+    let steps = if total_ms == 0 {
+        1
+    } else {
+        (seconds.ceil() as u64).clamp(10, 600)
+    };
+    let started = tokio::time::Instant::now();
+    for step in 1..=steps {
+        let due = started + std::time::Duration::from_millis(total_ms * step / steps);
+        tokio::select! {
+            () = tokio::time::sleep_until(due) => {}
+            () = ctx.cancellation().cancelled() => {
+                return Err(ToolError::new(ErrorKind::Cancelled, "the wait was cancelled"));
+            }
+        }
+        let done = total_ms * step / steps;
+        ctx.progress(
+            done,
+            Some(total_ms),
+            format!("waited {:.1} s of {seconds} s", done as f64 / 1000.0),
+        );
+    }
+    Ok(Waited { seconds })
 }
 
 fn zone(name: &str, field: &str) -> Result<TimeZone, ToolError> {

@@ -8,11 +8,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CancelledNotificationParam, ClientRequest,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerResult,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::Value;
 
 use super::result::from_call_result;
@@ -295,18 +296,19 @@ impl Client {
             .map_err(unavailable)?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
         let _route = self.relay.route(token, ctx.clone());
+        // However this call ends early (the caller cancels, the executor's time limit, an abort),
+        // the server is told to stop.
+        let mut cancel = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(id),
+        };
         let response = tokio::select! {
             response = handle.await_response() => response.map_err(unavailable)?,
             () = ctx.cancellation().cancelled() => {
-                let _ = peer
-                    .notify_cancelled(CancelledNotificationParam::new(
-                        Some(id),
-                        Some("the caller cancelled the call".into()),
-                    ))
-                    .await;
                 return Err(ToolError::new(crate::ErrorKind::Cancelled, "the call was cancelled"));
             }
         };
+        cancel.id = None;
         match response {
             ServerResult::CallToolResult(result) => from_call_result(result),
             other => Err(ToolError::failed(format!(
@@ -314,6 +316,28 @@ impl Client {
                 serde_json::to_string(&other).unwrap_or_default()
             ))),
         }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request that is dropped before its response came.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = Some("the caller stopped the call".to_owned());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
     }
 }
 

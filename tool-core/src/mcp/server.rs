@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::notify::Notifier;
 use super::result::call_result;
 use crate::exec::Executor;
-use crate::{LogLevel, Registry, RegistryError, RequestHeaders, ToolContext, render};
+use crate::{LogLevel, Registry, RequestHeaders, ToolContext, render};
 
 /// Whether `tools/list` shows deferred (non-`core`) tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -188,10 +188,7 @@ impl McpServer {
     /// assert!(server.executor().registry().get("ping_host").is_some());
     /// # });
     /// ```
-    pub fn update<R>(
-        &self,
-        change: impl FnOnce(&mut Registry) -> Result<R, RegistryError>,
-    ) -> Result<R, RegistryError> {
+    pub fn update<R, E>(&self, change: impl FnOnce(&mut Registry) -> Result<R, E>) -> Result<R, E> {
         let result = {
             let mut live = self
                 .shared

@@ -29,7 +29,7 @@ fn stderr(out: &Output) -> String {
 }
 
 #[test]
-fn list_json_has_the_seven_bundled_tools_with_full_definitions() {
+fn list_json_has_the_eight_bundled_tools_with_full_definitions() {
     let out = toolctl(&["list", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let tools = json_out(&out);
@@ -44,6 +44,7 @@ fn list_json_has_the_seven_bundled_tools_with_full_definitions() {
             "search_files",
             "convert_time",
             "get_current_time",
+            "wait_duration",
             "fetch_url"
         ]
     );

@@ -91,10 +91,9 @@ pub enum Command {
 
 /// How `serve` listens.
 #[derive(Debug, Args)]
-#[group(id = "transport", required = true, multiple = false, args = ["stdio", "http"])]
 pub struct ServeArgs {
     /// Speak MCP on stdin and stdout (how MCP clients start a local server).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
     pub stdio: bool,
     /// Serve Streamable HTTP at this address (e.g. 127.0.0.1:8080), endpoint `/mcp`.
     #[arg(long, value_name = "ADDR")]

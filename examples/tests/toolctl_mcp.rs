@@ -1,0 +1,215 @@
+//! `toolctl serve` and `--mount` end to end: the real binary serving Streamable HTTP on
+//! loopback, and a second `toolctl serve --stdio` mounted into `list`, `call`, `export` and
+//! `check`, so one binary offers local and remote tools alike.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
+
+fn toolctl(args: &[&str]) -> Output {
+    Command::new(TOOLCTL)
+        .args(args)
+        .output()
+        .expect("toolctl runs")
+}
+
+/// `--mount twin=<this toolctl> serve --stdio`: the bundled tools again, as `twin__*`.
+fn twin() -> String {
+    format!("twin={TOOLCTL} serve --stdio")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn mounted_tools_are_listed_called_exported_and_checked() {
+    let mount = twin();
+    let out = toolctl(&["--mount", &mount, "list", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"get_current_time") && names.contains(&"twin__get_current_time"));
+    assert_eq!(names.len(), 16, "8 local and 8 mounted: {names:?}");
+
+    let out = toolctl(&[
+        "--mount",
+        &mount,
+        "call",
+        "twin__convert_time",
+        "--input",
+        r#"{"time": "2026-01-15T12:00", "from_timezone": "UTC", "to_timezone": "Asia/Tokyo"}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        result["data"]["target"]["datetime"],
+        "2026-01-15T21:00:00+09:00"
+    );
+
+    // A bad input to a mounted tool comes back as the remote tool's error.
+    let out = toolctl(&[
+        "--mount",
+        &mount,
+        "call",
+        "twin__get_current_time",
+        "--input",
+        r#"{"timezone": "Mars/Base"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("Mars/Base"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = toolctl(&["--mount", &mount, "export", "--format", "openai"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"twin__wait_duration\""));
+
+    let out = toolctl(&["--mount", &mount, "check"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_mounts_are_usage_errors_that_name_the_mount() {
+    let out = toolctl(&["--mount", "Twin=cmd", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("`Twin=cmd`"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // A command that is not an MCP server.
+    let out = toolctl(&["--mount", "dud=true", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mount `dud`") && err.contains("handshake"),
+        "{err}"
+    );
+}
+
+/// A `toolctl serve --http` on an ephemeral loopback port, killed when dropped.
+struct Served {
+    child: Child,
+    addr: String,
+}
+
+impl Served {
+    fn start(extra: &[&str]) -> Self {
+        let mut child = Command::new(TOOLCTL)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("TOOLCTL_TEST_TOKEN", "test-token")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("toolctl serve starts");
+        // It says where it listens on its first line of stderr.
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_owned();
+        Self { child, addr }
+    }
+
+    /// POSTs one JSON-RPC message; returns the status line and the body.
+    fn post(&self, body: &Value, headers: &[(&str, &str)]) -> (String, String) {
+        let body = body.to_string();
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+             Content-Length: {}\r\nConnection: close\r\n",
+            self.addr,
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(&body);
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = stream.read_to_string(&mut response);
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        (
+            head.lines().next().unwrap_or_default().to_owned(),
+            body.to_owned(),
+        )
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn call_request(name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+#[test]
+fn serve_http_stateless_answers_calls_and_guards_itself() {
+    let served = Served::start(&["--stateless", "--token-env", "TOOLCTL_TEST_TOKEN"]);
+    let call = call_request("get_current_time", json!({"timezone": "UTC"}));
+    let (status, _) = served.post(&call, &[]);
+    assert!(status.contains(" 401 "), "{status}");
+
+    let auth = [("Authorization", "Bearer test-token")];
+    let (status, body) = served.post(&call, &auth);
+    assert!(status.contains(" 200 "), "{status} {body}");
+    let response: Value = serde_json::from_str(body.trim()).unwrap();
+    assert_eq!(response["result"]["structuredContent"]["timezone"], "UTC");
+
+    let evil = [auth[0], ("Origin", "https://evil.example")];
+    let (status, _) = served.post(&call, &evil);
+    assert!(status.contains(" 403 "), "{status}");
+}
+
+#[test]
+fn serve_refuses_a_missing_token_variable() {
+    let out = Command::new(TOOLCTL)
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--token-env",
+            "TOOLCTL_NO_SUCH_VAR",
+        ])
+        .env_remove("TOOLCTL_NO_SUCH_VAR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("TOOLCTL_NO_SUCH_VAR"));
+    let out = toolctl(&["serve"]);
+    assert_eq!(out.status.code(), Some(2), "a transport is required");
+}

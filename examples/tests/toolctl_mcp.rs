@@ -2,10 +2,15 @@
 //! loopback, and a second `toolctl serve --stdio` mounted into `list`, `call`, `export` and
 //! `check`, so one binary offers local and remote tools alike.
 
-use std::io::{BufRead, BufReader, Read, Write};
+#[path = "../../tests/support/mcp.rs"]
+mod support;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
+
+use support::HttpServer;
 
 use serde_json::{Value, json};
 
@@ -106,70 +111,33 @@ fn bad_mounts_are_usage_errors_that_name_the_mount() {
     );
 }
 
-/// A `toolctl serve --http` on an ephemeral loopback port, killed when dropped.
-struct Served {
-    child: Child,
-    addr: String,
-}
-
-impl Served {
-    fn start(extra: &[&str]) -> Self {
-        let mut child = Command::new(TOOLCTL)
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("TOOLCTL_TEST_TOKEN", "test-token")
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("toolctl serve starts");
-        // It says where it listens on its first line of stderr.
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .to_owned();
-        Self { child, addr }
+/// POSTs one JSON-RPC message to a served `/mcp`; returns the status line and the body.
+fn post(url: &str, body: &Value, headers: &[(&str, &str)]) -> (String, String) {
+    let addr = url.trim_start_matches("http://").split('/').next().unwrap();
+    let body = body.to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Content-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
-
-    /// POSTs one JSON-RPC message; returns the status line and the body.
-    fn post(&self, body: &Value, headers: &[(&str, &str)]) -> (String, String) {
-        let body = body.to_string();
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-             Content-Length: {}\r\nConnection: close\r\n",
-            self.addr,
-            body.len()
-        );
-        for (name, value) in headers {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-        request.push_str("\r\n");
-        request.push_str(&body);
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut response = String::new();
-        let _ = stream.read_to_string(&mut response);
-        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-        (
-            head.lines().next().unwrap_or_default().to_owned(),
-            body.to_owned(),
-        )
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (
+        head.lines().next().unwrap_or_default().to_owned(),
+        body.to_owned(),
+    )
 }
 
 fn call_request(name: &str, arguments: Value) -> Value {
@@ -179,19 +147,24 @@ fn call_request(name: &str, arguments: Value) -> Value {
 
 #[test]
 fn serve_http_stateless_answers_calls_and_guards_itself() {
-    let served = Served::start(&["--stateless", "--token-env", "TOOLCTL_TEST_TOKEN"]);
+    let served = HttpServer::start_with_env(
+        TOOLCTL,
+        &["--stateless", "--token-env", "TOOLCTL_TEST_TOKEN"],
+        &[("TOOLCTL_TEST_TOKEN", "test-token")],
+    );
+    let url = &served.url;
     let call = call_request("get_current_time", json!({"timezone": "UTC"}));
-    let (status, _) = served.post(&call, &[]);
+    let (status, _) = post(url, &call, &[]);
     assert!(status.contains(" 401 "), "{status}");
 
     let auth = [("Authorization", "Bearer test-token")];
-    let (status, body) = served.post(&call, &auth);
+    let (status, body) = post(url, &call, &auth);
     assert!(status.contains(" 200 "), "{status} {body}");
     let response: Value = serde_json::from_str(body.trim()).unwrap();
     assert_eq!(response["result"]["structuredContent"]["timezone"], "UTC");
 
     let evil = [auth[0], ("Origin", "https://evil.example")];
-    let (status, _) = served.post(&call, &evil);
+    let (status, _) = post(url, &call, &evil);
     assert!(status.contains(" 403 "), "{status}");
 }
 
@@ -212,4 +185,42 @@ fn serve_refuses_a_missing_token_variable() {
     assert!(text(&out.stderr).contains("TOOLCTL_NO_SUCH_VAR"));
     let out = toolctl(&["serve"]);
     assert_eq!(out.status.code(), Some(2), "a transport is required");
+}
+
+/// Node.js (the Inspector, the TypeScript SDK) gives a child socketpairs, not pipes, for its
+/// stdio: the blocking fallback must answer too (it once waited forever on a held stdout lock).
+#[test]
+fn serve_stdio_answers_over_sockets() {
+    use std::os::unix::net::UnixStream;
+    let (mut ours, theirs_in) = UnixStream::pair().unwrap();
+    let (mut from_server, theirs_out) = UnixStream::pair().unwrap();
+    let mut child = Command::new(TOOLCTL)
+        .args(["serve", "--stdio"])
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs_in,
+        )))
+        .stdout(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs_out,
+        )))
+        .spawn()
+        .unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "socket", "version": "1"}}});
+    ours.write_all(format!("{initialize}\n").as_bytes())
+        .unwrap();
+    from_server
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut line = String::new();
+    let read =
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(&mut from_server), &mut line);
+    let _ = child.kill();
+    let _ = child.wait();
+    read.expect("the server answers within 10 s");
+    let response: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        response["result"]["serverInfo"]["name"], "toolctl",
+        "{line}"
+    );
 }

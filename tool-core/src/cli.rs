@@ -139,10 +139,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
+    // Unlocked handles: `serve --stdio` writes to stdout from another thread, which a lock
+    // held here for the whole run would block forever.
     cli.args
-        .run(&registry, &mut stdout.lock(), &mut stderr.lock())
+        .run(&registry, &mut std::io::stdout(), &mut std::io::stderr())
 }
 
 /// Where a command's output goes.

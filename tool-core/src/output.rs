@@ -51,6 +51,17 @@ impl<T> ToolOutput<T> {
         }
     }
 
+    /// Output that is only an image, an audio clip or a resource (add more with
+    /// [`with_media`](Self::with_media)).
+    pub fn from_media(media: Media) -> Self {
+        Self {
+            data: None,
+            echo: None,
+            media: vec![media],
+            event: None,
+        }
+    }
+
     /// Sets the compact text the model sees instead of the data's JSON.
     pub fn with_echo(mut self, echo: impl Into<String>) -> Self {
         self.echo = Some(echo.into());

@@ -196,8 +196,7 @@ mod tests {
 
     #[test]
     fn media_round_trips_through_content_blocks() {
-        let out = ToolOutput::text("")
-            .with_media(Media::image("image/png", vec![1, 2, 3]))
+        let out = ToolOutput::from_media(Media::image("image/png", vec![1, 2, 3]))
             .with_media(Media::audio("audio/wav", vec![4]))
             .with_media(Media::resource(
                 "file:///a.txt",

@@ -1,0 +1,309 @@
+//! The tools the official MCP conformance suite (`@modelcontextprotocol/conformance`) calls in
+//! its server scenarios, written with `#[tool]` like any other tool, and served by the same
+//! front end as `toolctl`:
+//!
+//! ```text
+//! conformance-server serve --http 127.0.0.1:3001
+//! ```
+//!
+//! `scripts/conformance` runs the suite against it.
+
+// Sampling is deprecated upstream (SEP-2577) but part of every protocol version clients speak
+// today, and the suite tests it.
+#![allow(deprecated)]
+
+use serde_json::{Value, json};
+use tool_core::LogLevel;
+use tool_core::mcp::McpPeer;
+use tool_core::mcp::rmcp::model::{CreateMessageRequestParams, ElicitRequestParams};
+use tool_core::prelude::*;
+
+tool_core::domain!(conformance, "The tools the MCP conformance suite calls");
+
+/// A 1x1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x01, 0x54, 0xa2, 0x4f, 0x5d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+/// Ten milliseconds of silence as a WAV file (8 kHz, mono, 16-bit).
+fn wav() -> Vec<u8> {
+    let samples = 80u32;
+    let data_len = samples * 2;
+    let mut wav = Vec::with_capacity(44 + data_len as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + data_len).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes()); // sample rate
+    wav.extend_from_slice(&16000u32.to_le_bytes()); // byte rate
+    wav.extend_from_slice(&2u16.to_le_bytes()); // block align
+    wav.extend_from_slice(&16u16.to_le_bytes()); // bits per sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data_len.to_le_bytes());
+    wav.resize(44 + data_len as usize, 0);
+    wav
+}
+
+/// Returns a fixed line of text. Use it to test plain text results.
+#[tool(domain = conformance, label = "Answering", hint = "A fixed line of text")]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns a 1x1 PNG image. Use it to test image results.
+#[tool(domain = conformance, label = "Drawing", hint = "A tiny PNG image")]
+fn test_image_content() -> ToolOutput {
+    ToolOutput::from_media(Media::image("image/png", PNG))
+}
+
+/// Returns a short silent WAV clip. Use it to test audio results.
+#[tool(domain = conformance, label = "Recording", hint = "A short WAV clip")]
+fn test_audio_content() -> ToolOutput {
+    ToolOutput::from_media(Media::audio("audio/wav", wav()))
+}
+
+/// Returns a text document embedded as a resource. Use it to test embedded resources.
+#[tool(domain = conformance, label = "Attaching", hint = "An embedded text resource")]
+fn test_embedded_resource() -> ToolOutput {
+    ToolOutput::from_media(Media::resource(
+        "test://embedded-resource",
+        "text/plain",
+        b"This is an embedded resource content.".as_slice(),
+    ))
+}
+
+/// Returns text, an image and a JSON resource together. Use it to test mixed results.
+#[tool(domain = conformance, label = "Mixing", hint = "Text, an image and a resource")]
+fn test_multiple_content_types() -> ToolOutput {
+    ToolOutput::text("Multiple content types test:")
+        .with_media(Media::image("image/png", PNG))
+        .with_media(Media::resource(
+            "test://mixed-content-resource",
+            "application/json",
+            json!({"test": "data", "value": 123})
+                .to_string()
+                .into_bytes(),
+        ))
+}
+
+/// Logs three messages while it runs, then returns. Use it to test log notifications.
+#[tool(domain = conformance, label = "Logging", hint = "Logs three messages")]
+async fn test_tool_with_logging(ctx: &ToolContext) -> &'static str {
+    for message in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ] {
+        ctx.log(LogLevel::Info, message);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    "Logging test completed"
+}
+
+/// Always fails with the same message. Use it to test error results.
+#[tool(domain = conformance, label = "Failing", hint = "Always fails")]
+fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::failed(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Reports progress at 0, 50 and 100 percent, then returns. Use it to test progress.
+#[tool(domain = conformance, label = "Progressing", hint = "Reports progress three times")]
+async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
+    for done in [0, 50, 100] {
+        ctx.progress(done, Some(100), format!("{done}% done"));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    "Progress test completed"
+}
+
+/// The client, for the tools that ask it for something.
+fn client(ctx: &ToolContext) -> Result<&McpPeer, ToolError> {
+    ctx.extension::<McpPeer>()
+        .ok_or_else(|| ToolError::failed("this tool needs an MCP client to ask"))
+}
+
+/// Asks the client's model to answer `prompt` (MCP sampling) and returns its answer. Use it to
+/// test sampling.
+#[tool(
+    domain = conformance,
+    label = "Asking the model",
+    hint = "Asks the client's model a question",
+    examples("A question" => r#"{"prompt": "Say hello"}"#),
+)]
+async fn test_sampling(
+    ctx: &ToolContext,
+    #[arg(description = "What to ask the model")] prompt: String,
+) -> Result<String, ToolError> {
+    let params: CreateMessageRequestParams = serde_json::from_value(json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 100,
+    }))
+    .map_err(ToolError::internal)?;
+    let result = client(ctx)?
+        .0
+        .create_message(params)
+        .await
+        .map_err(|e| ToolError::unavailable(format!("the client did not sample: {e}")))?;
+    let answer = serde_json::to_value(&result.message.content).unwrap_or_default();
+    let text = answer["text"]
+        .as_str()
+        .map_or_else(|| answer.to_string(), str::to_owned);
+    Ok(format!("LLM response: {text}"))
+}
+
+/// Sends the client an elicitation and returns how the user answered.
+async fn elicit(ctx: &ToolContext, request: Value) -> Result<String, ToolError> {
+    let params: ElicitRequestParams =
+        serde_json::from_value(request).map_err(ToolError::internal)?;
+    let result = client(ctx)?
+        .0
+        .create_elicitation(params)
+        .await
+        .map_err(|e| ToolError::unavailable(format!("the client did not answer: {e}")))?;
+    Ok(format!(
+        "User response: {}",
+        serde_json::to_string(&result).unwrap_or_default()
+    ))
+}
+
+/// Asks the user, through the client, for a username and an email (MCP elicitation) and
+/// returns the answer. Use it to test elicitation.
+#[tool(
+    domain = conformance,
+    label = "Asking the user",
+    hint = "Asks the user for their details",
+    examples("A request" => r#"{"message": "Please provide your information"}"#),
+)]
+async fn test_elicitation(
+    ctx: &ToolContext,
+    #[arg(description = "What to tell the user")] message: String,
+) -> Result<String, ToolError> {
+    elicit(
+        ctx,
+        json!({
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "username": {"type": "string", "description": "Your username"},
+                    "email": {"type": "string", "description": "Your email address"},
+                },
+                "required": ["username", "email"],
+            },
+        }),
+    )
+    .await
+}
+
+/// Asks the user for fields that all have defaults (SEP-1034) and returns the answer. Use it to
+/// test elicitation defaults.
+#[tool(domain = conformance, label = "Asking with defaults", hint = "An elicitation with defaults")]
+async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, ToolError> {
+    elicit(
+        ctx,
+        json!({
+            "message": "Please review and update the form fields with defaults",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                    "age": {"type": "integer", "description": "User age", "default": 30},
+                    "score": {"type": "number", "description": "User score", "default": 95.5},
+                    "status": {"type": "string", "description": "User status",
+                        "enum": ["active", "inactive", "pending"], "default": "active"},
+                    "verified": {"type": "boolean", "description": "Verification status",
+                        "default": true},
+                },
+            },
+        }),
+    )
+    .await
+}
+
+/// Asks the user to pick from five kinds of enum (SEP-1330) and returns the answer. Use it to
+/// test enum elicitation.
+#[tool(domain = conformance, label = "Asking to choose", hint = "An elicitation with enums")]
+async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, ToolError> {
+    let options = ["option1", "option2", "option3"];
+    let titled: Vec<Value> = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| json!({"const": o, "title": format!("Option {}", i + 1)}))
+        .collect();
+    elicit(
+        ctx,
+        json!({
+            "message": "Please select options from the enum fields",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "untitledSingle": {"type": "string", "description": "Pick one", "enum": options},
+                    "titledSingle": {"type": "string", "description": "Pick one", "oneOf": titled},
+                    "legacyEnum": {"type": "string", "description": "Pick one", "enum": options,
+                        "enumNames": ["Option 1", "Option 2", "Option 3"]},
+                    "untitledMulti": {"type": "array", "description": "Pick some",
+                        "items": {"type": "string", "enum": options}},
+                    "titledMulti": {"type": "array", "description": "Pick some",
+                        "items": {"anyOf": titled}},
+                },
+            },
+        }),
+    )
+    .await
+}
+
+mod schema_tool {
+    use tool_core::__private::{schemars, serde};
+    use tool_core::prelude::*;
+
+    use super::conformance;
+
+    /// A postal address.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(crate = "tool_core::__private::serde", deny_unknown_fields)]
+    #[schemars(crate = "tool_core::__private::schemars", rename = "address")]
+    pub struct Address {
+        /// Street and number.
+        pub street: Option<String>,
+        /// City.
+        pub city: Option<String>,
+    }
+
+    /// A person and where they live.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(crate = "tool_core::__private::serde", deny_unknown_fields)]
+    #[schemars(crate = "tool_core::__private::schemars")]
+    pub struct Person {
+        /// The person's name.
+        pub name: Option<String>,
+        /// Where they live.
+        pub address: Option<Address>,
+    }
+
+    /// Returns the name and address it was given, on one line. Use it to test JSON Schema
+    /// 2020-12 input schemas (`$defs`, `$ref`, `additionalProperties: false`).
+    #[tool(domain = conformance, label = "Reading a schema", hint = "Takes a 2020-12 schema input")]
+    fn json_schema_2020_12_tool(Input(person): Input<Person>) -> String {
+        let address = person
+            .address
+            .map(|a| [a.street, a.city])
+            .unwrap_or_default();
+        let parts: Vec<String> = std::iter::once(person.name)
+            .chain(address)
+            .flatten()
+            .collect();
+        parts.join(", ")
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    tool_core::cli::main()
+}

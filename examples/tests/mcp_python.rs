@@ -1,0 +1,38 @@
+//! `toolctl serve --stdio` driven by the official Python MCP client (`mcp` in `target/py-venv`):
+//! the handshake, tools/list metadata, structured results, tool errors versus protocol errors,
+//! progress notifications and cancellation all work for a real third-party client, not only for
+//! our own tests. The checks live in `tests/mcp/stdio_client.py`; each prints `ok <name>`.
+//! Without the venv (built by `scripts/python-env`) this fails, it never skips.
+
+#[path = "../../tests/support/validators.rs"]
+mod support;
+
+use std::process::Command;
+
+use support::{python, report, workspace_root};
+
+#[test]
+fn official_python_client_over_stdio() {
+    let script = workspace_root().join("examples/tests/mcp/stdio_client.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_toolctl"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed (exit {:?}):\n{}",
+        script.display(),
+        out.status.code(),
+        report(&out)
+    );
+    // A script that exits 0 without running its checks proves nothing.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("all ") && l.ends_with(" checks passed")),
+        "the script did not report its checks:\n{}",
+        report(&out)
+    );
+}

@@ -77,3 +77,25 @@ fn calls_a_tool_through_the_inspector() {
         show(&out)
     );
 }
+
+/// The newest protocol (2026-07-28): the Inspector's modern era starts with `server/discover`,
+/// no `initialize`.
+#[test]
+fn calls_a_tool_over_the_newest_protocol() {
+    let out = inspector()
+        .args(["--protocol-era", "modern", "--method", "tools/call"])
+        .args(["--tool-name", "get_current_time", "--format", "json"])
+        .args(["--tool-args-json", r#"{"timezone": "Asia/Tokyo"}"#])
+        .args(["--", TOOLCTL, "serve", "--stdio"])
+        .output()
+        .expect("the Inspector runs");
+    assert!(out.status.success(), "{}", show(&out));
+    let result: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&out)));
+    assert_eq!(
+        result["result"]["structuredContent"]["timezone"],
+        "Asia/Tokyo",
+        "{}",
+        show(&out)
+    );
+}

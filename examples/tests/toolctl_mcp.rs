@@ -224,3 +224,20 @@ fn serve_stdio_answers_over_sockets() {
         "{line}"
     );
 }
+
+/// SIGTERM (how containers stop a server) ends `serve --http` cleanly, with exit code 0.
+#[test]
+fn serve_http_stops_cleanly_on_sigterm() {
+    let mut served = HttpServer::start(TOOLCTL, &[]);
+    let pid = served.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    for _ in 0..100 {
+        if let Some(status) = served.try_wait() {
+            assert!(status.success(), "{status}");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the server did not stop within 5 s of SIGTERM");
+}

@@ -91,6 +91,18 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// The server's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its exit status, if it has exited.
+    pub fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();

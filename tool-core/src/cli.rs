@@ -95,8 +95,9 @@ pub struct ServeArgs {
     /// Speak MCP on stdin and stdout (how MCP clients start a local server).
     #[arg(long, conflicts_with = "http", required_unless_present = "http")]
     pub stdio: bool,
-    /// Serve Streamable HTTP at this address (e.g. 127.0.0.1:8080), endpoint `/mcp`.
-    #[arg(long, value_name = "ADDR")]
+    /// Serve Streamable HTTP at this address, endpoint `/mcp` (alone: 127.0.0.1:8080; port 0
+    /// picks a free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     pub http: Option<SocketAddr>,
     /// HTTP without sessions: any instance behind a load balancer can answer any request.
     #[arg(long, requires = "http")]
@@ -294,7 +295,7 @@ impl ToolArgs {
         let shutdown = tokio_util::sync::CancellationToken::new();
         let on_signal = shutdown.clone();
         tokio::spawn(async move {
-            let _ = tokio::signal::ctrl_c().await;
+            stopped().await;
             on_signal.cancel();
         });
         mcp::serve_http(server, listener, &http, shutdown)
@@ -458,6 +459,22 @@ fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&'r Tool, Ex
 fn usage(err: Out, message: String) -> Exit {
     let _ = writeln!(err, "error: {message}");
     Exit(2)
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM (how containers and service managers stop a server).
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn failed(err: Out, message: String) -> Exit {

@@ -525,3 +525,56 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         "the remote tool was cancelled"
     );
 }
+
+/// Protocol 2026-07-28: no `initialize` (`server/discover`, metadata on every request), and
+/// `list_changed` through a `subscriptions/listen` request.
+#[tokio::test]
+async fn the_newest_protocol_lists_calls_and_subscribes() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+
+    let (server, _) = server(ServerOptions::default());
+    let (a, b) = tokio::io::duplex(1 << 16);
+    let handle = server.connection();
+    tokio::spawn(async move {
+        if let Ok(running) = handle.serve(a).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = Recorder::default()
+        .serve_with_lifecycle(b, lifecycle)
+        .await
+        .expect("discover succeeds");
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 5);
+    let out = client
+        .call_tool(call("echo_input", json!({"n": 1})))
+        .await
+        .unwrap();
+    assert_eq!(out.structured_content, Some(json!({"n": 1})));
+
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = client.listen(filter).await.expect("listen is accepted");
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+    server
+        .update(|r| {
+            r.register(
+                DynamicTool::new("greet_person", "Greets.", json!({"type": "object"}))
+                    .handler(|_, _| async { Ok(ToolOutput::text("hello")) }),
+            )
+        })
+        .unwrap();
+    let next = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("a notification arrives")
+        .unwrap();
+    assert!(
+        matches!(
+            next,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{next:?}"
+    );
+}

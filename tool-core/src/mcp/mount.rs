@@ -87,7 +87,7 @@ pub enum MountError {
         /// The mount's name.
         name: String,
         /// The clash.
-        source: RegistryError,
+        source: Box<RegistryError>,
     },
 }
 
@@ -180,7 +180,7 @@ impl Mounted {
         for tool in self.tools {
             next.register(tool).map_err(|source| MountError::Clash {
                 name: self.name.clone(),
-                source,
+                source: Box::new(source),
             })?;
         }
         *registry = next;

@@ -1,14 +1,15 @@
 //! The MCP server handler: `tools/list` and `tools/call` over an executor whose tool set may
 //! change while clients are connected.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, LoggingLevel,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -87,8 +88,10 @@ struct Shared {
     options: ServerOptions,
     base: ToolContext,
     live: RwLock<Arc<Live>>,
-    /// Clients to tell when the tool set changes.
+    /// Clients to tell when the tool set changes: sessions that began with `initialize`...
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
 }
 
 /// The tool set as it is now: the executor and the `tools/list` answer built from it once.
@@ -128,6 +131,7 @@ impl McpServer {
                 base: ToolContext::new(),
                 live: RwLock::new(Arc::new(live)),
                 peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
             }),
             session: Arc::default(),
         }
@@ -141,12 +145,14 @@ impl McpServer {
         let live = self.live();
         let options = self.shared.options.clone();
         let peers = std::mem::take(&mut *lock(&self.shared.peers));
+        let listeners = std::mem::take(&mut *lock(&self.shared.listeners));
         Self {
             shared: Arc::new(Shared {
                 options,
                 base,
                 live: RwLock::new(live),
                 peers: Mutex::new(peers),
+                listeners: Mutex::new(listeners),
             }),
             session: Arc::default(),
         }
@@ -218,20 +224,21 @@ impl McpServer {
 
     fn notify_list_changed(&self) {
         let peers: Vec<_> = lock(&self.shared.peers).clone();
+        let listeners: Vec<_> = lock(&self.shared.listeners).clone();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let shared = self.shared.clone();
         runtime.spawn(async move {
-            let mut gone = Vec::new();
-            for (i, peer) in peers.iter().enumerate() {
-                if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
-                    gone.push(i);
-                }
+            let mut gone = false;
+            for peer in &peers {
+                gone |= peer.notify_tool_list_changed().await.is_err();
             }
-            if !gone.is_empty() {
-                let mut peers = lock(&shared.peers);
-                peers.retain(|p| !p.is_transport_closed());
+            for (_, listener) in &listeners {
+                gone |= listener.notify_tool_list_changed().await.is_err();
+            }
+            if gone {
+                lock(&shared.peers).retain(|p| !p.is_transport_closed());
             }
         });
     }
@@ -364,6 +371,24 @@ impl ServerHandler for McpServer {
     ) -> Result<(), McpError> {
         let level = from_mcp_level(request.level);
         self.session.min_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // The SDK narrows this to what `get_info` advertises: `tools/list_changed`.
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        // Request ids repeat across connections; this key does not.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let key = NEXT.fetch_add(1, Ordering::Relaxed);
+        lock(&self.shared.listeners).push((key, subscription.sink().clone()));
+        subscription.cancelled().await;
+        lock(&self.shared.listeners).retain(|(k, _)| *k != key);
         Ok(())
     }
 

@@ -10,19 +10,43 @@
 #[path = "../../tests/support/mcp.rs"]
 mod support;
 
-use std::process::Output;
-
-use support::{HttpServer, conformance};
+use support::{HttpServer, conformance, show};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+/// The tools scenarios that need no request from the server to the client.
+const TOOLS: [&str; 9] = [
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-with-logging",
+    "tools-call-error",
+    "tools-call-with-progress",
+];
+
+/// Those that do (sampling and elicitation): they need a session.
+const TOOLS_ASKING_THE_CLIENT: [&str; 4] = [
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
+];
+
+/// Runs one scenario; asserts it passed with no failure and no warning.
+fn assert_scenario_passes(url: &str, scenario: &str) {
+    let out = conformance()
+        .args(["server", "--url", url, "--scenario", scenario])
+        .output()
+        .expect("the conformance suite runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(" 0 failed, 0 warnings"),
+        "{scenario}: {}",
+        show(&out)
+    );
 }
 
 #[test]
@@ -49,75 +73,28 @@ fn every_server_scenario_passes_but_the_listed_ones_with_sessions() {
         "expected every scenario in the summary:\n{}",
         show(&out)
     );
-    for tools in [
-        "tools-list",
-        "tools-call-simple-text",
-        "tools-call-image",
-        "tools-call-audio",
-        "tools-call-embedded-resource",
-        "tools-call-mixed-content",
-        "tools-call-with-logging",
-        "tools-call-error",
-        "tools-call-with-progress",
-        "tools-call-sampling",
-        "tools-call-elicitation",
-        "elicitation-sep1034-defaults",
-        "elicitation-sep1330-enums",
-    ] {
+    for scenario in TOOLS.iter().chain(&TOOLS_ASKING_THE_CLIENT) {
         assert!(
             stdout
                 .lines()
-                .any(|l| l.starts_with(&format!("✓ {tools}:"))),
-            "{tools} did not pass:\n{}",
+                .any(|l| l.starts_with(&format!("✓ {scenario}:"))),
+            "{scenario} did not pass:\n{}",
             show(&out)
         );
     }
     // Pending upstream, so not in the active suite: run on its own.
-    let out = conformance()
-        .args([
-            "server",
-            "--url",
-            &server.url,
-            "--scenario",
-            "json-schema-2020-12",
-        ])
-        .output()
-        .expect("the conformance suite runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("Passed: 4/4, 0 failed, 0 warnings"),
-        "{}",
-        show(&out)
-    );
+    assert_scenario_passes(&server.url, "json-schema-2020-12");
 }
 
 #[test]
 fn tools_scenarios_pass_stateless() {
     let server = HttpServer::start(SERVER, &["--stateless"]);
-    // Sampling and elicitation are requests from the server to the client: they need a session.
-    for scenario in [
+    let others = [
         "server-initialize",
-        "tools-list",
-        "tools-call-simple-text",
-        "tools-call-image",
-        "tools-call-audio",
-        "tools-call-embedded-resource",
-        "tools-call-mixed-content",
-        "tools-call-with-logging",
-        "tools-call-error",
-        "tools-call-with-progress",
         "json-schema-2020-12",
         "dns-rebinding-protection",
-    ] {
-        let out = conformance()
-            .args(["server", "--url", &server.url, "--scenario", scenario])
-            .output()
-            .expect("the conformance suite runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains(" 0 failed, 0 warnings"),
-            "{scenario}: {}",
-            show(&out)
-        );
+    ];
+    for scenario in TOOLS.iter().chain(&others) {
+        assert_scenario_passes(&server.url, scenario);
     }
 }

@@ -6,20 +6,21 @@
 #[path = "../../tests/support/mcp.rs"]
 mod support;
 
-use std::process::Output;
+use std::process::Command;
 
 use serde_json::Value;
-use support::inspector;
+use support::{inspector, show};
 
 const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
 
-fn show(out: &Output) -> String {
-    format!(
-        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+/// Runs the Inspector against `toolctl serve --stdio`; asserts success and returns its JSON.
+fn run(inspector: &mut Command) -> Value {
+    let out = inspector
+        .args(["--format", "json", "--", TOOLCTL, "serve", "--stdio"])
+        .output()
+        .expect("the Inspector runs");
+    assert!(out.status.success(), "{}", show(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&out)))
 }
 
 fn names(list: &Value) -> Vec<String> {
@@ -32,22 +33,8 @@ fn names(list: &Value) -> Vec<String> {
 
 #[test]
 fn strict_listing_finds_no_schema_errors_and_every_tool() {
-    let out = inspector()
-        .args([
-            "--method",
-            "tools/list",
-            "--strict",
-            "--format",
-            "json",
-            "--",
-        ])
-        .args([TOOLCTL, "serve", "--stdio"])
-        .output()
-        .expect("the Inspector runs");
-    assert!(out.status.success(), "{}", show(&out));
-    let listed: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&out)));
-    let ours = std::process::Command::new(TOOLCTL)
+    let listed = run(inspector().args(["--method", "tools/list", "--strict"]));
+    let ours = Command::new(TOOLCTL)
         .args(["list", "--json"])
         .output()
         .expect("toolctl runs");
@@ -56,25 +43,19 @@ fn strict_listing_finds_no_schema_errors_and_every_tool() {
     let mut seen = names(&listed["result"]["tools"]);
     expected.sort();
     seen.sort();
-    assert_eq!(seen, expected, "{}", show(&out));
+    assert_eq!(seen, expected);
 }
 
 #[test]
 fn calls_a_tool_through_the_inspector() {
-    let out = inspector()
-        .args(["--method", "tools/call", "--tool-name", "convert_time", "--format", "json"])
-        .args(["--tool-args-json", r#"{"time": "2026-06-01T09:00", "from_timezone": "Europe/Paris", "to_timezone": "UTC"}"#])
-        .args(["--", TOOLCTL, "serve", "--stdio"])
-        .output()
-        .expect("the Inspector runs");
-    assert!(out.status.success(), "{}", show(&out));
-    let result: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&out)));
+    let input =
+        r#"{"time": "2026-06-01T09:00", "from_timezone": "Europe/Paris", "to_timezone": "UTC"}"#;
+    let result = run(inspector()
+        .args(["--method", "tools/call", "--tool-name", "convert_time"])
+        .args(["--tool-args-json", input]));
     assert_eq!(
-        result["result"]["structuredContent"]["target"]["datetime"],
-        "2026-06-01T07:00:00+00:00",
-        "{}",
-        show(&out)
+        result["result"]["structuredContent"]["target"]["datetime"], "2026-06-01T07:00:00+00:00",
+        "{result}"
     );
 }
 
@@ -82,20 +63,12 @@ fn calls_a_tool_through_the_inspector() {
 /// no `initialize`.
 #[test]
 fn calls_a_tool_over_the_newest_protocol() {
-    let out = inspector()
+    let result = run(inspector()
         .args(["--protocol-era", "modern", "--method", "tools/call"])
-        .args(["--tool-name", "get_current_time", "--format", "json"])
-        .args(["--tool-args-json", r#"{"timezone": "Asia/Tokyo"}"#])
-        .args(["--", TOOLCTL, "serve", "--stdio"])
-        .output()
-        .expect("the Inspector runs");
-    assert!(out.status.success(), "{}", show(&out));
-    let result: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&out)));
+        .args(["--tool-name", "get_current_time"])
+        .args(["--tool-args-json", r#"{"timezone": "Asia/Tokyo"}"#]));
     assert_eq!(
-        result["result"]["structuredContent"]["timezone"],
-        "Asia/Tokyo",
-        "{}",
-        show(&out)
+        result["result"]["structuredContent"]["timezone"], "Asia/Tokyo",
+        "{result}"
     );
 }

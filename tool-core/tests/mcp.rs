@@ -140,6 +140,11 @@ async fn connect(server: &McpServer, recorder: Recorder) -> RunningService<RoleC
     recorder.serve(b).await.expect("the client connects")
 }
 
+/// The text of a result's first content block.
+fn text(result: &rmcp::model::CallToolResult) -> &str {
+    &result.content[0].as_text().expect("a text block").text
+}
+
 fn call(name: &str, args: Value) -> CallToolRequestParams {
     let Value::Object(map) = args else {
         panic!("arguments are an object")
@@ -205,20 +210,14 @@ async fn calls_results_errors_and_unknown_tools() {
         .unwrap();
     assert_eq!(out.is_error, Some(false));
     assert_eq!(out.structured_content, Some(json!({"a": [1, 2]})));
-    assert_eq!(out.content[0].as_text().unwrap().text, r#"{"a":[1,2]}"#);
+    assert_eq!(text(&out), r#"{"a":[1,2]}"#);
 
     let failed = client
         .call_tool(call("fail_always", json!({})))
         .await
         .unwrap();
     assert_eq!(failed.is_error, Some(true));
-    assert!(
-        failed.content[0]
-            .as_text()
-            .unwrap()
-            .text
-            .contains("no such record: 42")
-    );
+    assert!(text(&failed).contains("no such record: 42"));
 
     let unknown = client
         .call_tool(call("echo_inptu", json!({})))
@@ -241,7 +240,7 @@ async fn progress_and_logs_arrive_in_order_before_the_result() {
         .call_tool(call("count_steps", json!({})))
         .await
         .unwrap();
-    assert_eq!(out.content[0].as_text().unwrap().text, "counted");
+    assert_eq!(text(&out), "counted");
     let expected = [
         r#"log info "step 1""#,
         "progress 1/3",
@@ -319,7 +318,7 @@ async fn changing_the_tool_set_notifies_connected_clients() {
         .call_tool(call("greet_person", json!({})))
         .await
         .unwrap();
-    assert_eq!(out.content[0].as_text().unwrap().text, "hello");
+    assert_eq!(text(&out), "hello");
     // A change that fails leaves the set as it was.
     let clash = server.update(|r| {
         r.register(DynamicTool::new(
@@ -482,13 +481,7 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         .await
         .unwrap();
     assert_eq!(failed.is_error, Some(true));
-    assert!(
-        failed.content[0]
-            .as_text()
-            .unwrap()
-            .text
-            .contains("no such record: 42")
-    );
+    assert!(text(&failed).contains("no such record: 42"));
 
     // Progress of the remote call comes back through the local one.
     let recorder = Recorder::default();

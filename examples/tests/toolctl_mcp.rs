@@ -225,10 +225,51 @@ fn serve_stdio_answers_over_sockets() {
     );
 }
 
-/// SIGTERM (how containers stop a server) ends `serve --http` cleanly, with exit code 0.
+/// SIGTERM (how containers stop a server) ends `serve --http` cleanly, with exit code 0, even
+/// while a client holds a stream open.
 #[test]
 fn serve_http_stops_cleanly_on_sigterm() {
     let mut served = HttpServer::start(TOOLCTL, &[]);
+    // A session and its standalone SSE stream (GET), left open.
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "held", "version": "1"}}});
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    let body = initialize.to_string();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut head = [0u8; 2048];
+    let n = stream.read(&mut head).unwrap();
+    let head = String::from_utf8_lossy(&head[..n]).to_ascii_lowercase();
+    let session = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id:"))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no session id in {head}"))
+        .to_owned();
+    let mut held = TcpStream::connect(&addr).unwrap();
+    write!(
+        held,
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n"
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     let pid = served.id().to_string();
     let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(killed.success());
@@ -240,4 +281,15 @@ fn serve_http_stops_cleanly_on_sigterm() {
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("the server did not stop within 5 s of SIGTERM");
+}
+
+#[test]
+fn serve_refuses_a_network_address_without_a_token() {
+    let out = toolctl(&["serve", "--http", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--token-env") && err.contains("--allow-unauthenticated"),
+        "{err}"
+    );
 }

@@ -118,6 +118,10 @@ pub struct ServeArgs {
     /// List only `core` tools; the others stay callable by name.
     #[arg(long)]
     pub hide_deferred: bool,
+    /// Serve a non-loopback address without `--token-env` (only behind a proxy that
+    /// authenticates: otherwise anyone who reaches the port can call every tool).
+    #[arg(long, requires = "http")]
+    pub allow_unauthenticated: bool,
 }
 
 #[derive(Debug, Parser)]
@@ -153,9 +157,10 @@ type Out<'a> = &'a mut dyn Write;
 struct Exit(u8);
 
 impl ToolArgs {
-    /// Runs the command against `registry`, writing results to `out` and messages to `err`.
+    /// Runs the command against `registry`, writing results to `out` and messages to `err`, on
+    /// a runtime of its own. From async code, use [`run_async`](Self::run_async).
     pub fn run(&self, registry: &Registry, out: Out, err: Out) -> ExitCode {
-        // Serving takes both cores; one-shot commands need no worker threads.
+        // Serving uses every core; one-shot commands need no worker threads.
         let runtime = match &self.command {
             Command::Serve(_) => tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -164,11 +169,15 @@ impl ToolArgs {
                 .enable_all()
                 .build(),
         };
-        let result = match runtime {
-            Ok(runtime) => runtime.block_on(self.run_in(registry, out, err)),
-            Err(e) => Err(usage(err, format!("cannot start the async runtime: {e}"))),
-        };
-        match result {
+        match runtime {
+            Ok(runtime) => runtime.block_on(self.run_async(registry, out, err)),
+            Err(e) => ExitCode::from(usage(err, format!("cannot start the async runtime: {e}")).0),
+        }
+    }
+
+    /// [`run`](Self::run) on the caller's runtime (`serve` wants a multi-threaded one).
+    pub async fn run_async(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> ExitCode {
+        match self.run_in(registry, out, err).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(Exit(code)) => ExitCode::from(code),
         }
@@ -273,9 +282,20 @@ impl ToolArgs {
         if let Some(var) = &args.token_env {
             let token = std::env::var(var)
                 .ok()
-                .filter(|t| !t.trim().is_empty())
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
                 .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
             http.bearer_token = Some(token);
+        }
+        if !addr.ip().is_loopback() && http.bearer_token.is_none() && !args.allow_unauthenticated {
+            return Err(usage(
+                err,
+                format!(
+                    "--http {addr} is reachable from other machines: add --token-env VAR to \
+                     require a bearer token (or --allow-unauthenticated behind a proxy that \
+                     authenticates)"
+                ),
+            ));
         }
         let listener = tokio::net::TcpListener::bind(addr)
             .await

@@ -114,8 +114,10 @@ impl ToolOutput {
     }
 }
 
-/// An image, an audio clip or a resource (a document with a URI) returned with a result.
+/// An image, an audio clip or a resource (a document with a URI) returned with a result. Built
+/// with [`Media::image`], [`Media::audio`] or [`Media::resource`], so a resource always has a URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Media {
     /// Image, audio or resource.
     pub kind: MediaKind,

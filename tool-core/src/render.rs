@@ -285,10 +285,15 @@ pub fn mcp(tool: &Tool) -> Value {
     Value::Object(def)
 }
 
+/// Whether MCP describes (and sends) this output as `{"result": ...}`: it is not an object.
+pub fn mcp_wraps_output(output: &Value) -> bool {
+    output.get("type").and_then(Value::as_str) != Some("object")
+}
+
 /// MCP requires an object output schema: other outputs are described as `{"result": ...}`, the
 /// shape `structuredContent` takes for them.
 pub fn mcp_output_schema(output: &Value) -> Value {
-    if output.get("type").and_then(Value::as_str) == Some("object") {
+    if !mcp_wraps_output(output) {
         return output.clone();
     }
     let mut inner = output.clone();

@@ -230,7 +230,7 @@ async fn calls_results_errors_and_unknown_tools() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_and_logs_arrive_in_order_before_the_result() {
     let (server, _) = server(ServerOptions::default());
     let recorder = Recorder::default();
@@ -411,6 +411,7 @@ async fn http_bearer_auth_guards_the_server_and_stays_out_of_tools() {
     let (server, _) = server(options);
     let mut http = HttpOptions::default();
     http.bearer_token = Some("s3cret".into());
+    http.stateless = true;
     let url = http_server(server, http).await;
 
     let (status, head) = raw_initialize(&url, &[]).await;
@@ -418,8 +419,25 @@ async fn http_bearer_auth_guards_the_server_and_stays_out_of_tools() {
     assert!(head.contains("www-authenticate: bearer"), "{head}");
     let (status, _) = raw_initialize(&url, &[("Authorization", "Bearer wrong")]).await;
     assert_eq!(status, 401);
-    let (status, _) = raw_initialize(&url, &[("Authorization", "Bearer s3cret")]).await;
-    assert_eq!(status, 200);
+    let (status, _) = raw_initialize(&url, &[("Authorization", "bearer s3cret")]).await;
+    assert_eq!(status, 200, "the scheme is case-insensitive");
+
+    // The server's token is not the tools' to forward; the allowlisted header still is.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "show_headers", "arguments": {}}});
+    let headers = [
+        ("Authorization", "Bearer s3cret"),
+        ("X-Tenant", "acme"),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let (status, _, body) = raw_post(&url, &call, &headers).await;
+    assert_eq!(status, 200, "{body}");
+    let response: Value =
+        serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(
+        response["result"]["structuredContent"],
+        json!({"x-tenant": "acme"})
+    );
 }
 
 #[tokio::test]
@@ -448,7 +466,8 @@ async fn http_passes_allowlisted_headers_to_tools() {
     );
 }
 
-#[tokio::test]
+// Several threads, as `toolctl serve` runs: notifications and responses then race for real.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounting_a_server_by_url_offers_its_tools() {
     let (remote, cancelled) = server(ServerOptions::named("remote", "1.0"));
     let url = http_server(remote, HttpOptions::default()).await;

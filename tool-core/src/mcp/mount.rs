@@ -16,8 +16,8 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::Value;
 
+use super::from_mcp_level;
 use super::result::from_call_result;
-use super::server::from_mcp_level;
 use crate::{DynamicTool, Registry, RegistryError, ToolContext, ToolError, defs};
 
 /// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)
@@ -69,17 +69,27 @@ pub enum MountError {
         /// The command or URL.
         target: String,
         /// The cause.
-        source: std::io::Error,
+        source: BoxError,
     },
     /// The MCP handshake or `tools/list` failed.
-    #[error("mount `{name}`: {what}: {message}")]
+    #[error("mount `{name}`: {what}: {source}")]
     Protocol {
         /// The mount's name.
         name: String,
         /// The step that failed.
         what: &'static str,
         /// The SDK's error.
-        message: String,
+        source: BoxError,
+    },
+    /// The server did not answer in time.
+    #[error("mount `{name}`: {what}: no answer within {} s", limit.as_secs())]
+    Timeout {
+        /// The mount's name.
+        name: String,
+        /// The step that timed out.
+        what: &'static str,
+        /// How long it was given.
+        limit: std::time::Duration,
     },
     /// A mounted tool's name clashes with a tool already in the registry.
     #[error("mount `{name}`: {source}")]
@@ -197,51 +207,38 @@ impl Mounted {
 pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
     let name = spec.name.clone();
     let handler = Relay::default();
-    let start = |source| MountError::Start {
+    let start = |source: BoxError| MountError::Start {
         name: name.clone(),
         target: spec.target.to_string(),
         source,
-    };
-    let protocol = |what, e: &dyn fmt::Display| MountError::Protocol {
-        name: name.clone(),
-        what,
-        message: e.to_string(),
     };
     let client = match &spec.target {
         MountTarget::Command(command) => {
             let mut cmd = tokio::process::Command::new("sh");
             cmd.arg("-c").arg(command);
-            let transport = TokioChildProcess::builder(cmd)
+            let (transport, _) = TokioChildProcess::builder(cmd)
                 .stderr(std::process::Stdio::inherit())
                 .spawn()
-                .map(|(transport, _)| transport)
-                .map_err(start)?;
-            handler
-                .clone()
-                .serve(transport)
-                .await
-                .map_err(|e| protocol("the MCP handshake failed", &e))?
+                .map_err(|e| start(e.into()))?;
+            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            within(&name, "the MCP handshake failed", handshake).await?
         }
         MountTarget::Url(url) => {
-            let tls = crate::http::tls_config()
-                .map_err(|e| start(std::io::Error::other(e.to_string())))?;
+            let tls = crate::http::tls_config().map_err(|e| start(e.into()))?;
             let http = reqwest::Client::builder()
                 .tls_backend_preconfigured(tls)
                 .build()
-                .map_err(|e| start(std::io::Error::other(e)))?;
+                .map_err(|e| start(e.into()))?;
             let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let transport = StreamableHttpClientTransport::with_client(http, config);
-            handler
-                .clone()
-                .serve(transport)
-                .await
-                .map_err(|e| protocol("the MCP handshake failed", &e))?
+            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            within(&name, "the MCP handshake failed", handshake).await?
         }
     };
-    let listed = client
-        .list_all_tools()
-        .await
-        .map_err(|e| protocol("tools/list failed", &e))?;
+    let listed = within(&name, "tools/list failed", async {
+        client.list_all_tools().await.map_err(boxed)
+    })
+    .await?;
     let client = Arc::new(Client {
         service: client,
         relay: handler,
@@ -266,6 +263,37 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         })
         .collect();
     Ok(Mounted { name, tools })
+}
+
+/// How long the handshake and the listing may take.
+const STEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn boxed(e: impl std::error::Error + Send + Sync + 'static) -> BoxError {
+    Box::new(e)
+}
+
+/// One step of mounting, within [`STEP_LIMIT`]: a server that never answers must not hang the
+/// binary that mounts it.
+async fn within<T>(
+    name: &str,
+    what: &'static str,
+    step: impl Future<Output = Result<T, BoxError>>,
+) -> Result<T, MountError> {
+    match tokio::time::timeout(STEP_LIMIT, step).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(source)) => Err(MountError::Protocol {
+            name: name.to_owned(),
+            what,
+            source,
+        }),
+        Err(_) => Err(MountError::Timeout {
+            name: name.to_owned(),
+            what,
+            limit: STEP_LIMIT,
+        }),
+    }
 }
 
 /// The client side of a mount: the running service and where notifications go.
@@ -293,7 +321,7 @@ impl Client {
         let handle = peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
-            .map_err(unavailable)?;
+            .map_err(call_error)?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
         let _route = self.relay.route(token, ctx.clone());
         // However this call ends early (the caller cancels, the executor's time limit, an abort),
@@ -303,12 +331,15 @@ impl Client {
             id: Some(id),
         };
         let response = tokio::select! {
-            response = handle.await_response() => response.map_err(unavailable)?,
+            response = handle.await_response() => response.map_err(call_error)?,
             () = ctx.cancellation().cancelled() => {
                 return Err(ToolError::new(crate::ErrorKind::Cancelled, "the call was cancelled"));
             }
         };
         cancel.id = None;
+        // The SDK hands each notification to a task of its own but the response straight back:
+        // let notifications that arrived before the response reach the caller first.
+        tokio::task::yield_now().await;
         match response {
             ServerResult::CallToolResult(result) => from_call_result(result),
             other => Err(ToolError::failed(format!(
@@ -341,8 +372,24 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn unavailable(e: rmcp::ServiceError) -> ToolError {
-    ToolError::unavailable(format!("the mounted server did not answer: {e}"))
+/// A failed request to a mounted server, as the caller should see it: the server's refusal of
+/// the input is the caller's to fix; a closed connection is not worth retrying; the rest may be
+/// transient.
+fn call_error(e: rmcp::ServiceError) -> ToolError {
+    use rmcp::ServiceError;
+    match e {
+        ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+            ToolError::invalid_input(error.message.into_owned())
+        }
+        ServiceError::McpError(error) => ToolError::failed(format!(
+            "the mounted server refused the call: {}",
+            error.message
+        )),
+        ServiceError::TransportClosed => {
+            ToolError::failed("the mounted server has closed its connection")
+        }
+        other => ToolError::unavailable(format!("the mounted server did not answer: {other}")),
+    }
 }
 
 /// Routes a mounted server's progress and log notifications to the context of the call that

@@ -8,7 +8,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::server::to_mcp_level;
+use super::to_mcp_level;
 use crate::{EventSink, LogLevel, ToolContext, ToolEvent};
 
 /// The notification side of one call: a sink for its context and the task that sends.
@@ -16,6 +16,10 @@ pub(super) struct Notifier {
     sink: Arc<McpEvents>,
     task: JoinHandle<()>,
 }
+
+/// Notifications a call may queue before the client catches up; beyond that they are dropped
+/// (progress is superseded by the next one anyway), so a chatty tool cannot grow memory.
+const QUEUE: usize = 256;
 
 enum Message {
     Event(ToolEvent),
@@ -26,7 +30,7 @@ enum Message {
 /// Forwards a call's events to the base context's sink (UIs, tracing) and queues the ones the
 /// client asked for.
 struct McpEvents {
-    queue: mpsc::UnboundedSender<Message>,
+    queue: mpsc::Sender<Message>,
     base: ToolContext,
     /// Progress counts of this call only: a tool it calls counts its own work.
     call_id: String,
@@ -45,7 +49,7 @@ impl Notifier {
         tool: &str,
         base: ToolContext,
     ) -> Self {
-        let (queue, mut rx) = mpsc::unbounded_channel();
+        let (queue, mut rx) = mpsc::channel(QUEUE);
         let sink = Arc::new(McpEvents {
             queue,
             base,
@@ -55,6 +59,8 @@ impl Notifier {
         });
         let logger = tool.to_owned();
         let task = tokio::spawn(async move {
+            // Progress must increase (MCP); a tool that repeats or goes back is not forwarded.
+            let mut last_progress = None;
             while let Some(Message::Event(event)) = rx.recv().await {
                 let sent = match event {
                     ToolEvent::Progress {
@@ -66,6 +72,10 @@ impl Notifier {
                         let Some(token) = progress.clone() else {
                             continue;
                         };
+                        if last_progress.is_some_and(|last| done <= last) {
+                            continue;
+                        }
+                        last_progress = Some(done);
                         let mut param = ProgressNotificationParam::new(token, done as f64);
                         param.total = total.map(|t| t as f64);
                         param.message = (!message.is_empty()).then_some(message);
@@ -98,7 +108,8 @@ impl Notifier {
 
     /// Waits until every event the call sent so far has gone out.
     pub(super) async fn finish(self) {
-        let _ = self.sink.queue.send(Message::Done);
+        // Waits for room rather than dropping the marker: everything queued goes out first.
+        let _ = self.sink.queue.send(Message::Done).await;
         let _ = self.task.await;
     }
 }
@@ -114,7 +125,7 @@ impl EventSink for McpEvents {
         if wanted {
             // After `finish`, nobody listens: late events (from an abandoned blocking call) go
             // only to the base sink.
-            let _ = self.queue.send(Message::Event(event.clone()));
+            let _ = self.queue.try_send(Message::Event(event.clone()));
         }
     }
 }

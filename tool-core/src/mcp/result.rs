@@ -34,7 +34,7 @@ fn success(tool: &Tool, output: ToolOutput) -> CallToolResult {
     content.extend(output.media().iter().map(media_block));
     let wrapped = tool
         .output_schema()
-        .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"));
+        .is_some_and(crate::render::mcp_wraps_output);
     let structured = match output.into_data() {
         Some(data) if wrapped => Some(json!({ "result": data })),
         Some(data @ Value::Object(_)) => Some(data),
@@ -68,9 +68,6 @@ fn media_block(media: &Media) -> ContentBlock {
                 },
             })
         }
-        // Kinds added later travel as a description rather than being lost.
-        #[allow(unreachable_patterns)]
-        _ => ContentBlock::text(format!("[{} attachment]", media.mime_type)),
     }
 }
 
@@ -112,7 +109,7 @@ pub(super) fn from_call_result(result: CallToolResult) -> CallResult {
                 _ => continue,
             })),
             ContentBlock::ResourceLink(link) => texts.push(format!("[resource: {}]", link.uri)),
-            #[allow(unreachable_patterns)]
+            // Kinds of content newer than this code: nothing this framework can carry.
             _ => {}
         }
     }

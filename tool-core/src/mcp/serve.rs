@@ -51,6 +51,7 @@ pub struct HttpOptions {
     /// answer it. Default false (sessions, `Mcp-Session-Id`).
     pub stateless: bool,
     /// `Host` header values accepted (DNS-rebinding protection). Default: loopback names only.
+    /// An empty list accepts any `Host`: only for servers behind a proxy that checks it.
     pub allowed_hosts: Vec<String>,
     /// Browser `Origin`s accepted; a request with any other `Origin` is refused with 403.
     /// Requests without an `Origin` (not from a browser) pass. Default: loopback origins.
@@ -77,8 +78,15 @@ impl Default for HttpOptions {
 }
 
 /// An axum router serving `server` at `options.path`, to mount in an application of your own.
-pub fn http_router(server: McpServer, options: &HttpOptions) -> axum::Router {
+/// Cancelling `shutdown` ends its open streams (SSE and `subscriptions/listen`), so a graceful
+/// shutdown of the HTTP server does not wait on clients that keep a stream open.
+pub fn http_router(
+    server: McpServer,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown)
         .with_allowed_hosts(options.allowed_hosts.clone())
         .with_allowed_origins(options.allowed_origins.clone())
         .enforce_origin_validation()
@@ -96,7 +104,7 @@ pub fn http_router(server: McpServer, options: &HttpOptions) -> axum::Router {
     };
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(
-            Arc::<str>::from(token.as_str()),
+            Arc::new(digest(token.as_bytes())),
             require_bearer,
         )),
         None => router,
@@ -120,7 +128,7 @@ pub async fn serve_http(
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
-    let router = http_router(server, options);
+    let router = http_router(server, options, shutdown.child_token());
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await?;
@@ -129,7 +137,7 @@ pub async fn serve_http(
 
 /// Refuses requests without the server's bearer token, and keeps the token from the tools.
 async fn require_bearer(
-    State(token): State<Arc<str>>,
+    State(token): State<Arc<[u8; 32]>>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -137,43 +145,59 @@ async fn require_bearer(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        });
-    match presented {
-        Some(presented) if same(presented.as_bytes(), token.as_bytes()) => {
-            request.headers_mut().remove(header::AUTHORIZATION);
-            next.run(request).await
-        }
-        _ => {
-            let mut response = (
-                StatusCode::UNAUTHORIZED,
-                "this MCP server needs `Authorization: Bearer <token>`",
-            )
-                .into_response();
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            response
-        }
+        .and_then(bearer);
+    // Digests of equal length, compared without stopping early: the time says nothing about
+    // the token, not even its length.
+    let valid = presented.is_some_and(|p| same(&digest(p.as_bytes()), &token));
+    if valid {
+        request.headers_mut().remove(header::AUTHORIZATION);
+        return next.run(request).await;
     }
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        "this MCP server needs `Authorization: Bearer <token>`",
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
 }
 
-/// Compares in time that depends on the length only, not on where the bytes differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// The credentials of a `Bearer` authorization (the scheme is case-insensitive, RFC 7235).
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, credentials) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
+}
+
+fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
 mod tests {
-    use super::same;
+    use super::{bearer, digest, same};
 
     #[test]
     fn token_comparison() {
-        assert!(same(b"secret", b"secret"));
-        assert!(!same(b"secret", b"secreT"));
-        assert!(!same(b"secret", b"secret2"));
-        assert!(!same(b"", b"x"));
+        let secret = digest(b"secret");
+        assert!(same(&digest(b"secret"), &secret));
+        assert!(!same(&digest(b"secreT"), &secret));
+        assert!(!same(&digest(b"secret2"), &secret));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer("Bearer abc"), Some("abc"));
+        assert_eq!(bearer("BEARER abc "), Some("abc"));
+        assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("Bearer"), None);
     }
 }

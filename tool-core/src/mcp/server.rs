@@ -3,16 +3,18 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, LoggingLevel,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::from_mcp_level;
 use super::notify::Notifier;
 use super::result::call_result;
 use crate::exec::Executor;
@@ -77,7 +79,8 @@ impl ServerOptions {
 ///
 /// Each connection gets its own handle ([`McpServer::connection`], done for you by
 /// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http)); every handle
-/// shares the tool set, so [`McpServer::update`] reaches every connected client.
+/// shares the tool set, so [`McpServer::update`] reaches every connected client. A clone is the
+/// same connection (it shares the negotiated log level); serve each connection its own handle.
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
@@ -88,6 +91,8 @@ struct Shared {
     options: ServerOptions,
     base: ToolContext,
     live: RwLock<Arc<Live>>,
+    /// Held while a change to the tool set is built.
+    writer: Mutex<()>,
     /// Clients to tell when the tool set changes: sessions that began with `initialize`...
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
@@ -130,6 +135,7 @@ impl McpServer {
                 options,
                 base: ToolContext::new(),
                 live: RwLock::new(Arc::new(live)),
+                writer: Mutex::new(()),
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
             }),
@@ -138,7 +144,8 @@ impl McpServer {
     }
 
     /// Uses `base` as the context every call's context is derived from: its root, extensions,
-    /// principal and sinks reach every tool.
+    /// principal and sinks reach every tool. (Its cancellation token does not: a call is
+    /// cancelled by its client, and a server stops by its transport's shutdown.)
     ///
     /// Call it before the server is shared: handles made earlier keep the old base.
     pub fn with_base_context(self, base: ToolContext) -> Self {
@@ -151,6 +158,7 @@ impl McpServer {
                 options,
                 base,
                 live: RwLock::new(live),
+                writer: Mutex::new(()),
                 peers: Mutex::new(peers),
                 listeners: Mutex::new(listeners),
             }),
@@ -195,21 +203,21 @@ impl McpServer {
     /// # });
     /// ```
     pub fn update<R, E>(&self, change: impl FnOnce(&mut Registry) -> Result<R, E>) -> Result<R, E> {
-        let result = {
-            let mut live = self
-                .shared
-                .live
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            let mut registry = live.executor.registry().clone();
-            let result = change(&mut registry)?;
-            let policy = live.executor.policy().clone();
-            *live = Arc::new(Live::new(
-                Executor::with_policy(registry, policy),
-                self.shared.options.deferred,
-            ));
-            result
-        };
+        // One change at a time; calls and listings go on meanwhile, on the current set.
+        let _writer = lock(&self.shared.writer);
+        let current = self.live();
+        let mut registry = current.executor.registry().clone();
+        let result = change(&mut registry)?;
+        let policy = current.executor.policy().clone();
+        let next = Arc::new(Live::new(
+            Executor::with_policy(registry, policy),
+            self.shared.options.deferred,
+        ));
+        *self
+            .shared
+            .live
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = next;
         self.notify_list_changed();
         Ok(result)
     }
@@ -222,25 +230,27 @@ impl McpServer {
             .clone()
     }
 
+    /// Tells every client, each in its own task with a time limit, so a client that stopped
+    /// reading delays nobody else.
     fn notify_list_changed(&self) {
-        let peers: Vec<_> = lock(&self.shared.peers).clone();
-        let listeners: Vec<_> = lock(&self.shared.listeners).clone();
+        const LIMIT: Duration = Duration::from_secs(10);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let shared = self.shared.clone();
-        runtime.spawn(async move {
-            let mut gone = false;
-            for peer in &peers {
-                gone |= peer.notify_tool_list_changed().await.is_err();
-            }
-            for (_, listener) in &listeners {
-                gone |= listener.notify_tool_list_changed().await.is_err();
-            }
-            if gone {
-                lock(&shared.peers).retain(|p| !p.is_transport_closed());
-            }
-        });
+        let mut peers = lock(&self.shared.peers);
+        peers.retain(|p| !p.is_transport_closed());
+        for peer in peers.iter() {
+            let peer = peer.clone();
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(LIMIT, peer.notify_tool_list_changed()).await;
+            });
+        }
+        for (_, listener) in lock(&self.shared.listeners).iter() {
+            let listener = listener.clone();
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(LIMIT, listener.notify_tool_list_changed()).await;
+            });
+        }
     }
 
     /// The context of one `tools/call`: derived from the base, with the request's id, the
@@ -348,10 +358,15 @@ impl ServerHandler for McpServer {
             let error = crate::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
             return Err(McpError::invalid_params(error.to_string(), None));
         };
+        // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
+        let min_level = cx
+            .meta
+            .log_level()
+            .map_or_else(|| self.min_level(), from_mcp_level);
         let notifier = Notifier::start(
             cx.peer.clone(),
             cx.meta.get_progress_token(),
-            self.min_level(),
+            min_level,
             request_id(&cx.id),
             tool.name(),
             self.shared.base.clone(),
@@ -418,32 +433,6 @@ fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
         let value = value.to_str().ok()?;
         allowed.then(|| (name, value.to_owned()))
     }))
-}
-
-pub(super) fn to_mcp_level(level: LogLevel) -> LoggingLevel {
-    match level {
-        LogLevel::Debug => LoggingLevel::Debug,
-        LogLevel::Info => LoggingLevel::Info,
-        LogLevel::Notice => LoggingLevel::Notice,
-        LogLevel::Warning => LoggingLevel::Warning,
-        LogLevel::Error => LoggingLevel::Error,
-        LogLevel::Critical => LoggingLevel::Critical,
-        LogLevel::Alert => LoggingLevel::Alert,
-        LogLevel::Emergency => LoggingLevel::Emergency,
-    }
-}
-
-pub(super) fn from_mcp_level(level: LoggingLevel) -> LogLevel {
-    match level {
-        LoggingLevel::Debug => LogLevel::Debug,
-        LoggingLevel::Info => LogLevel::Info,
-        LoggingLevel::Notice => LogLevel::Notice,
-        LoggingLevel::Warning => LogLevel::Warning,
-        LoggingLevel::Error => LogLevel::Error,
-        LoggingLevel::Critical => LogLevel::Critical,
-        LoggingLevel::Alert => LogLevel::Alert,
-        LoggingLevel::Emergency => LogLevel::Emergency,
-    }
 }
 
 fn level_from_u8(n: u8) -> LogLevel {

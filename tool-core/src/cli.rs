@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
+use crate::catalog::{Catalog, SearchOptions};
 use crate::check::{self, CheckOptions};
 use crate::exec::Executor;
 use crate::mcp::{self, DeferredTools, HttpOptions, McpServer, MountSpec, ServerOptions};
@@ -78,6 +79,25 @@ pub enum Command {
         /// Print the findings as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Search the tools for a task, as `search_tools` does (core tools included).
+    Search {
+        /// What to find, in your own words.
+        #[arg(required_unless_present = "queries")]
+        query: Option<String>,
+        /// How many matches.
+        #[arg(long, default_value_t = 5, value_name = "K")]
+        top: usize,
+        /// Only tools of this domain.
+        #[arg(long, value_name = "DOMAIN")]
+        domain: Option<String>,
+        /// Print the matches as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Answer many queries: JSON lines `{"query": "..."}` in, JSON lines
+        /// `{"query": "...", "results": ["name", ...]}` out, in order (`-` for stdin).
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        queries: Option<PathBuf>,
     },
     /// Call a tool and print the result as JSON.
     Call {
@@ -191,6 +211,22 @@ impl ToolArgs {
             Command::List { json, domain } => list(registry, *json, domain.as_deref(), out, err),
             Command::Show { name } => show(registry, name, out, err),
             Command::Call { name, input } => self.call(registry, name, input, out, err).await,
+            Command::Search {
+                query,
+                top,
+                domain,
+                json,
+                queries,
+            } => {
+                let mut options = SearchOptions::limit(*top);
+                options.domain = domain.clone();
+                let catalog = Catalog::new(registry);
+                match (queries, query) {
+                    (Some(path), _) => search_batch(&catalog, &options, path, out, err),
+                    (None, Some(query)) => search(&catalog, &options, query, *json, out, err),
+                    (None, None) => Err(usage(err, "give a QUERY or --queries FILE".into())),
+                }
+            }
             Command::Export { format, strict } => {
                 let options = RenderOptions { strict: *strict };
                 print_json(out, &render::render_all(registry.tools(), *format, options));
@@ -253,7 +289,15 @@ impl ToolArgs {
         Ok(ctx.build())
     }
 
-    async fn serve(&self, registry: Registry, args: &ServeArgs, err: Out<'_>) -> Result<(), Exit> {
+    async fn serve(
+        &self,
+        mut registry: Registry,
+        args: &ServeArgs,
+        err: Out<'_>,
+    ) -> Result<(), Exit> {
+        // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
+        let catalog = crate::catalog::install(&mut registry)
+            .map_err(|e| usage(err, format!("cannot add search_tools: {e}")))?;
         let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
         if args.hide_deferred {
             options.deferred = DeferredTools::Hidden;
@@ -266,7 +310,8 @@ impl ToolArgs {
                 .collect();
         }
         let server = McpServer::with_options(Executor::new(registry), options)
-            .with_base_context(self.base_context(err)?);
+            .with_base_context(self.base_context(err)?)
+            .with_catalog(catalog);
         let Some(addr) = args.http else {
             return mcp::serve_stdio(server)
                 .await
@@ -363,6 +408,90 @@ impl ToolArgs {
             }
         }
     }
+}
+
+fn search(
+    catalog: &Catalog,
+    options: &SearchOptions,
+    query: &str,
+    as_json: bool,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    if let Some(domain) = &options.domain
+        && !catalog.domains().contains(&domain.as_str())
+    {
+        let known = catalog.domains().join(", ");
+        return Err(usage(
+            err,
+            format!("no domain is named `{domain}`; the domains are: {known}"),
+        ));
+    }
+    let found = catalog.search(query, options);
+    if as_json {
+        print_json(out, &serde_json::to_value(&found).unwrap_or_default());
+        return Ok(());
+    }
+    let width = found.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    let domain_width = found.iter().map(|m| m.domain.len()).max().unwrap_or(0);
+    for m in &found {
+        let _ = writeln!(
+            out,
+            "{:width$}  {:domain_width$}  {:6.2}  {}",
+            m.name, m.domain, m.score, m.hint
+        );
+    }
+    if found.is_empty() {
+        let _ = writeln!(err, "no tool matches `{query}`");
+    }
+    Ok(())
+}
+
+/// `--queries FILE`: one JSON object per line in, one per line out, in order. A line that is not
+/// `{"query": "..."}` is an error naming the line.
+fn search_batch(
+    catalog: &Catalog,
+    options: &SearchOptions,
+    path: &std::path::Path,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| usage(err, format!("--queries -: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| usage(err, format!("--queries {}: {e}", path.display())))?
+    };
+    #[derive(serde::Deserialize)]
+    struct Line {
+        query: String,
+    }
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Line { query } = serde_json::from_str(line).map_err(|e| {
+            usage(
+                err,
+                format!(
+                    "--queries {} line {}: expected {{\"query\": \"...\"}}: {e}",
+                    path.display(),
+                    n + 1
+                ),
+            )
+        })?;
+        let results: Vec<&str> = catalog
+            .search(&query, options)
+            .iter()
+            .map(|m| m.name)
+            .collect();
+        let _ = writeln!(out, "{}", json!({"query": query, "results": results}));
+    }
+    Ok(())
 }
 
 fn check(

@@ -28,6 +28,7 @@
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
 
+pub mod catalog;
 pub mod check;
 pub mod context;
 pub mod definition;

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::from_mcp_level;
 use super::notify::Notifier;
 use super::result::call_result;
+use crate::catalog::SharedCatalog;
 use crate::exec::Executor;
 use crate::{LogLevel, Registry, RequestHeaders, ToolContext, render};
 
@@ -93,6 +94,8 @@ struct Shared {
     live: RwLock<Arc<Live>>,
     /// Held while a change to the tool set is built.
     writer: Mutex<()>,
+    /// The catalog `search_tools` searches, kept in line with the tool set.
+    catalog: Option<SharedCatalog>,
     /// Clients to tell when the tool set changes: sessions that began with `initialize`...
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
@@ -136,6 +139,7 @@ impl McpServer {
                 base: ToolContext::new(),
                 live: RwLock::new(Arc::new(live)),
                 writer: Mutex::new(()),
+                catalog: None,
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
             }),
@@ -149,18 +153,33 @@ impl McpServer {
     ///
     /// Call it before the server is shared: handles made earlier keep the old base.
     pub fn with_base_context(self, base: ToolContext) -> Self {
-        let live = self.live();
-        let options = self.shared.options.clone();
-        let peers = std::mem::take(&mut *lock(&self.shared.peers));
-        let listeners = std::mem::take(&mut *lock(&self.shared.listeners));
+        let catalog = self.shared.catalog.clone();
+        self.rebuilt(base, catalog)
+    }
+
+    /// Keeps `catalog` (what `search_tools` searches, from [`catalog::install`]) in line with
+    /// every [`update`](Self::update).
+    ///
+    /// Call it before the server is shared: handles made earlier keep the old settings.
+    ///
+    /// [`catalog::install`]: crate::catalog::install
+    pub fn with_catalog(self, catalog: SharedCatalog) -> Self {
+        let base = self.shared.base.clone();
+        self.rebuilt(base, Some(catalog))
+    }
+
+    /// The same server with another base context or catalog.
+    fn rebuilt(self, base: ToolContext, catalog: Option<SharedCatalog>) -> Self {
+        let shared = &self.shared;
         Self {
             shared: Arc::new(Shared {
-                options,
+                options: shared.options.clone(),
                 base,
-                live: RwLock::new(live),
+                live: RwLock::new(self.live()),
                 writer: Mutex::new(()),
-                peers: Mutex::new(peers),
-                listeners: Mutex::new(listeners),
+                catalog,
+                peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
+                listeners: Mutex::new(std::mem::take(&mut *lock(&shared.listeners))),
             }),
             session: Arc::default(),
         }
@@ -208,6 +227,9 @@ impl McpServer {
         let current = self.live();
         let mut registry = current.executor.registry().clone();
         let result = change(&mut registry)?;
+        if let Some(catalog) = &self.shared.catalog {
+            catalog.sync(&registry);
+        }
         let policy = current.executor.policy().clone();
         let next = Arc::new(Live::new(
             Executor::with_policy(registry, policy),

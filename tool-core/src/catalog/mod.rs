@@ -1,0 +1,239 @@
+//! The catalog: find the right deferred tool among thousands, so a request carries only a few
+//! definitions.
+//!
+//! `core` tools are offered on every round; the others are deferred, and a model finds them
+//! with the built-in `search_tools` tool, whose matches a [`ToolSession`] then loads. The index
+//! covers each tool's name (split into words), label, hint, description, parameters, domain and
+//! example labels, ranked with BM25F (per-field weights), English stemming, synonyms and
+//! abbreviations people use (`PR`, `k8s`, `repo`), and a bonus for naming the tool's own action
+//! and object. It is in-process, offline and incremental.
+//!
+//! ```
+//! use serde_json::json;
+//! use tool_core::catalog::{Catalog, SearchOptions};
+//! use tool_core::{DynamicTool, Registry};
+//! let mut registry = Registry::empty();
+//! for (name, description) in [
+//!     ("create_pull_request", "Opens a pull request from a branch."),
+//!     ("list_issues", "Lists the issues of a repository."),
+//! ] {
+//!     registry.register(DynamicTool::new(name, description, json!({"type": "object"}))).unwrap();
+//! }
+//! let catalog = Catalog::new(&registry);
+//! let found = catalog.search("open a PR for my branch", &SearchOptions::default());
+//! assert_eq!(found[0].name, "create_pull_request");
+//! ```
+
+mod index;
+mod search_tool;
+mod session;
+mod text;
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use index::{Entry, FIELDS, Field, Index};
+pub use search_tool::{SEARCH_TOOLS, install};
+pub use session::{Deferral, ToolSession};
+pub use text::{terms, words};
+
+use crate::{Registry, Tool};
+
+/// How to search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchOptions {
+    /// How many matches at most. Default 5.
+    pub limit: usize,
+    /// Only tools of this domain.
+    pub domain: Option<String>,
+    /// Whether `core` tools may match (they are loaded already in a session). Default true.
+    pub include_core: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            limit: 5,
+            domain: None,
+            include_core: true,
+        }
+    }
+}
+
+impl SearchOptions {
+    /// At most `limit` matches.
+    pub fn limit(limit: usize) -> Self {
+        Self {
+            limit,
+            ..Self::default()
+        }
+    }
+}
+
+/// One match, best first in a result list.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Match<'a> {
+    /// The tool's name.
+    pub name: &'a str,
+    /// Its one-sentence hint.
+    pub hint: &'a str,
+    /// Its domain.
+    pub domain: &'a str,
+    /// How well it matches (higher is better; comparable within one search only).
+    pub score: f32,
+}
+
+/// A search index over tools.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    index: Index,
+    /// Which indexed tools are `core`.
+    core: std::collections::HashSet<Box<str>>,
+}
+
+impl Catalog {
+    /// A catalog of every tool of `registry`.
+    pub fn new(registry: &Registry) -> Self {
+        let mut catalog = Self::default();
+        for tool in registry.tools() {
+            catalog.insert(tool);
+        }
+        catalog
+    }
+
+    /// Adds a tool, or replaces the one of the same name.
+    pub fn insert(&mut self, tool: &Tool) {
+        let mut fields: [String; FIELDS] = Default::default();
+        fields[Field::Name as usize] = tool.name().to_owned();
+        fields[Field::Summary as usize] = format!("{} {}", tool.label(), tool.hint());
+        fields[Field::Description as usize] = tool.description().to_owned();
+        fields[Field::Params as usize] = params_text(tool.input_schema());
+        fields[Field::Domain as usize] =
+            format!("{} {}", tool.domain().name, tool.domain().description);
+        fields[Field::Examples as usize] = tool
+            .examples()
+            .iter()
+            .map(|e| e.label.as_ref())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.index.insert(Entry {
+            name: tool.name(),
+            hint: tool.hint(),
+            domain: &tool.domain().name,
+            fields,
+        });
+        if tool.is_core() {
+            self.core.insert(tool.name().into());
+        } else {
+            self.core.remove(tool.name());
+        }
+    }
+
+    /// Removes a tool; returns whether it was there.
+    pub fn remove(&mut self, name: &str) -> bool {
+        self.core.remove(name);
+        self.index.remove(name)
+    }
+
+    /// Brings the catalog in line with `registry`: tools gone are removed, new ones added.
+    /// Tools whose name it already holds are kept as indexed (a name is one tool).
+    pub fn sync(&mut self, registry: &Registry) {
+        let gone: Vec<Box<str>> = self
+            .index
+            .names()
+            .filter(|name| registry.get(name).is_none())
+            .map(Into::into)
+            .collect();
+        for name in gone {
+            self.remove(&name);
+        }
+        for tool in registry.tools() {
+            if !self.index.contains(tool.name()) {
+                self.insert(tool);
+            }
+        }
+    }
+
+    /// The tools that best match `query`, best first.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Vec<Match<'_>> {
+        let keep = |doc: &index::Doc| {
+            options.domain.as_deref().is_none_or(|d| &*doc.domain == d)
+                && (options.include_core || !self.core.contains(&*doc.name))
+        };
+        self.index
+            .search(query, options.limit, keep)
+            .into_iter()
+            .map(|hit| {
+                let doc = self.index.doc(hit.doc);
+                Match {
+                    name: &doc.name,
+                    hint: &doc.hint,
+                    domain: &doc.domain,
+                    score: hit.score,
+                }
+            })
+            .collect()
+    }
+
+    /// The domains of the tools it holds, sorted.
+    pub fn domains(&self) -> Vec<&str> {
+        self.index.domains()
+    }
+
+    /// How many tools it holds.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.index.len() == 0
+    }
+
+    /// Bytes it holds on the heap (an estimate from capacities).
+    pub fn heap_bytes(&self) -> usize {
+        self.index.heap_bytes() + self.core.iter().map(|n| n.len() + 24).sum::<usize>()
+    }
+}
+
+/// Parameter names and descriptions, from the input schema's top-level properties.
+fn params_text(schema: &serde_json::Value) -> String {
+    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for (name, prop) in props {
+        out.push_str(name);
+        out.push(' ');
+        if let Some(d) = prop.get("description").and_then(|d| d.as_str()) {
+            out.push_str(d);
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// A catalog shared between the `search_tools` tool and whoever keeps it in line with a
+/// changing registry (an MCP server, an agent that mounts servers).
+#[derive(Debug, Clone, Default)]
+pub struct SharedCatalog(Arc<RwLock<Catalog>>);
+
+impl SharedCatalog {
+    /// A shared catalog of every tool of `registry`.
+    pub fn new(registry: &Registry) -> Self {
+        Self(Arc::new(RwLock::new(Catalog::new(registry))))
+    }
+
+    /// Runs `f` with the catalog.
+    pub fn read<R>(&self, f: impl FnOnce(&Catalog) -> R) -> R {
+        f(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Brings it in line with `registry` (see [`Catalog::sync`]).
+    pub fn sync(&self, registry: &Registry) {
+        self.0
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .sync(registry);
+    }
+}

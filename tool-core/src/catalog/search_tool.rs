@@ -1,0 +1,159 @@
+//! The built-in `search_tools` tool: how a model finds deferred tools.
+
+use serde_json::{Value, json};
+
+use super::{SearchOptions, SharedCatalog};
+use crate::{DynamicTool, Registry, RegistryError, ToolError, ToolOutput};
+
+/// The name of the built-in search tool.
+pub const SEARCH_TOOLS: &str = "search_tools";
+
+/// Most matches one search returns.
+const MAX_LIMIT: u64 = 20;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Query {
+    query: String,
+    limit: Option<u64>,
+    domain: Option<String>,
+}
+
+/// Adds `search_tools` (a `core` tool) to `registry`, over a catalog of every tool in it, and
+/// returns the catalog so it can follow later changes ([`SharedCatalog::sync`]).
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use serde_json::json;
+/// use tool_core::{DynamicTool, Registry, ToolContext};
+/// let mut registry = Registry::empty();
+/// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
+/// tool_core::catalog::install(&mut registry).unwrap();
+/// let out = registry
+///     .call("search_tools", json!({"query": "mail my boss"}), &ToolContext::new())
+///     .await
+///     .unwrap();
+/// assert_eq!(out.data().unwrap()["matches"][0]["name"], "send_email");
+/// # });
+/// ```
+pub fn install(registry: &mut Registry) -> Result<SharedCatalog, RegistryError> {
+    let catalog = SharedCatalog::new(registry);
+    let searched = catalog.clone();
+    let schema = json!({
+        "$schema": crate::schema::DIALECT,
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What you need to do, in your own words, e.g. \"open a pull request\" or \"resize an image\""
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_LIMIT,
+                "default": 5,
+                "description": "How many tools to return, 1 to 20"
+            },
+            "domain": {
+                "type": "string",
+                "description": "Only tools of this domain"
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    });
+    let output = json!({
+        "$schema": crate::schema::DIALECT,
+        "type": "object",
+        "properties": {
+            "matches": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "hint": {"type": "string"},
+                        "domain": {"type": "string"}
+                    },
+                    "required": ["name", "hint", "domain"]
+                }
+            }
+        },
+        "required": ["matches"]
+    });
+    let tool = DynamicTool::new(
+        SEARCH_TOOLS,
+        "Finds tools for a task among those not loaded yet, best first, and loads them for your \
+         next step. Returns each match's name, a one-line hint and its domain. Use it when none \
+         of your tools fits; describe the task, not a tool name.",
+        schema,
+    )
+    .domain("catalog", "Finding the tools for a task")
+    .label("Looking for tools")
+    .hint("Finds and loads tools for a task")
+    .core(true)
+    .output_schema(output)
+    .example(
+        "Find a way to open a pull request",
+        json!({"query": "open a pull request"}),
+    )
+    .origin("tool_core::catalog::install")
+    .handler(move |input, _ctx| {
+        let catalog = searched.clone();
+        async move { search(&catalog, input) }
+    });
+    registry.register(tool)?;
+    catalog.sync(registry);
+    Ok(catalog)
+}
+
+fn search(catalog: &SharedCatalog, input: Value) -> crate::exec::CallResult {
+    let query: Query = crate::exec::decode(input)?;
+    let limit = query.limit.unwrap_or(5);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ToolError::invalid_input(format!(
+            "limit must be from 1 to {MAX_LIMIT}, not {limit}"
+        ))
+        .with_path("limit"));
+    }
+    if super::terms(&query.query).is_empty() {
+        return Err(ToolError::invalid_input(
+            "the query has no words to search for; describe the task, e.g. \"send an email\"",
+        )
+        .with_path("query"));
+    }
+    catalog.read(|catalog| {
+        if let Some(domain) = &query.domain {
+            let domains = catalog.domains();
+            if !domains.contains(&domain.as_str()) {
+                return Err(ToolError::invalid_input(format!(
+                    "no domain is named `{domain}`; the domains are: {}",
+                    domains.join(", ")
+                ))
+                .with_path("domain"));
+            }
+        }
+        let options = SearchOptions {
+            limit: limit as usize,
+            domain: query.domain.clone(),
+            include_core: false,
+        };
+        let matches = catalog.search(&query.query, &options);
+        let echo = if matches.is_empty() {
+            "no tool matches; try other words".to_owned()
+        } else {
+            matches
+                .iter()
+                .map(|m| format!("{}: {} ({})", m.name, m.hint, m.domain))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let data = json!({
+            "matches": matches
+                .iter()
+                .map(|m| json!({"name": m.name, "hint": m.hint, "domain": m.domain}))
+                .collect::<Vec<_>>()
+        });
+        Ok(ToolOutput::new(data).with_echo(echo))
+    })
+}

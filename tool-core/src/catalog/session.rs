@@ -1,0 +1,129 @@
+//! A conversation's loaded tools: the core set, `search_tools`, and what searches found.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::SEARCH_TOOLS;
+use crate::render::{self, Format, RenderOptions};
+use crate::{Registry, Tool, ToolOutput};
+
+/// How deferred tools reach the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Deferral {
+    /// Send only the loaded tools (core, `search_tools`, and what searches found). Works with
+    /// every provider.
+    #[default]
+    Session,
+    /// Anthropic's own tool search: send every tool, deferred ones with `defer_loading`, plus
+    /// Anthropic's tool-search tool, which loads them server-side. Other formats send every tool.
+    Native,
+}
+
+/// The tools loaded for one conversation. `search_tools` results load the tools they name, so
+/// the next request carries them.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::catalog::{self, ToolSession};
+/// use tool_core::render::{Format, RenderOptions};
+/// use tool_core::{DynamicTool, Registry, ToolOutput};
+/// let mut registry = Registry::empty();
+/// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
+/// catalog::install(&mut registry).unwrap();
+/// let mut session = ToolSession::new(registry);
+/// assert_eq!(session.loaded_names(), ["search_tools"]);
+/// // What search_tools returned for "mail my boss":
+/// let found = ToolOutput::new(json!({"matches": [{"name": "send_email", "hint": "", "domain": "mail"}]}));
+/// assert_eq!(session.observe("search_tools", &found), ["send_email"]);
+/// let tools = session.render(Format::OpenAi, RenderOptions::default(), Default::default());
+/// assert_eq!(tools.as_array().unwrap().len(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolSession {
+    registry: Registry,
+    loaded: HashSet<String>,
+}
+
+impl ToolSession {
+    /// A session over `registry` with its `core` tools loaded.
+    pub fn new(registry: Registry) -> Self {
+        let loaded = registry
+            .core()
+            .map(|t| t.name().to_owned())
+            .collect::<HashSet<_>>();
+        Self { registry, loaded }
+    }
+
+    /// The registry it draws from.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Loads a tool; returns whether it was newly loaded (false if unknown or loaded already).
+    pub fn load(&mut self, name: &str) -> bool {
+        self.registry.get(name).is_some() && self.loaded.insert(name.to_owned())
+    }
+
+    /// Whether a tool is loaded.
+    pub fn is_loaded(&self, name: &str) -> bool {
+        self.loaded.contains(name)
+    }
+
+    /// Looks at a call's result: for `search_tools`, loads the tools it found and returns their
+    /// names (those newly loaded).
+    pub fn observe(&mut self, tool: &str, output: &ToolOutput) -> Vec<String> {
+        if tool != SEARCH_TOOLS {
+            return Vec::new();
+        }
+        let Some(matches) = output
+            .data()
+            .and_then(|d| d.get("matches"))
+            .and_then(Value::as_array)
+        else {
+            return Vec::new();
+        };
+        matches
+            .iter()
+            .filter_map(|m| m.get("name").and_then(Value::as_str))
+            .filter(|name| self.load(name))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The loaded tools, in registry order (domain, then name).
+    pub fn loaded(&self) -> impl Iterator<Item = &Tool> {
+        self.registry
+            .tools()
+            .iter()
+            .filter(|t| self.loaded.contains(t.name()))
+    }
+
+    /// The loaded tools' names, in registry order.
+    pub fn loaded_names(&self) -> Vec<&str> {
+        self.loaded().map(Tool::name).collect()
+    }
+
+    /// The tools array for a request to the provider `format` stands for.
+    pub fn render(&self, format: Format, options: RenderOptions, deferral: Deferral) -> Value {
+        match deferral {
+            Deferral::Native => render::render_all(self.registry.tools(), format, options),
+            Deferral::Session => {
+                let mut tools = render::render_all(self.loaded(), format, options);
+                // Loaded tools are sent in full: nothing is deferred any more.
+                if let Value::Array(items) = &mut tools {
+                    items.retain(|t| {
+                        t.get("type").and_then(Value::as_str) != Some(render::ANTHROPIC_TOOL_SEARCH)
+                    });
+                    for item in items {
+                        if let Value::Object(map) = item {
+                            map.remove("defer_loading");
+                        }
+                    }
+                }
+                tools
+            }
+        }
+    }
+}

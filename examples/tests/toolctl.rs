@@ -404,3 +404,70 @@ fn fetch_url_reads_a_loopback_page_only_when_the_host_is_allowed() {
     );
     assert_eq!(hits.load(Ordering::SeqCst), 1);
 }
+
+#[test]
+fn search_finds_tools_by_task_singly_and_in_batches() {
+    let out = toolctl(&["search", "what time is it in Tokyo", "--top", "2", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found = json_out(&out);
+    assert_eq!(found[0]["name"], "get_current_time");
+    assert_eq!(found.as_array().unwrap().len(), 2);
+
+    // A catalog that is not linked in: the evaluation set, through --defs.
+    let defs = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/catalog/tools.json"
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(["--defs", defs, "search", "--queries", "-", "--top", "3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"query\": \"open a PR for my branch\"}\n\n{\"query\": \"list k8s pods\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one line out per query, in order");
+    assert_eq!(lines[0]["query"], "open a PR for my branch");
+    assert_eq!(lines[0]["results"][0], "github__create_pull_request");
+    assert!(
+        lines[1]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "kubernetes__kubectl_get")
+    );
+}
+
+#[test]
+fn search_names_bad_batches_and_domains() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.jsonl");
+    std::fs::write(&file, "{\"query\": \"ok\"}\nnot json\n").unwrap();
+    let out = toolctl(&["search", "--queries", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
+    let out = toolctl(&["search", "files", "--domain", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the domains are: fs, time, web"),
+        "{}",
+        stderr(&out)
+    );
+    let out = toolctl(&["search"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a query or --queries is required"
+    );
+}

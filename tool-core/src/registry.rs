@@ -429,6 +429,26 @@ impl Registry {
         self.reindex()
     }
 
+    /// Adds many tools at once (sorting and indexing once, not per tool): all of them, or none
+    /// if a name is taken or repeated.
+    pub fn register_all(
+        &mut self,
+        tools: impl IntoIterator<Item = DynamicTool>,
+    ) -> Result<(), RegistryError> {
+        let mut next = self.tools.clone();
+        next.extend(tools.into_iter().map(|t| Tool {
+            inner: Arc::new(t.inner),
+        }));
+        next.sort_by(order);
+        let mut registry = Self {
+            tools: next,
+            by_name: HashMap::new(),
+        };
+        registry.reindex()?;
+        *self = registry;
+        Ok(())
+    }
+
     /// Removes a tool; returns it if it was there.
     pub fn unregister(&mut self, name: &str) -> Option<Tool> {
         let at = self.by_name.get(name).copied()?;
@@ -540,6 +560,20 @@ mod tests {
         DynamicTool::new(name, "d", json!({"type": "object"}))
             .domain(domain, "x")
             .handler(move |input, _| async move { Ok(crate::ToolOutput::new(input)) })
+    }
+
+    #[test]
+    fn register_all_is_all_or_nothing() {
+        let mut r = Registry::empty();
+        r.register(dynamic("a_x", "d")).unwrap();
+        r.register_all([dynamic("c_x", "a"), dynamic("b_x", "d")])
+            .unwrap();
+        let names: Vec<_> = r.tools().iter().map(Tool::name).collect();
+        assert_eq!(names, ["c_x", "a_x", "b_x"]);
+        assert_eq!(r.get("b_x").map(Tool::name), Some("b_x"));
+        let clash = r.register_all([dynamic("d_x", "d"), dynamic("a_x", "d")]);
+        assert!(matches!(clash, Err(RegistryError::DuplicateName { .. })));
+        assert!(r.get("d_x").is_none(), "nothing added");
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod text;
 
 use std::sync::{Arc, PoisonError, RwLock};
 
+pub use index::Ranking;
 use index::{Entry, FIELDS, Field, Index};
 pub use search_tool::{SEARCH_TOOLS, install};
 pub use session::{Deferral, ToolSession};
@@ -88,38 +89,57 @@ pub struct Match<'a> {
 pub struct Catalog {
     index: Index,
     /// Which indexed tools are `core`.
-    core: std::collections::HashSet<Box<str>>,
+    core: rustc_hash::FxHashSet<Box<str>>,
 }
 
 impl Catalog {
     /// A catalog of every tool of `registry`.
     pub fn new(registry: &Registry) -> Self {
-        let mut catalog = Self::default();
+        Self::with_ranking(registry, Ranking::default())
+    }
+
+    /// A catalog with parts of the ranking turned off, to measure what each is worth.
+    pub fn with_ranking(registry: &Registry, ranking: Ranking) -> Self {
+        let mut catalog = Self {
+            index: Index::with_ranking(ranking),
+            core: Default::default(),
+        };
         for tool in registry.tools() {
-            catalog.insert(tool);
+            catalog.add(tool);
         }
+        catalog.index.renormalize();
         catalog
     }
 
     /// Adds a tool, or replaces the one of the same name.
     pub fn insert(&mut self, tool: &Tool) {
-        let mut fields: [String; FIELDS] = Default::default();
-        fields[Field::Name as usize] = tool.name().to_owned();
-        fields[Field::Summary as usize] = format!("{} {}", tool.label(), tool.hint());
-        fields[Field::Description as usize] = tool.description().to_owned();
-        fields[Field::Params as usize] = params_text(tool.input_schema());
-        fields[Field::Domain as usize] =
-            format!("{} {}", tool.domain().name, tool.domain().description);
-        fields[Field::Examples as usize] = tool
-            .examples()
-            .iter()
-            .map(|e| e.label.as_ref())
-            .collect::<Vec<_>>()
-            .join(" ");
+        self.add(tool);
+        self.index.renormalize();
+    }
+
+    /// Indexes a tool; the norms are left for the caller to recompute.
+    fn add(&mut self, tool: &Tool) {
+        let params = params_text(tool.input_schema());
+        let examples: Vec<&str> = tool.examples().iter().map(|e| e.label.as_ref()).collect();
+        let domain = tool.domain();
+        let (name, label, hint, description) = (
+            [tool.name()],
+            [tool.label(), tool.hint()],
+            tool.hint(),
+            [tool.description()],
+        );
+        let domain_text = [&*domain.name, &*domain.description];
+        let mut fields: [&[&str]; FIELDS] = [&[]; FIELDS];
+        fields[Field::Name as usize] = &name;
+        fields[Field::Summary as usize] = &label;
+        fields[Field::Description as usize] = &description;
+        fields[Field::Params as usize] = &params;
+        fields[Field::Domain as usize] = &domain_text;
+        fields[Field::Examples as usize] = &examples;
         self.index.insert(Entry {
             name: tool.name(),
-            hint: tool.hint(),
-            domain: &tool.domain().name,
+            hint,
+            domain: &domain.name,
             fields,
         });
         if tool.is_core() {
@@ -132,7 +152,11 @@ impl Catalog {
     /// Removes a tool; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
         self.core.remove(name);
-        self.index.remove(name)
+        let removed = self.index.remove(name);
+        if removed {
+            self.index.renormalize();
+        }
+        removed
     }
 
     /// Brings the catalog in line with `registry`: tools gone are removed, new ones added.
@@ -145,13 +169,15 @@ impl Catalog {
             .map(Into::into)
             .collect();
         for name in gone {
-            self.remove(&name);
+            self.core.remove(&*name);
+            self.index.remove(&name);
         }
         for tool in registry.tools() {
             if !self.index.contains(tool.name()) {
-                self.insert(tool);
+                self.add(tool);
             }
         }
+        self.index.renormalize();
     }
 
     /// The tools that best match `query`, best first.
@@ -196,18 +222,24 @@ impl Catalog {
     }
 }
 
-/// Parameter names and descriptions, from the input schema's top-level properties.
-fn params_text(schema: &serde_json::Value) -> String {
-    let Some(props) = schema.get("properties").and_then(|p| p.as_object()) else {
-        return String::new();
+/// Parameter names and descriptions, from the input schema's top-level properties. Keys are
+/// found by scanning, not hashing: schemas have few keys, and this runs for every tool indexed.
+fn params_text(schema: &serde_json::Value) -> Vec<&str> {
+    fn field<'v>(object: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
+        object
+            .as_object()?
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+    let Some(props) = field(schema, "properties").and_then(|p| p.as_object()) else {
+        return Vec::new();
     };
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(props.len() * 2);
     for (name, prop) in props {
-        out.push_str(name);
-        out.push(' ');
-        if let Some(d) = prop.get("description").and_then(|d| d.as_str()) {
-            out.push_str(d);
-            out.push(' ');
+        out.push(name.as_str());
+        if let Some(d) = field(prop, "description").and_then(|d| d.as_str()) {
+            out.push(d);
         }
     }
     out

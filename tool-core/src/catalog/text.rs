@@ -2,8 +2,9 @@
 //! synonyms and abbreviations people use for tool capabilities.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -18,64 +19,190 @@ use rust_stemmers::{Algorithm, Stemmer};
 /// ```
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for run in text.split(|c: char| !c.is_alphanumeric()) {
-        split_case(run, &mut out);
-    }
+    for_each_word(text, |w| out.push(w.to_owned()));
     out
 }
 
-fn split_case(run: &str, out: &mut Vec<String>) {
-    let chars: Vec<char> = run.chars().collect();
-    let mut start = 0;
-    for i in 1..chars.len() {
-        let (prev, cur) = (chars[i - 1], chars[i]);
-        let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-        // aB, or the B of ABc (an acronym followed by a word).
-        let boundary = (prev.is_lowercase() && cur.is_uppercase())
-            || (prev.is_uppercase() && cur.is_uppercase() && next_lower);
-        if boundary {
-            push_word(&chars[start..i], out);
-            start = i;
-        }
+/// Calls `f` with each word of `text`, as [`words`] splits them, without allocating per word.
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    if text.is_ascii() {
+        return ascii_words(text.as_bytes(), &mut f);
     }
-    push_word(&chars[start..], out);
+    let mut lower = String::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        let mut start = 0;
+        let mut chars = run.char_indices().peekable();
+        let mut prev: Option<char> = None;
+        while let Some((i, cur)) = chars.next() {
+            if let Some(prev) = prev {
+                let next_lower = chars.peek().is_some_and(|(_, c)| c.is_lowercase());
+                // aB, or the B of ABc (an acronym followed by a word).
+                let boundary = (prev.is_lowercase() && cur.is_uppercase())
+                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower);
+                if boundary {
+                    emit(&run[start..i], &mut lower, &mut f);
+                    start = i;
+                }
+            }
+            prev = Some(cur);
+        }
+        emit(&run[start..], &mut lower, &mut f);
+    }
 }
 
-fn push_word(chars: &[char], out: &mut Vec<String>) {
-    if !chars.is_empty() {
-        // Lowercasing can add combining marks (`İ` -> `i̇`): keep letters and digits only.
-        let word: String = chars
-            .iter()
-            .flat_map(|c| c.to_lowercase())
-            .filter(|c| c.is_alphanumeric())
-            .collect();
+/// [`for_each_word`] for ASCII text (almost every tool's), a byte at a time.
+fn ascii_words(text: &[u8], f: &mut impl FnMut(&str)) {
+    let mut word = String::with_capacity(32);
+    let flush = |word: &mut String, f: &mut dyn FnMut(&str)| {
         if !word.is_empty() {
-            out.push(word);
+            f(word);
+            word.clear();
         }
+    };
+    for (i, &b) in text.iter().enumerate() {
+        if !b.is_ascii_alphanumeric() {
+            flush(&mut word, f);
+            continue;
+        }
+        if !word.is_empty() && b.is_ascii_uppercase() {
+            let prev = text[i - 1];
+            let next_lower = text.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+            // aB, or the B of ABc (an acronym followed by a word).
+            if prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower) {
+                flush(&mut word, f);
+            }
+        }
+        word.push(char::from(b.to_ascii_lowercase()));
+    }
+    flush(&mut word, f);
+}
+
+fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
+    if word.is_empty() {
+        return;
+    }
+    if word
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        return f(word);
+    }
+    lower.clear();
+    // Lowercasing can add combining marks (`İ` -> `i̇`): keep letters and digits only.
+    lower.extend(
+        word.chars()
+            .flat_map(char::to_lowercase)
+            .filter(|c| c.is_alphanumeric()),
+    );
+    if !lower.is_empty() {
+        f(lower);
     }
 }
 
-/// Words that carry no meaning for finding a tool.
-const STOPWORDS: &[&str] = &[
-    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do",
-    "does", "for", "from", "give", "has", "have", "how", "i", "if", "in", "into", "is", "it",
-    "its", "let", "like", "me", "my", "of", "on", "or", "our", "please", "should", "so", "some",
-    "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up", "us",
-    "use", "used", "using", "want", "was", "we", "what", "when", "where", "which", "who", "will",
-    "with", "would", "you", "your",
-];
-
-/// Whether `word` (lowercase) is a stopword.
+/// Whether `word` (lowercase) carries no meaning for finding a tool. A `match`, which compiles
+/// to a switch on length then a few comparisons: this runs for every word indexed.
 pub fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    matches!(
+        word,
+        "a" | "about"
+            | "all"
+            | "an"
+            | "and"
+            | "any"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "by"
+            | "can"
+            | "could"
+            | "d"
+            | "do"
+            | "does"
+            | "for"
+            | "from"
+            | "has"
+            | "have"
+            | "how"
+            | "i"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "its"
+            | "just"
+            | "let"
+            | "like"
+            | "ll"
+            | "m"
+            | "me"
+            | "my"
+            | "of"
+            | "on"
+            | "or"
+            | "our"
+            | "please"
+            | "re"
+            | "s"
+            | "should"
+            | "so"
+            | "some"
+            | "t"
+            | "that"
+            | "the"
+            | "their"
+            | "them"
+            | "then"
+            | "there"
+            | "these"
+            | "this"
+            | "those"
+            | "to"
+            | "us"
+            | "use"
+            | "used"
+            | "using"
+            | "ve"
+            | "want"
+            | "was"
+            | "we"
+            | "what"
+            | "when"
+            | "where"
+            | "which"
+            | "who"
+            | "will"
+            | "with"
+            | "would"
+            | "you"
+            | "your"
+    )
 }
 
-/// The English (Snowball) stem of a lowercase word.
+/// The English (Snowball) stem of a lowercase word, British `-ise` spellings taken as `-ize`
+/// (`finalise` and `finalize` share a stem).
 pub fn stem(word: &str) -> Cow<'_, str> {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
-    STEMMER
-        .get_or_init(|| Stemmer::create(Algorithm::English))
-        .stem(word)
+    let stemmer = STEMMER.get_or_init(|| Stemmer::create(Algorithm::English));
+    match american(word) {
+        Some(word) => Cow::Owned(stemmer.stem(&word).into_owned()),
+        None => stemmer.stem(word),
+    }
+}
+
+/// `organise`, `organised`, `organising`, `organisation` as `organiz...`.
+fn american(word: &str) -> Option<String> {
+    for ending in ["isation", "ising", "ised", "ises", "ise"] {
+        if let Some(root) = word.strip_suffix(ending)
+            // Not `rise`, `wise`, `noise`, `raise`, `promise`, `exercise`.
+            && root.len() >= 4
+            && !["prom", "exerc", "adverti", "compr", "superv", "franch"].iter().any(|r| root.ends_with(r))
+        {
+            return Some(format!("{root}iz{}", &ending[2..]));
+        }
+    }
+    None
 }
 
 /// The terms of `text`: its words without stopwords, stemmed.
@@ -90,6 +217,12 @@ pub fn terms(text: &str) -> Vec<String> {
 /// Abbreviations people type for words tools spell out, each with its expansion.
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("auth", "authentication"),
+    ("cat", "read file"),
+    ("ls", "list directory"),
+    ("mkdir", "create directory"),
+    ("mv", "move file"),
+    ("rm", "delete file"),
+    ("rmdir", "delete directory"),
     ("cfg", "configuration"),
     ("ci", "workflow"),
     ("config", "configuration"),
@@ -119,52 +252,166 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
 /// Words that name the same capability in tool descriptions and in requests. Each group is
 /// one meaning; a query word finds tools that use another word of its group.
 const SYNONYMS: &[&[&str]] = &[
+    // Actions.
     &[
-        "create", "make", "new", "add", "generate", "compose", "draft",
+        "create", "make", "new", "add", "generate", "compose", "draft", "build", "book",
     ],
     &[
-        "delete", "remove", "erase", "destroy", "trash", "discard", "drop",
+        "delete", "remove", "erase", "destroy", "trash", "discard", "drop", "purge", "wipe",
+        "forget",
     ],
-    &["list", "enumerate", "browse"],
+    &["list", "enumerate", "browse", "index"],
     &[
         "get", "fetch", "retrieve", "read", "obtain", "view", "show", "look", "see", "check",
+        "display", "grab", "load", "recall",
     ],
     &[
-        "search", "find", "query", "locate", "lookup", "grep", "seek",
+        "search", "find", "query", "locate", "lookup", "grep", "seek", "discover", "filter",
     ],
     &[
-        "update", "edit", "modify", "change", "alter", "patch", "set",
+        "update", "edit", "modify", "change", "alter", "patch", "set", "tweak", "adjust", "revise",
     ],
-    &["send", "post", "deliver", "dispatch", "notify"],
-    &["run", "execute", "invoke", "trigger", "launch"],
+    &["send", "post", "deliver", "dispatch", "notify", "share"],
+    &[
+        "run", "execute", "invoke", "trigger", "launch", "evaluate", "eval", "call",
+    ],
     &["stop", "cancel", "halt", "kill", "terminate", "abort"],
-    &["close", "resolve", "finish"],
-    &["repository", "repo", "codebase"],
+    &["close", "resolve", "finish", "complete", "done", "archive"],
+    &[
+        "restart", "reboot", "rollout", "redeploy", "reload", "bounce",
+    ],
+    &["append", "tack", "attach", "extend"],
+    &["count", "number", "total", "tally", "many"],
+    &["copy", "duplicate", "clone", "fork", "replicate"],
+    &["move", "rename", "relocate", "transfer"],
+    &["merge", "combine", "land", "squash"],
+    &["review", "approve", "lgtm", "feedback"],
+    &[
+        "describe", "details", "inspect", "examine", "explain", "status",
+    ],
+    &["navigate", "visit", "goto", "go", "browse", "open"],
+    &["type", "fill", "enter", "input"],
+    &["click", "press", "tap"],
+    &["select", "choose", "pick"],
+    &[
+        "write", "save", "store", "persist", "insert", "put", "stash", "keep", "remember",
+    ],
+    &["download", "scrape", "crawl", "extract", "grab"],
+    &["deploy", "release", "ship", "publish", "rollout"],
+    &["upload", "attach"],
+    &["schedule", "book", "arrange", "plan"],
+    &["refund", "reimburse", "repay"],
+    &["summary", "summarize", "summarise", "overview", "digest"],
+    &["translate", "convert"],
+    // Things.
+    &["repository", "repo", "codebase", "project"],
     &["issue", "ticket", "bug"],
-    &["message", "chat", "dm"],
+    &["message", "chat", "dm", "conversation"],
+    &["channel", "room"],
     &["directory", "folder"],
     &["document", "doc", "page", "note"],
-    &["database", "db"],
+    &["database", "db", "sql"],
+    &["row", "record", "entry"],
+    &["table", "schema", "collection"],
     &["kubernetes", "k8s", "cluster"],
-    &["image", "picture", "photo", "screenshot"],
+    &["image", "picture", "photo", "screenshot", "media"],
+    &["screenshot", "capture", "snapshot"],
     &["email", "mail", "inbox"],
-    &["event", "meeting", "appointment"],
-    &["customer", "client"],
+    &["event", "meeting", "appointment", "calendar"],
+    &["availability", "free", "busy", "available", "freebusy"],
+    &["customer", "client", "buyer"],
     &["payment", "charge", "pay"],
-    &["refund", "reimburse", "repay"],
-    &["link", "url", "website", "webpage", "site"],
-    &["user", "member", "person", "people", "account"],
-    &["comment", "reply", "remark"],
-    &["deploy", "release", "ship", "publish"],
-    &["log", "logs"],
-    &["error", "exception", "crash", "failure"],
-    &["metric", "stats", "statistics"],
-    &["summary", "summarize", "summarise", "overview"],
+    &["price", "cost", "billing", "invoice"],
+    &["coupon", "discount", "promo"],
+    &["product", "item", "sku"],
+    &["link", "url", "website", "webpage", "site", "page"],
+    &[
+        "user",
+        "member",
+        "person",
+        "people",
+        "account",
+        "profile",
+        "colleague",
+        "teammate",
+    ],
+    &["team", "group", "org", "organization"],
+    &["comment", "reply", "remark", "note"],
+    &["reaction", "emoji", "react"],
+    &["label", "tag", "category"],
+    &["task", "todo", "chore", "reminder"],
+    &["log", "logs", "history"],
+    &["commit", "history", "log"],
+    &["release", "version"],
+    &[
+        "error",
+        "exception",
+        "crash",
+        "crashing",
+        "crashloop",
+        "failure",
+        "failing",
+    ],
+    &["stuck", "pending", "hung", "hang", "blocked"],
+    &[
+        "metric",
+        "stats",
+        "statistics",
+        "dashboard",
+        "chart",
+        "graph",
+        "panel",
+    ],
+    &[
+        "vulnerability",
+        "alert",
+        "finding",
+        "cve",
+        "security",
+        "scanning",
+        "advisory",
+    ],
+    &["child", "sub", "parent", "nested", "epic"],
+    &["tree", "hierarchy", "nested", "structure"],
+    &["permission", "access", "role", "grant", "rights"],
+    &[
+        "metadata",
+        "info",
+        "information",
+        "properties",
+        "attributes",
+        "stat",
+    ],
+    &["size", "big", "large", "bytes"],
+    &["modified", "changed", "recent", "latest", "newest", "last"],
+    &["content", "contents", "text", "body"],
+    &["relation", "relationship", "connection", "edge"],
+    &["entity", "node"],
+    &[
+        "location",
+        "address",
+        "place",
+        "coordinates",
+        "geocode",
+        "latitude",
+        "longitude",
+        "lat",
+        "lng",
+    ],
+    &[
+        "distance",
+        "far",
+        "travel",
+        "drive",
+        "route",
+        "directions",
+        "commute",
+    ],
+    &["elevation", "altitude", "height"],
+    &["secret", "credential", "token", "password", "key"],
     &["time", "clock"],
-    &["weather", "forecast"],
+    &["weather", "forecast", "temperature"],
     &["workflow", "pipeline", "action"],
-    &["secret", "credential", "token"],
-    &["table", "schema"],
     &["file", "files"],
 ];
 
@@ -173,7 +420,7 @@ const SYNONYMS: &[&[&str]] = &[
 pub fn expansions(term: &str) -> &'static [String] {
     static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        let mut table: HashMap<String, Vec<String>> = HashMap::new();
+        let mut table: HashMap<String, Vec<String>> = HashMap::default();
         let mut add = |from: &str, to: &[String]| {
             let entry = table.entry(stem(from).into_owned()).or_default();
             for t in to {
@@ -201,8 +448,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stopwords_are_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    fn stopwords_are_function_words_only() {
+        assert!(is_stopword("the") && is_stopword("your"));
+        assert!(!is_stopword("get") && !is_stopword("list") && !is_stopword("open"));
     }
 
     #[test]
@@ -220,6 +468,15 @@ mod tests {
     }
 
     #[test]
+    fn british_spellings_share_the_american_stem() {
+        assert_eq!(stem("finalise"), stem("finalize"));
+        assert_eq!(stem("organisation"), stem("organization"));
+        assert_eq!(stem("summarising"), stem("summarizing"));
+        assert_eq!(stem("promise"), "promis");
+        assert_eq!(stem("rise"), "rise");
+    }
+
+    #[test]
     fn expansions_cover_synonyms_and_abbreviations() {
         let pr = expansions(&stem("pr"));
         assert!(pr.contains(&"pull".to_owned()) && pr.contains(&"request".to_owned()));
@@ -228,6 +485,29 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn ascii_fast_path_splits_like_the_general_one(text in "[ -~]{0,200}") {
+            let mut general = Vec::new();
+            let mut lower = String::new();
+            for run in text.split(|c: char| !c.is_alphanumeric()) {
+                let mut start = 0;
+                let chars: Vec<(usize, char)> = run.char_indices().collect();
+                for k in 1..chars.len() {
+                    let (i, cur) = chars[k];
+                    let prev = chars[k - 1].1;
+                    let next_lower = chars.get(k + 1).is_some_and(|(_, c)| c.is_lowercase());
+                    if (prev.is_lowercase() && cur.is_uppercase())
+                        || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                    {
+                        emit(&run[start..i], &mut lower, &mut |w: &str| general.push(w.to_owned()));
+                        start = i;
+                    }
+                }
+                emit(&run[start..], &mut lower, &mut |w: &str| general.push(w.to_owned()));
+            }
+            proptest::prop_assert_eq!(words(&text), general);
+        }
+
         #[test]
         fn words_never_panic_and_are_lowercase_alphanumeric(text in ".{0,200}") {
             for w in words(&text) {

@@ -186,15 +186,12 @@ impl Mounted {
 
     /// Adds the server's tools to `registry`; nothing is added if any name is taken.
     pub fn register(self, registry: &mut Registry) -> Result<(), MountError> {
-        let mut next = registry.clone();
-        for tool in self.tools {
-            next.register(tool).map_err(|source| MountError::Clash {
-                name: self.name.clone(),
+        registry
+            .register_all(self.tools)
+            .map_err(|source| MountError::Clash {
+                name: self.name,
                 source: Box::new(source),
-            })?;
-        }
-        *registry = next;
-        Ok(())
+            })
     }
 }
 

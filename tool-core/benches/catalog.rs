@@ -1,0 +1,273 @@
+//! The catalog's report, every figure measured in this run: quality on the evaluation set
+//! against two baselines, speed and memory on 10,000 synthetic tools against the BM25
+//! baseline, and the bytes of tool definitions a request carries with every tool versus a
+//! deferred session.
+//!
+//! `cargo bench -p tool-core --bench catalog`
+
+#[path = "support/eval.rs"]
+mod eval;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use tool_core::catalog::{self, Catalog, Deferral, Ranking, SearchOptions, ToolSession};
+use tool_core::render::{Format, RenderOptions};
+
+fn main() {
+    quality();
+    speed();
+    tokens();
+}
+
+fn names(found: Vec<tool_core::catalog::Match<'_>>) -> Vec<String> {
+    found.into_iter().map(|m| m.name.to_owned()).collect()
+}
+
+fn quality() {
+    let registry = eval::registry();
+    let cases = eval::cases();
+    // Ranking choices were tuned on the even-numbered queries; the odd ones were held out.
+    let dev: Vec<_> = cases.iter().step_by(2).cloned().collect();
+    let held: Vec<_> = cases.iter().skip(1).step_by(2).cloned().collect();
+    println!(
+        "## Quality: {} tools from {} MCP servers, {} queries ({} tuning, {} held out)\n",
+        registry.len(),
+        registry.domains().len(),
+        cases.len(),
+        dev.len(),
+        held.len()
+    );
+    println!("| ranker | recall@1 | recall@5 | MRR | recall@5 tuning | recall@5 held out |");
+    println!("|---|---|---|---|---|---|");
+    let row = |label: &str, rank: &dyn Fn(&str) -> Vec<String>| {
+        let all = eval::evaluate(&cases, rank);
+        let d = eval::evaluate(&dev, rank);
+        let h = eval::evaluate(&held, rank);
+        println!(
+            "| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            all.recall_1, all.recall_5, all.mrr, d.recall_5, h.recall_5
+        );
+    };
+    let top10 = SearchOptions::limit(10);
+    for (label, ranking) in [
+        ("catalog", Ranking::default()),
+        (
+            "catalog without stemming",
+            Ranking {
+                stemming: false,
+                ..Ranking::default()
+            },
+        ),
+        (
+            "catalog without synonyms",
+            Ranking {
+                synonyms: false,
+                ..Ranking::default()
+            },
+        ),
+        (
+            "catalog without field weights",
+            Ranking {
+                field_weights: false,
+                ..Ranking::default()
+            },
+        ),
+        (
+            "catalog without coordination",
+            Ranking {
+                coordination: false,
+                ..Ranking::default()
+            },
+        ),
+        (
+            "catalog with domain grouping",
+            Ranking {
+                domains: true,
+                ..Ranking::default()
+            },
+        ),
+    ] {
+        let catalog = Catalog::with_ranking(&registry, ranking);
+        row(label, &|q| names(catalog.search(q, &top10)));
+    }
+    let bm25 = eval::Bm25::new(&registry);
+    row("BM25, name + description (baseline)", &|q| {
+        bm25.search(q, 10)
+    });
+    let words = eval::WordMatch::new(&registry);
+    row("regex word match (baseline)", &|q| words.search(q, 10));
+    println!();
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted[((sorted.len() - 1) as f64 * p) as usize]
+}
+
+/// Resident memory, from /proc (Linux); 0 elsewhere.
+fn rss_bytes() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<usize>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+fn speed() {
+    const N: usize = 10_000;
+    let (registry, queries) = eval::synthetic(N);
+    println!(
+        "## Speed and memory: {N} synthetic tools, {} queries\n",
+        queries.len()
+    );
+    // Measured first, before builds free memory the allocator would reuse.
+    let before = rss_bytes();
+    let catalog = Catalog::new(&registry);
+    let rss = rss_bytes().saturating_sub(before);
+
+    // Each build is timed alone; dropping it is not part of building.
+    fn build<T>(f: impl Fn() -> T) -> Duration {
+        let mut kept = Vec::new();
+        let times = (0..7)
+            .map(|_| {
+                let start = Instant::now();
+                kept.push(black_box(f()));
+                start.elapsed()
+            })
+            .collect();
+        drop(kept);
+        median(times)
+    }
+    let catalog_build = build(|| Catalog::new(&registry));
+    let bm25_build = build(|| eval::Bm25::new(&registry));
+
+    let bm25 = eval::Bm25::new(&registry);
+    let options = SearchOptions::default();
+    let time_queries = |f: &dyn Fn(&str)| -> Vec<Duration> {
+        // One warm-up pass, then one timed pass over every query.
+        queries.iter().for_each(|q| f(q));
+        queries
+            .iter()
+            .map(|q| {
+                let start = Instant::now();
+                f(q);
+                start.elapsed()
+            })
+            .collect()
+    };
+    let ours = time_queries(&|q| drop(black_box(catalog.search(q, &options))));
+    let base = time_queries(&|q| drop(black_box(bm25.search(q, 5))));
+
+    let mut updated = Catalog::new(&registry);
+    let tool = registry.tools()[N / 2].clone();
+    let update = median(
+        (0..101)
+            .map(|_| {
+                let start = Instant::now();
+                updated.remove(tool.name());
+                updated.insert(&tool);
+                start.elapsed()
+            })
+            .collect(),
+    );
+
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("| measure | catalog | BM25 baseline | ratio (catalog / baseline) | target |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| index build | {:.1} ms | {:.1} ms | {:.2} | under 50 ms |",
+        ms(catalog_build),
+        ms(bm25_build),
+        ms(catalog_build) / ms(bm25_build)
+    );
+    println!(
+        "| median query | {:.1} µs | {:.1} µs | {:.2} | under 50 µs |",
+        us(median(ours.clone())),
+        us(median(base.clone())),
+        us(median(ours.clone())) / us(median(base.clone()))
+    );
+    println!(
+        "| p90 query | {:.1} µs | {:.1} µs | {:.2} | |",
+        us(percentile(&ours, 0.9)),
+        us(percentile(&base, 0.9)),
+        us(percentile(&ours, 0.9)) / us(percentile(&base, 0.9))
+    );
+    println!(
+        "| replace one tool (remove + insert) | {:.1} µs | | | |",
+        us(update)
+    );
+    println!(
+        "| memory per tool (heap, counted) | {} bytes | | | reported |",
+        catalog.heap_bytes() / N
+    );
+    println!(
+        "| memory per tool (RSS growth) | {} bytes | | | reported |",
+        rss / N
+    );
+    println!();
+}
+
+fn tokens() {
+    let mut registry = eval::registry();
+    catalog::install(&mut registry).expect("search_tools is a new name");
+    let mut session = ToolSession::new(registry.clone());
+    let initial = session.clone();
+    // One search a model might make, loading what it found.
+    let searched = Catalog::new(&registry);
+    let mut options = SearchOptions::default();
+    options.include_core = false;
+    let found = names(searched.search("open a pull request", &options));
+    for name in &found {
+        session.load(name);
+    }
+    println!(
+        "## Tokens per round: the {} evaluation tools, all sent versus a deferred session\n",
+        registry.len() - 1
+    );
+    println!(
+        "| format | all tools | session: search_tools only | session after one search ({} loaded) | fewer, first round | fewer, after the search |",
+        found.len()
+    );
+    println!("|---|---|---|---|---|---|");
+    let bytes = |v: serde_json::Value| serde_json::to_string(&v).map_or(0, |s| s.len());
+    for format in [
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::Mcp,
+    ] {
+        let options = RenderOptions::default();
+        // "All tools": every definition, none deferred (what a request carries without a catalog).
+        let all = bytes(tool_core::render::render_all(
+            registry
+                .tools()
+                .iter()
+                .filter(|t| t.name() != catalog::SEARCH_TOOLS),
+            format,
+            options,
+        )) as f64;
+        let first = bytes(initial.render(format, options, Deferral::Session)) as f64;
+        let after = bytes(session.render(format, options, Deferral::Session)) as f64;
+        let tokens = |b: f64| (b / 4.0).ceil();
+        println!(
+            "| {} | {:.0} B (~{:.0} tokens) | {:.0} B (~{:.0} tokens) | {:.0} B (~{:.0} tokens) | {:.1}% | {:.1}% |",
+            format.as_str(),
+            all,
+            tokens(all),
+            first,
+            tokens(first),
+            after,
+            tokens(after),
+            100.0 * (1.0 - first / all),
+            100.0 * (1.0 - after / all)
+        );
+    }
+    println!("\n(tokens estimated at four bytes each, as `check` does)");
+}

@@ -65,6 +65,8 @@ struct ToolInner {
     examples: Vec<ToolExample>,
     input_schema: Value,
     output_schema: Option<Value>,
+    /// The parameter the body of a tag call fills (the text tag protocol).
+    body: Option<Cow<'static, str>>,
     handler: Handler,
     /// Whether the handler is async (sync handlers run on the blocking pool).
     is_async: bool,
@@ -124,11 +126,18 @@ impl Tool {
                 examples,
                 input_schema,
                 output_schema,
+                body: None,
                 handler: Handler::Linked(def.handler),
                 is_async: def.is_async,
                 origin,
             }),
         })
+    }
+
+    /// The parameter the text between a tag call's tags fills, when the tool declares one
+    /// ([`DynamicTool::body`]).
+    pub fn body_param(&self) -> Option<&str> {
+        self.inner.body.as_deref()
     }
 
     /// The unique name.
@@ -279,6 +288,7 @@ impl DynamicTool {
                 examples: Vec::new(),
                 input_schema,
                 output_schema: None,
+                body: None,
                 handler: Handler::Dynamic(definition_only),
                 is_async: true,
                 origin: Origin::Dynamic("the host program".to_owned()),
@@ -293,6 +303,13 @@ impl DynamicTool {
         Fut: Future<Output = CallResult> + Send + 'static,
     {
         self.inner.handler = Handler::Dynamic(Arc::new(move |input, ctx| Box::pin(f(input, ctx))));
+        self
+    }
+
+    /// Names the parameter that the body of a tag call fills (the text tag protocol), e.g. a
+    /// file's `content`.
+    pub fn body(mut self, param: impl Into<Cow<'static, str>>) -> Self {
+        self.inner.body = Some(param.into());
         self
     }
 

@@ -167,6 +167,9 @@ pub fn render(tool: &Tool, format: Format, options: RenderOptions) -> Rendered {
     Rendered { definition, issues }
 }
 
+/// The tags protocol's system-prompt section for `tools` (see [`crate::protocol`]).
+pub use crate::protocol::prompt_docs;
+
 /// Renders a set of tools as the array a request carries. For Anthropic, deferred tools get
 /// `defer_loading` and the array gains the tool-search tool that finds them.
 pub fn render_all<'a>(

@@ -89,7 +89,7 @@ impl TagParser {
     }
 
     /// The text is over: returns what is left (prose, or errors for calls never closed).
-    pub fn finish(mut self) -> Vec<Event> {
+    pub fn finish(self) -> Vec<Event> {
         let mut events = Vec::new();
         // At the end nothing waits: every step emits, until the text is used up.
         let mut at = 0;

@@ -26,32 +26,42 @@ fn names(found: Vec<tool_core::catalog::Match<'_>>) -> Vec<String> {
 
 fn quality() {
     let registry = eval::registry();
-    let cases = eval::cases();
-    // Ranking choices were tuned on the even-numbered queries; the odd ones were held out.
-    let dev: Vec<_> = cases.iter().step_by(2).cloned().collect();
-    let held: Vec<_> = cases.iter().skip(1).step_by(2).cloned().collect();
+    // The ranking (weights, thesaurus) was developed looking at the first set's misses; the
+    // second was written afterwards by someone who had seen neither.
+    let dev = eval::cases();
+    let held = eval::holdout();
     println!(
-        "## Quality: {} tools from {} MCP servers, {} queries ({} tuning, {} held out)\n",
+        "## Quality: {} tools from {} MCP servers; {} development queries, {} held-out queries\n",
         registry.len(),
         registry.domains().len(),
-        cases.len(),
         dev.len(),
         held.len()
     );
-    println!("| ranker | recall@1 | recall@5 | MRR | recall@5 tuning | recall@5 held out |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| ranker | development: recall@1 | recall@5 | MRR@10 | held out: recall@1 | recall@5 | MRR@10 |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     let row = |label: &str, rank: &dyn Fn(&str) -> Vec<String>| {
-        let all = eval::evaluate(&cases, rank);
         let d = eval::evaluate(&dev, rank);
         let h = eval::evaluate(&held, rank);
         println!(
-            "| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
-            all.recall_1, all.recall_5, all.mrr, d.recall_5, h.recall_5
+            "| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            d.recall_1, d.recall_5, d.mrr, h.recall_1, h.recall_5, h.mrr
         );
     };
     let top10 = SearchOptions::limit(10);
     for (label, ranking) in [
         ("catalog", Ranking::default()),
+        (
+            "catalog, every ranking part off (BM25 over the same fields)",
+            Ranking {
+                stemming: false,
+                synonyms: false,
+                field_weights: false,
+                coordination: false,
+                domains: false,
+            },
+        ),
         (
             "catalog without stemming",
             Ranking {

@@ -85,9 +85,9 @@ pub enum Command {
         /// What to find, in your own words.
         #[arg(required_unless_present = "queries")]
         query: Option<String>,
-        /// How many matches.
-        #[arg(long, default_value_t = 5, value_name = "K")]
-        top: usize,
+        /// How many matches (1 to 100).
+        #[arg(long, default_value_t = 5, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=100))]
+        top: u16,
         /// Only tools of this domain.
         #[arg(long, value_name = "DOMAIN")]
         domain: Option<String>,
@@ -218,9 +218,18 @@ impl ToolArgs {
                 json,
                 queries,
             } => {
-                let mut options = SearchOptions::limit(*top);
+                let mut options = SearchOptions::limit(usize::from(*top));
                 options.domain = domain.clone();
                 let catalog = Catalog::new(registry);
+                if let Some(domain) = domain
+                    && !catalog.domains().contains(&domain.as_str())
+                {
+                    let known = catalog.domains().join(", ");
+                    return Err(usage(
+                        err,
+                        format!("no domain is named `{domain}`; the domains are: {known}"),
+                    ));
+                }
                 match (queries, query) {
                     (Some(path), _) => search_batch(&catalog, &options, path, out, err),
                     (None, Some(query)) => search(&catalog, &options, query, *json, out, err),
@@ -418,15 +427,6 @@ fn search(
     out: Out,
     err: Out,
 ) -> Result<(), Exit> {
-    if let Some(domain) = &options.domain
-        && !catalog.domains().contains(&domain.as_str())
-    {
-        let known = catalog.domains().join(", ");
-        return Err(usage(
-            err,
-            format!("no domain is named `{domain}`; the domains are: {known}"),
-        ));
-    }
     let found = catalog.search(query, options);
     if as_json {
         print_json(out, &serde_json::to_value(&found).unwrap_or_default());

@@ -140,6 +140,11 @@ impl Tool {
         self.inner.body.as_deref()
     }
 
+    /// Whether `other` is this very tool (the same registration), not just one of the same name.
+    pub fn same(&self, other: &Tool) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The unique name.
     pub fn name(&self) -> &str {
         &self.inner.name
@@ -453,9 +458,25 @@ impl Registry {
         tools: impl IntoIterator<Item = DynamicTool>,
     ) -> Result<(), RegistryError> {
         let mut next = self.tools.clone();
-        next.extend(tools.into_iter().map(|t| Tool {
-            inner: Arc::new(t.inner),
-        }));
+        let mut added: HashMap<String, usize> = HashMap::new();
+        for tool in tools {
+            let tool = Tool {
+                inner: Arc::new(tool.inner),
+            };
+            // Clashes are named in the order the tools came: the one already there first.
+            let first = self
+                .get(tool.name())
+                .or_else(|| added.get(tool.name()).map(|&i| &next[i]));
+            if let Some(first) = first {
+                return Err(RegistryError::DuplicateName {
+                    name: tool.name().to_owned(),
+                    first: first.origin().clone(),
+                    second: tool.origin().clone(),
+                });
+            }
+            added.insert(tool.name().to_owned(), next.len());
+            next.push(tool);
+        }
         next.sort_by(order);
         let mut registry = Self {
             tools: next,

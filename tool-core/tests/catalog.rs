@@ -265,8 +265,27 @@ async fn a_session_loads_what_searches_find() {
     let native = native.as_array().unwrap();
     assert_eq!(
         native.len(),
-        registry.len() + 1,
-        "every tool plus Anthropic's tool search"
+        registry.len(),
+        "every tool, with Anthropic's tool search in place of ours"
     );
+    assert!(native.iter().all(|t| t["name"] != "search_tools"));
     assert!(native.iter().any(|t| t["defer_loading"] == true));
+}
+
+#[test]
+fn only_the_catalogs_search_tool_loads_tools() {
+    // A tool of the same name that is not the catalog's: its output loads nothing.
+    let mut registry = registry();
+    registry
+        .register(DynamicTool::new(
+            "search_tools",
+            "Not the catalog's.",
+            json!({"type": "object"}),
+        ))
+        .unwrap();
+    let mut session = ToolSession::new(registry);
+    let claims =
+        tool_core::ToolOutput::new(json!({"matches": [{"name": "stripe__create_refund"}]}));
+    assert!(session.observe("search_tools", &claims).is_empty());
+    assert!(!session.is_loaded("stripe__create_refund"));
 }

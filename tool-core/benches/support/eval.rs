@@ -50,8 +50,19 @@ pub struct Case {
     pub expected: Vec<String>,
 }
 
+/// The queries the ranking was developed on (`queries.jsonl`).
 pub fn cases() -> Vec<Case> {
-    let path = root().join("tests/data/catalog/queries.jsonl");
+    load("queries.jsonl")
+}
+
+/// Queries written afterwards, by someone who had seen neither the engine nor the first set
+/// (`queries_holdout.jsonl`).
+pub fn holdout() -> Vec<Case> {
+    load("queries_holdout.jsonl")
+}
+
+fn load(file: &str) -> Vec<Case> {
+    let path = root().join("tests/data/catalog").join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
@@ -73,7 +84,7 @@ pub fn cases() -> Vec<Case> {
 /// Recall at 1 and 5 and the mean reciprocal rank.
 ///
 /// recall@k: the share of a query's expected tools found in the top k (out of at most k),
-/// averaged over queries. MRR: 1 / the rank of the first expected tool (0 beyond 10).
+/// averaged over queries. MRR@10: 1 / the rank of the first expected tool, 0 beyond 10.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Metrics {
     pub recall_1: f64,
@@ -258,18 +269,25 @@ pub fn synthetic(n: usize) -> (Registry, Vec<String>) {
         "download",
     ];
     let mut rng = fastrand::Rng::with_seed(7);
-    // Pseudo-words: a fixed vocabulary of 3,000 nouns and 2,000 filler words.
-    let syllables = [
+    // Pseudo-words distinct by construction: 3,000 nouns and 2,000 filler words, each a number
+    // written in syllables (two syllable sets, so the two lists never share a word).
+    let spell = |mut i: usize, syllables: &[&str]| -> String {
+        let mut word = String::new();
+        for _ in 0..3 {
+            word.push_str(syllables[i % syllables.len()]);
+            i /= syllables.len();
+        }
+        word
+    };
+    let noun_syllables = [
         "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qu", "dor", "len", "mar",
         "tis",
     ];
-    let word = |rng: &mut fastrand::Rng, parts: usize| -> String {
-        (0..parts)
-            .map(|_| syllables[rng.usize(..syllables.len())])
-            .collect()
-    };
-    let nouns: Vec<String> = (0..3000).map(|_| word(&mut rng, 3)).collect();
-    let filler: Vec<String> = (0..2000).map(|_| word(&mut rng, 2)).collect();
+    let filler_syllables = [
+        "ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lu", "mo", "nu", "pe", "ri", "su", "to",
+    ];
+    let nouns: Vec<String> = (0..3000).map(|i| spell(i, &noun_syllables)).collect();
+    let filler: Vec<String> = (0..2000).map(|i| spell(i, &filler_syllables)).collect();
     let domains: Vec<String> = (0..50).map(|i| format!("svc{i}")).collect();
     let pick = |rng: &mut fastrand::Rng, from: &[String]| from[rng.usize(..from.len())].clone();
     let tools = (0..n).map(|i| {

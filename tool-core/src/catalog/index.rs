@@ -38,7 +38,7 @@ const EXPANSION_WEIGHT: f32 = 0.5;
 /// Factor for the tools of a domain the query names.
 const DOMAIN_BOOST: f32 = 1.5;
 /// How much a tool that matches only part of the query loses: its score is multiplied by the
-/// matched share of the query's weight to this power.
+/// share of the query's words it matches (directly or through an expansion) to this power.
 const COORDINATION: f32 = 0.5;
 
 /// Which parts of the ranking are on: all of them, except when measuring what each is worth.
@@ -70,6 +70,14 @@ impl Default for Ranking {
 }
 
 pub(super) type DocId = u32;
+
+/// A term of a query: its weight, and which of the query's words it stands for.
+#[derive(Debug, Clone, Copy)]
+struct QueryTerm {
+    term: TermId,
+    weight: f32,
+    group: u32,
+}
 type TermId = u32;
 
 #[derive(Debug, Clone, Copy)]
@@ -150,10 +158,6 @@ impl Index {
 
     pub fn doc(&self, id: DocId) -> &Doc {
         &self.docs[id as usize]
-    }
-
-    pub fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -299,45 +303,61 @@ impl Index {
         id
     }
 
-    /// The query's terms with their weights: what the user typed at 1, expansions lower.
-    fn query_terms(&self, query: &str) -> Vec<(TermId, f32)> {
-        let mut weighted: Vec<(TermId, f32)> = Vec::new();
-        let mut add =
-            |term: TermId, weight: f32| match weighted.iter_mut().find(|(t, _)| *t == term) {
-                Some((_, w)) => *w = w.max(weight),
-                None => weighted.push((term, weight)),
-            };
+    /// The query's terms: what the user typed at weight 1, expansions lower, each with the
+    /// index of the query word it came from (a term two words share goes to the first).
+    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, u32) {
+        let mut terms: Vec<QueryTerm> = Vec::new();
+        let mut words = 0u32;
         text::for_each_word(query, |word| {
-            if text::is_stopword(word) {
+            // Coordination counts at most 64 words; a query that long is mostly noise anyway.
+            if text::is_stopword(word) || words >= 64 {
                 return;
             }
+            let group = words;
+            let before = terms.len();
+            let mut add =
+                |term: TermId, weight: f32| match terms.iter_mut().find(|t| t.term == term) {
+                    Some(t) => t.weight = t.weight.max(weight),
+                    None => terms.push(QueryTerm {
+                        term,
+                        weight,
+                        group,
+                    }),
+                };
             let stem = self.normal(word);
             if let Some(&term) = self.dictionary.get(&*stem) {
                 add(term, 1.0);
             }
-            if !self.ranking.synonyms {
-                return;
-            }
-            for expansion in text::expansions(&text::stem(word)) {
-                if let Some(&term) = self.dictionary.get(expansion.as_str()) {
-                    add(term, EXPANSION_WEIGHT);
+            if self.ranking.synonyms {
+                for expansion in text::expansions(&text::stem(word)) {
+                    if let Some(&term) = self.dictionary.get(expansion.as_str()) {
+                        add(term, EXPANSION_WEIGHT);
+                    }
                 }
             }
+            // A word no tool uses cannot be matched: it does not count against anyone.
+            if terms.len() > before {
+                words += 1;
+            }
         });
-        weighted
+        (terms, words)
     }
 
     /// The best `limit` tools for `query`, among those `keep` accepts, best first.
     pub fn search(&self, query: &str, limit: usize, keep: impl Fn(&Doc) -> bool) -> Vec<Hit> {
-        let query = self.query_terms(query);
+        let (query, words) = self.query_terms(query);
         if query.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
         }
         let n = self.live as f32;
-        let total_weight: f32 = query.iter().map(|(_, w)| w).sum();
         SCRATCH.with_borrow_mut(|scratch| {
             scratch.reset(self.docs.len());
-            for &(term, weight) in &query {
+            for &QueryTerm {
+                term,
+                weight,
+                group,
+            } in &query
+            {
                 let Some(postings) = self.scored.get(term as usize) else {
                     continue;
                 };
@@ -347,7 +367,7 @@ impl Index {
                 let df = postings.len() as f32;
                 let scale = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
                 for &(doc, saturated) in postings {
-                    scratch.add(doc, scale * saturated, weight);
+                    scratch.add(doc, scale * saturated, group);
                 }
             }
             let hits: Vec<Hit> = scratch
@@ -357,7 +377,7 @@ impl Index {
                 .map(|&doc| {
                     let (score, matched) = scratch.slots[doc as usize];
                     let coordination = if self.ranking.coordination {
-                        (matched / total_weight).powf(COORDINATION)
+                        (matched.count_ones() as f32 / words as f32).powf(COORDINATION)
                     } else {
                         1.0
                     };
@@ -390,10 +410,12 @@ impl Index {
     }
 
     /// A query that names a domain (`github`, `slack`) is about that domain's tools.
-    fn domain_boost(&self, doc: DocId, query: &[(TermId, f32)]) -> f32 {
+    fn domain_boost(&self, doc: DocId, query: &[QueryTerm]) -> f32 {
         let domain = &self.docs[doc as usize].domain_terms;
-        let named =
-            self.ranking.domains && query.iter().any(|(t, w)| *w >= 1.0 && domain.contains(t));
+        let named = self.ranking.domains
+            && query
+                .iter()
+                .any(|q| q.weight >= 1.0 && domain.contains(&q.term));
         if named { DOMAIN_BOOST } else { 1.0 }
     }
 
@@ -450,8 +472,8 @@ impl Doc {
 /// only the slots a search touched are cleared.
 #[derive(Default)]
 struct Scratch {
-    /// (score, matched query weight) per document.
-    slots: Vec<(f32, f32)>,
+    /// (score, the query words matched as bits) per document.
+    slots: Vec<(f32, u64)>,
     touched: Vec<DocId>,
 }
 
@@ -459,22 +481,22 @@ impl Scratch {
     fn reset(&mut self, docs: usize) {
         for &doc in &self.touched {
             if let Some(slot) = self.slots.get_mut(doc as usize) {
-                *slot = (0.0, 0.0);
+                *slot = (0.0, 0);
             }
         }
         self.touched.clear();
         if self.slots.len() < docs {
-            self.slots.resize(docs, (0.0, 0.0));
+            self.slots.resize(docs, (0.0, 0));
         }
     }
 
-    fn add(&mut self, doc: DocId, score: f32, weight: f32) {
+    fn add(&mut self, doc: DocId, score: f32, word: u32) {
         let slot = &mut self.slots[doc as usize];
-        if slot.1 == 0.0 {
+        if slot.1 == 0 {
             self.touched.push(doc);
         }
         slot.0 += score;
-        slot.1 += weight;
+        slot.1 |= 1 << word;
     }
 }
 

@@ -88,8 +88,9 @@ pub struct Match<'a> {
 #[derive(Debug, Default)]
 pub struct Catalog {
     index: Index,
-    /// Which indexed tools are `core`.
-    core: rustc_hash::FxHashSet<Box<str>>,
+    /// The tools indexed, to tell a replaced tool from the one indexed and to know which are
+    /// `core`.
+    tools: rustc_hash::FxHashMap<Box<str>, Tool>,
 }
 
 impl Catalog {
@@ -102,7 +103,7 @@ impl Catalog {
     pub fn with_ranking(registry: &Registry, ranking: Ranking) -> Self {
         let mut catalog = Self {
             index: Index::with_ranking(ranking),
-            core: Default::default(),
+            tools: Default::default(),
         };
         for tool in registry.tools() {
             catalog.add(tool);
@@ -142,16 +143,12 @@ impl Catalog {
             domain: &domain.name,
             fields,
         });
-        if tool.is_core() {
-            self.core.insert(tool.name().into());
-        } else {
-            self.core.remove(tool.name());
-        }
+        self.tools.insert(tool.name().into(), tool.clone());
     }
 
     /// Removes a tool; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        self.core.remove(name);
+        self.tools.remove(name);
         let removed = self.index.remove(name);
         if removed {
             self.index.renormalize();
@@ -159,8 +156,8 @@ impl Catalog {
         removed
     }
 
-    /// Brings the catalog in line with `registry`: tools gone are removed, new ones added.
-    /// Tools whose name it already holds are kept as indexed (a name is one tool).
+    /// Brings the catalog in line with `registry`: tools gone are removed, new ones added, and
+    /// tools replaced under the same name indexed anew.
     pub fn sync(&mut self, registry: &Registry) {
         let gone: Vec<Box<str>> = self
             .index
@@ -169,11 +166,11 @@ impl Catalog {
             .map(Into::into)
             .collect();
         for name in gone {
-            self.core.remove(&*name);
+            self.tools.remove(&name);
             self.index.remove(&name);
         }
         for tool in registry.tools() {
-            if !self.index.contains(tool.name()) {
+            if !self.tools.get(tool.name()).is_some_and(|t| t.same(tool)) {
                 self.add(tool);
             }
         }
@@ -184,7 +181,7 @@ impl Catalog {
     pub fn search(&self, query: &str, options: &SearchOptions) -> Vec<Match<'_>> {
         let keep = |doc: &index::Doc| {
             options.domain.as_deref().is_none_or(|d| &*doc.domain == d)
-                && (options.include_core || !self.core.contains(&*doc.name))
+                && (options.include_core || !self.tools.get(&*doc.name).is_some_and(Tool::is_core))
         };
         self.index
             .search(query, options.limit, keep)
@@ -218,7 +215,10 @@ impl Catalog {
 
     /// Bytes it holds on the heap (an estimate from capacities).
     pub fn heap_bytes(&self) -> usize {
-        self.index.heap_bytes() + self.core.iter().map(|n| n.len() + 24).sum::<usize>()
+        // The tools themselves are shared with the registry; only the map's entries are ours.
+        self.index.heap_bytes()
+            + self.tools.capacity() * (std::mem::size_of::<(Box<str>, Tool)>() + 1)
+            + self.tools.keys().map(|k| k.len()).sum::<usize>()
     }
 }
 

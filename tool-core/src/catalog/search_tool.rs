@@ -9,7 +9,13 @@ use crate::{DynamicTool, Registry, RegistryError, ToolError, ToolOutput};
 pub const SEARCH_TOOLS: &str = "search_tools";
 
 /// Most matches one search returns.
-const MAX_LIMIT: u64 = 20;
+pub(super) const MAX_LIMIT: usize = 20;
+
+/// Longest query, in bytes.
+const MAX_QUERY: usize = 1000;
+
+/// The origin `install` gives `search_tools`, by which a session knows it.
+pub(super) const INSTALLED_BY: &str = "tool_core::catalog::install";
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -97,7 +103,7 @@ pub fn install(registry: &mut Registry) -> Result<SharedCatalog, RegistryError> 
         "Find a way to open a pull request",
         json!({"query": "open a pull request"}),
     )
-    .origin("tool_core::catalog::install")
+    .origin(INSTALLED_BY)
     .handler(move |input, _ctx| {
         let catalog = searched.clone();
         async move { search(&catalog, input) }
@@ -110,11 +116,18 @@ pub fn install(registry: &mut Registry) -> Result<SharedCatalog, RegistryError> 
 fn search(catalog: &SharedCatalog, input: Value) -> crate::exec::CallResult {
     let query: Query = crate::exec::decode(input)?;
     let limit = query.limit.unwrap_or(5);
-    if !(1..=MAX_LIMIT).contains(&limit) {
+    if !(1..=MAX_LIMIT as u64).contains(&limit) {
         return Err(ToolError::invalid_input(format!(
             "limit must be from 1 to {MAX_LIMIT}, not {limit}"
         ))
         .with_path("limit"));
+    }
+    if query.query.len() > MAX_QUERY {
+        return Err(ToolError::invalid_input(format!(
+            "the query is {} bytes; describe the task in under {MAX_QUERY}",
+            query.query.len()
+        ))
+        .with_path("query"));
     }
     if super::terms(&query.query).is_empty() {
         return Err(ToolError::invalid_input(

@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::SEARCH_TOOLS;
+use super::search_tool::{INSTALLED_BY, MAX_LIMIT};
+use crate::Origin;
 use crate::render::{self, Format, RenderOptions};
 use crate::{Registry, Tool, ToolOutput};
 
@@ -71,10 +73,15 @@ impl ToolSession {
         self.loaded.contains(name)
     }
 
-    /// Looks at a call's result: for `search_tools`, loads the tools it found and returns their
-    /// names (those newly loaded).
+    /// Looks at a call's result: for the catalog's `search_tools` (the one
+    /// [`install`](super::install) added, not any tool of that name), loads the tools it found,
+    /// at most as many as one search returns, and returns their names (those newly loaded).
     pub fn observe(&mut self, tool: &str, output: &ToolOutput) -> Vec<String> {
-        if tool != SEARCH_TOOLS {
+        let installed = self
+            .registry
+            .get(SEARCH_TOOLS)
+            .is_some_and(|t| matches!(t.origin(), Origin::Dynamic(o) if o == INSTALLED_BY));
+        if tool != SEARCH_TOOLS || !installed {
             return Vec::new();
         }
         let Some(matches) = output
@@ -86,6 +93,7 @@ impl ToolSession {
         };
         matches
             .iter()
+            .take(MAX_LIMIT)
             .filter_map(|m| m.get("name").and_then(Value::as_str))
             .filter(|name| self.load(name))
             .map(str::to_owned)
@@ -108,7 +116,15 @@ impl ToolSession {
     /// The tools array for a request to the provider `format` stands for.
     pub fn render(&self, format: Format, options: RenderOptions, deferral: Deferral) -> Value {
         match deferral {
-            Deferral::Native => render::render_all(self.registry.tools(), format, options),
+            // Anthropic's tool search replaces ours.
+            Deferral::Native => render::render_all(
+                self.registry
+                    .tools()
+                    .iter()
+                    .filter(|t| t.name() != SEARCH_TOOLS),
+                format,
+                options,
+            ),
             Deferral::Session => {
                 let mut tools = render::render_all(self.loaded(), format, options);
                 // Loaded tools are sent in full: nothing is deferred any more.

@@ -191,18 +191,57 @@ pub fn stem(word: &str) -> Cow<'_, str> {
     }
 }
 
-/// `organise`, `organised`, `organising`, `organisation` as `organiz...`.
+/// British `-ise` verbs common in software, by their root: their forms (`organise`,
+/// `organised`, `organising`, `organisations`, `optimiser`, `customisable`) are read as the
+/// American ones. A list, not a rule: `advertise`, `precise` and `improvise` are not `-ize`
+/// words.
+const ISE_ROOTS: &[&str] = &[
+    "author",
+    "capital",
+    "categor",
+    "central",
+    "character",
+    "custom",
+    "final",
+    "general",
+    "initial",
+    "local",
+    "maxim",
+    "memor",
+    "minim",
+    "modern",
+    "normal",
+    "optim",
+    "organ",
+    "parameter",
+    "personal",
+    "priorit",
+    "real",
+    "recogn",
+    "serial",
+    "special",
+    "standard",
+    "summar",
+    "synchron",
+    "token",
+    "util",
+    "virtual",
+    "visual",
+];
+
+/// The American spelling of a British `-ise`/`-yse` word, when it is one.
 fn american(word: &str) -> Option<String> {
-    for ending in ["isation", "ising", "ised", "ises", "ise"] {
-        if let Some(root) = word.strip_suffix(ending)
-            // Not `rise`, `wise`, `noise`, `raise`, `promise`, `exercise`.
-            && root.len() >= 4
-            && !["prom", "exerc", "adverti", "compr", "superv", "franch"].iter().any(|r| root.ends_with(r))
-        {
-            return Some(format!("{root}iz{}", &ending[2..]));
-        }
+    if let Some(rest) = word.strip_prefix("analys") {
+        return Some(format!("analyz{rest}"));
     }
-    None
+    let root = ISE_ROOTS.iter().find(|r| word.starts_with(**r))?;
+    let rest = &word[root.len()..];
+    let tail = rest.strip_prefix("is")?;
+    // `-ise`, `-ised`, `-ising`, `-isation(s)`, `-iser(s)`, `-isable`.
+    let known = [
+        "e", "ed", "es", "ing", "ation", "ations", "er", "ers", "able",
+    ];
+    known.contains(&tail).then(|| format!("{root}iz{tail}"))
 }
 
 /// The terms of `text`: its words without stopwords, stemmed.
@@ -230,7 +269,6 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("dir", "directory"),
     ("dm", "direct message"),
     ("doc", "document"),
-    ("docs", "documentation"),
     ("env", "environment"),
     ("img", "image"),
     ("info", "information"),
@@ -241,9 +279,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("org", "organization"),
     ("pic", "image"),
     ("pr", "pull request"),
-    ("prs", "pull requests"),
     ("repo", "repository"),
-    ("repos", "repositories"),
     ("tz", "timezone"),
     ("url", "link"),
     ("vm", "virtual machine"),
@@ -301,7 +337,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["upload", "attach"],
     &["schedule", "book", "arrange", "plan"],
     &["refund", "reimburse", "repay"],
-    &["summary", "summarize", "summarise", "overview", "digest"],
+    &["summary", "summarize", "overview", "digest"],
     &["translate", "convert"],
     // Things.
     &["repository", "repo", "codebase", "project"],
@@ -412,7 +448,6 @@ const SYNONYMS: &[&[&str]] = &[
     &["time", "clock"],
     &["weather", "forecast", "temperature"],
     &["workflow", "pipeline", "action"],
-    &["file", "files"],
 ];
 
 /// A query term's expansions: stems of its synonyms and abbreviation expansions, excluding
@@ -472,8 +507,22 @@ mod tests {
         assert_eq!(stem("finalise"), stem("finalize"));
         assert_eq!(stem("organisation"), stem("organization"));
         assert_eq!(stem("summarising"), stem("summarizing"));
-        assert_eq!(stem("promise"), "promis");
-        assert_eq!(stem("rise"), "rise");
+        assert_eq!(stem("organisations"), stem("organizations"));
+        assert_eq!(stem("optimiser"), stem("optimizer"));
+        assert_eq!(stem("customisable"), stem("customizable"));
+        assert_eq!(stem("analyse"), stem("analyze"));
+        // Not -ize words: left alone.
+        for word in [
+            "promise",
+            "rise",
+            "advertise",
+            "advertisement",
+            "precise",
+            "improvise",
+            "paradise",
+        ] {
+            assert_eq!(american(word), None, "{word}");
+        }
     }
 
     #[test]

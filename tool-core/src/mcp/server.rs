@@ -164,6 +164,7 @@ impl McpServer {
     ///
     /// [`catalog::install`]: crate::catalog::install
     pub fn with_catalog(self, catalog: SharedCatalog) -> Self {
+        catalog.sync(self.live().executor.registry());
         let base = self.shared.base.clone();
         self.rebuilt(base, Some(catalog))
     }

@@ -42,6 +42,8 @@ pub mod render;
 pub mod sanitize;
 pub mod schema;
 
+#[cfg(feature = "agent")]
+pub mod agent;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "http")]

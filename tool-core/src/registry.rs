@@ -343,6 +343,13 @@ impl DynamicTool {
         self
     }
 
+    /// Whether the result goes back to the model (default true); a tool whose result only a
+    /// UI shows does not start another round.
+    pub fn feeds_back(mut self, feeds_back: bool) -> Self {
+        self.inner.feeds_back = feeds_back;
+        self
+    }
+
     /// Offers the tool on every round.
     pub fn core(mut self, core: bool) -> Self {
         self.inner.core = core;

@@ -68,7 +68,7 @@ use crate::context::FromContext;
 #[cfg(doc)]
 use crate::error::{ErrorKind, ToolError};
 
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp", feature = "agent"))]
 pub(crate) use client::tls_config;
 pub use client::{FetchOptions, HttpClient, ServiceRequest};
 pub use config::{

@@ -1,0 +1,159 @@
+//! An agent over the bundled tools: sends a prompt to a model, runs the tools it calls, prints
+//! the final answer on stdout and the tool activity on stderr (a spinner with the tool's label
+//! while it runs, then a one-line result).
+//!
+//! ```text
+//! AGENT_API_KEY=... agent --provider openai --base-url https://api.openai.com/v1 --model gpt-5-mini "What time is it in Tokyo?"
+//! ```
+//!
+//! The key comes from `AGENT_API_KEY`, else `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` by provider.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use tool_core::agent::{Agent, Protocol, Provider, ProviderConfig};
+use tool_core::exec::Executor;
+use tool_core::{BroadcastEvents, Registry, ToolContext, ToolEvent, catalog};
+use tools as _;
+
+#[derive(Parser)]
+#[command(name = "agent", about = "Ask a model, with the bundled tools")]
+struct Args {
+    /// openai (also Ollama, vLLM, llama.cpp servers) or anthropic.
+    #[arg(long)]
+    provider: Provider,
+    /// The API's base URL, e.g. https://api.openai.com/v1.
+    #[arg(long)]
+    base_url: String,
+    /// The model's name.
+    #[arg(long)]
+    model: String,
+    /// native (the provider's tool calling) or tags (calls written as tags in the text).
+    #[arg(long, default_value = "native", value_parser = ["native", "tags"])]
+    protocol: String,
+    /// Most model requests before giving up.
+    #[arg(long, default_value_t = 8)]
+    max_turns: usize,
+    /// What to ask.
+    prompt: String,
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut registry = match Registry::linked() {
+        Ok(registry) => registry,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = catalog::install(&mut registry) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let key_var = match args.provider {
+        Provider::Anthropic => "ANTHROPIC_API_KEY",
+        _ => "OPENAI_API_KEY",
+    };
+    let key = std::env::var("AGENT_API_KEY")
+        .or_else(|_| std::env::var(key_var))
+        .ok();
+    let mut config = ProviderConfig::new(args.base_url, args.model);
+    if let Some(key) = key {
+        config = config.api_key(key);
+    }
+    let events = Arc::new(BroadcastEvents::new(256));
+    let activity = tokio::spawn(show_activity(events.subscribe()));
+    let context = ToolContext::builder().events(events.clone()).build();
+    let protocol = if args.protocol == "tags" {
+        Protocol::Tags
+    } else {
+        Protocol::Native
+    };
+    let mut agent = Agent::new(Executor::new(registry), args.provider, config)
+        .protocol(protocol)
+        .max_turns(args.max_turns)
+        .context(context);
+    let result = agent.run(&args.prompt).await;
+    drop(agent);
+    drop(events);
+    let _ = activity.await;
+    match result {
+        Ok(answer) => {
+            println!("{}", answer.text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Draws tool activity on stderr: a spinner line while a call runs (on a terminal), then one
+/// line per finished call.
+async fn show_activity(mut events: tokio::sync::broadcast::Receiver<ToolEvent>) {
+    const FRAMES: [&str; 4] = ["|", "/", "-", "\\"];
+    let live = std::io::stderr().is_terminal();
+    let mut running: Vec<(String, String)> = Vec::new();
+    let mut frame = 0;
+    let mut tick = tokio::time::interval(Duration::from_millis(120));
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            _ = tick.tick(), if live && !running.is_empty() => {
+                frame = (frame + 1) % FRAMES.len();
+                let labels: Vec<&str> = running.iter().map(|(_, label)| label.as_str()).collect();
+                eprint!("\r\x1b[2K{} {}", FRAMES[frame], labels.join(", "));
+                continue;
+            }
+        };
+        let mut err = std::io::stderr().lock();
+        if live {
+            let _ = write!(err, "\r\x1b[2K");
+        }
+        match event {
+            Ok(ToolEvent::Started { call_id, label, .. }) => {
+                if !live {
+                    let _ = writeln!(err, "… {label}");
+                }
+                running.push((call_id, label));
+            }
+            Ok(ToolEvent::Finished {
+                call_id,
+                tool,
+                payload,
+                ..
+            }) => {
+                running.retain(|(id, _)| *id != call_id);
+                let summary = payload.map(|p| p.to_string()).unwrap_or_default();
+                let _ = writeln!(err, "✓ {tool} {}", short(&summary));
+            }
+            Ok(ToolEvent::Failed {
+                call_id,
+                tool,
+                message,
+                ..
+            }) => {
+                running.retain(|(id, _)| *id != call_id);
+                let _ = writeln!(err, "✗ {tool}: {}", short(&message));
+            }
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}
+
+/// The first 100 characters of a line.
+fn short(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(100) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}

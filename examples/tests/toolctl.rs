@@ -439,7 +439,12 @@ fn search_finds_tools_by_task_singly_and_in_batches() {
         .collect();
     assert_eq!(lines.len(), 2, "one line out per query, in order");
     assert_eq!(lines[0]["query"], "open a PR for my branch");
-    assert_eq!(lines[0]["results"][0], "github__create_pull_request");
+    // Ranking quality is catalog_eval's to judge; here, that the batch carries the results.
+    let first: Vec<&Value> = lines[0]["results"].as_array().unwrap().iter().collect();
+    assert!(
+        first.iter().any(|r| *r == "github__create_pull_request"),
+        "{first:?}"
+    );
     assert!(
         lines[1]["results"]
             .as_array()

@@ -221,14 +221,10 @@ impl ToolArgs {
                 let mut options = SearchOptions::limit(usize::from(*top));
                 options.domain = domain.clone();
                 let catalog = Catalog::new(registry);
-                if let Some(domain) = domain
-                    && !catalog.domains().contains(&domain.as_str())
-                {
-                    let known = catalog.domains().join(", ");
-                    return Err(usage(
-                        err,
-                        format!("no domain is named `{domain}`; the domains are: {known}"),
-                    ));
+                if let Some(domain) = domain {
+                    catalog
+                        .check_domain(domain)
+                        .map_err(|e| usage(err, e.to_string()))?;
                 }
                 match (queries, query) {
                     (Some(path), _) => search_batch(&catalog, &options, path, out, err),

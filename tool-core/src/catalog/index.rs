@@ -26,7 +26,7 @@ pub(super) enum Field {
     Examples,
 }
 
-pub(super) const FIELDS: usize = 6;
+pub(super) const FIELDS: usize = Field::Examples as usize + 1;
 
 /// How much each field counts, and how much its length normalises (BM25F's w and b).
 const WEIGHTS: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.4, 1.2, 0.6];

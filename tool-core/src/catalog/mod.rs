@@ -39,6 +39,16 @@ pub use text::{terms, words};
 
 use crate::{Registry, Tool};
 
+/// A search filtered by a domain no tool is in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no domain is named `{domain}`; the domains are: {}", known.join(", "))]
+pub struct UnknownDomain {
+    /// The domain asked for.
+    pub domain: String,
+    /// The domains there are.
+    pub known: Vec<String>,
+}
+
 /// How to search.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -201,6 +211,18 @@ impl Catalog {
     /// The domains of the tools it holds, sorted.
     pub fn domains(&self) -> Vec<&str> {
         self.index.domains()
+    }
+
+    /// Checks that some tool it holds is in `domain` (before a search filtered by it).
+    pub fn check_domain(&self, domain: &str) -> Result<(), UnknownDomain> {
+        let known = self.domains();
+        if known.contains(&domain) {
+            return Ok(());
+        }
+        Err(UnknownDomain {
+            domain: domain.to_owned(),
+            known: known.into_iter().map(str::to_owned).collect(),
+        })
     }
 
     /// How many tools it holds.

@@ -137,14 +137,9 @@ fn search(catalog: &SharedCatalog, input: Value) -> crate::exec::CallResult {
     }
     catalog.read(|catalog| {
         if let Some(domain) = &query.domain {
-            let domains = catalog.domains();
-            if !domains.contains(&domain.as_str()) {
-                return Err(ToolError::invalid_input(format!(
-                    "no domain is named `{domain}`; the domains are: {}",
-                    domains.join(", ")
-                ))
-                .with_path("domain"));
-            }
+            catalog
+                .check_domain(domain)
+                .map_err(|e| ToolError::invalid_input(e.to_string()).with_path("domain"))?;
         }
         let options = SearchOptions {
             limit: limit as usize,

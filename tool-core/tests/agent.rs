@@ -105,6 +105,12 @@ fn registry() -> Registry {
         )
         .core(true)
         .handler(|_, _| async move { Err(ToolError::unavailable("the exchange is closed")) }),
+        DynamicTool::new("take_photo", "Takes a photo.", object(json!({}), &[]))
+            .core(true)
+            .handler(|_, _| async move {
+                Ok(ToolOutput::text("a photo")
+                    .with_media(tool_core::Media::image("image/png", vec![1u8, 2, 3])))
+            }),
         DynamicTool::new(
             "show_chart",
             "Shows a chart to the user.",
@@ -326,13 +332,10 @@ async fn anthropic_streams_parallel_tool_uses_and_tool_errors() {
     let results = &messages[2]["content"];
     assert_eq!(results[0]["tool_use_id"], "u1");
     assert_eq!(results[0]["is_error"], false);
+    assert_eq!(results[0]["content"][0]["text"], "sunny in Lima");
     assert_eq!(results[1]["is_error"], true);
-    assert!(
-        results[1]["content"]
-            .as_str()
-            .unwrap()
-            .contains("exchange is closed")
-    );
+    let error = results[1]["content"][0]["text"].as_str().unwrap();
+    assert!(error.contains("exchange is closed"), "{error}");
 }
 
 #[tokio::test]
@@ -368,4 +371,39 @@ async fn the_tags_protocol_end_to_end() {
         "{results}"
     );
     assert!(results.contains("did you mean `get_weather`"), "{results}");
+}
+
+#[tokio::test]
+async fn images_go_back_as_image_parts_in_both_formats() {
+    let (base, script) = serve(vec![
+        anthropic("", &[("u1", "take_photo", "{}")]),
+        anthropic("A photo.", &[]),
+    ])
+    .await;
+    agent(&base, Provider::Anthropic)
+        .run("Photo?")
+        .await
+        .unwrap();
+    let result = &script.requests()[1].1["messages"][2]["content"][0];
+    assert_eq!(result["content"][1]["type"], "image");
+    assert_eq!(result["content"][1]["source"]["data"], "AQID");
+    assert_eq!(result["content"][1]["source"]["media_type"], "image/png");
+
+    // OpenAI tool messages are text only: the image follows in a user message.
+    let (base, script) = serve(vec![
+        openai_calls(&[("c1", "take_photo", "{}")]),
+        openai_text("A photo."),
+    ])
+    .await;
+    agent(&base, Provider::OpenAi).run("Photo?").await.unwrap();
+    let messages = script.requests()[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"][1]["image_url"]["url"],
+        "data:image/png;base64,AQID"
+    );
 }

@@ -22,13 +22,14 @@ mod provider;
 
 use serde_json::{Value, json};
 
+use provider::Reply;
 pub use provider::{ModelCall, Provider, Turn};
 
 use crate::catalog::{Deferral, ToolSession};
 use crate::exec::{CallInput, Executor, ToolCall};
 use crate::protocol::{Event, TagParser, prompt_docs, result_tag};
 use crate::render::RenderOptions;
-use crate::{ToolContext, ToolError};
+use crate::{MediaKind, ToolContext, ToolError};
 
 /// Where the model is and how to reach it.
 #[derive(Debug, Clone)]
@@ -349,12 +350,27 @@ impl Agent {
                 .registry()
                 .get(&call.name)
                 .is_none_or(|t| t.feeds_back());
-            let (text, is_error) = match &result {
-                Ok(output) => (output.echo().into_owned(), false),
-                Err(e) => (e.to_string(), true),
+            let reply = match &result {
+                Ok(output) => Reply {
+                    id: call.id.clone(),
+                    text: output.echo().into_owned(),
+                    is_error: false,
+                    images: output
+                        .media()
+                        .iter()
+                        .filter(|m| m.kind == MediaKind::Image)
+                        .cloned()
+                        .collect(),
+                },
+                Err(e) => Reply {
+                    id: call.id.clone(),
+                    text: e.to_string(),
+                    is_error: true,
+                    images: Vec::new(),
+                },
             };
             tags.push(result_tag(&call.name, &result));
-            replies.push((call.id.clone(), text, is_error));
+            replies.push(reply);
         }
         match self.protocol {
             Protocol::Native => self

@@ -1,6 +1,8 @@
 //! The two wire formats the harness speaks: OpenAI-compatible Chat Completions and Anthropic
 //! Messages, both streamed as Server-Sent Events.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use futures::StreamExt as _;
 use serde_json::{Value, json};
 
@@ -175,24 +177,56 @@ impl Provider {
         }
     }
 
-    /// The messages that carry the results of a turn's calls back to the model.
-    pub(super) fn result_messages(self, results: &[(String, String, bool)]) -> Vec<Value> {
+    /// The messages that carry the results of a turn's calls back to the model, images as image
+    /// parts: inside Anthropic's tool results; for OpenAI, whose tool messages are text only, in
+    /// a user message after them.
+    pub(super) fn result_messages(self, replies: &[Reply]) -> Vec<Value> {
         match self {
-            Self::OpenAi => results
-                .iter()
-                .map(|(id, text, _)| json!({"role": "tool", "tool_call_id": id, "content": text}))
-                .collect(),
+            Self::OpenAi => {
+                let mut messages: Vec<Value> = replies
+                    .iter()
+                    .map(|r| json!({"role": "tool", "tool_call_id": r.id, "content": r.text}))
+                    .collect();
+                let images: Vec<Value> = replies
+                    .iter()
+                    .flat_map(|r| &r.images)
+                    .map(|m| {
+                        json!({"type": "image_url", "image_url": {
+                            "url": format!("data:{};base64,{}", m.mime_type, BASE64.encode(&m.data))
+                        }})
+                    })
+                    .collect();
+                if !images.is_empty() {
+                    let mut content =
+                        vec![json!({"type": "text", "text": "Images the tools returned:"})];
+                    content.extend(images);
+                    messages.push(json!({"role": "user", "content": content}));
+                }
+                messages
+            }
             Self::Anthropic => vec![json!({
                 "role": "user",
-                "content": results
+                "content": replies
                     .iter()
-                    .map(|(id, text, is_error)| json!({
-                        "type": "tool_result", "tool_use_id": id, "content": text, "is_error": is_error
-                    }))
+                    .map(|r| {
+                        let mut content = vec![json!({"type": "text", "text": r.text})];
+                        content.extend(r.images.iter().map(|m| json!({"type": "image", "source": {
+                            "type": "base64", "media_type": m.mime_type, "data": BASE64.encode(&m.data)
+                        }})));
+                        json!({"type": "tool_result", "tool_use_id": r.id, "content": content, "is_error": r.is_error})
+                    })
                     .collect::<Vec<_>>(),
             })],
         }
     }
+}
+
+/// A call's result as it goes back to the model.
+pub(super) struct Reply {
+    pub id: String,
+    pub text: String,
+    pub is_error: bool,
+    pub images: Vec<crate::Media>,
 }
 
 /// Assembles a turn from stream events.

@@ -15,6 +15,25 @@ fn toolctl(args: &[&str]) -> Output {
         .expect("toolctl runs")
 }
 
+/// `toolctl ARGS` with `input` on its standard input.
+fn toolctl_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolctl runs");
+    // toolctl reads all of its input before it writes: this cannot deadlock.
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(input)
+        .expect("toolctl reads its input");
+    child.wait_with_output().expect("toolctl runs")
+}
+
 fn json_out(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -193,22 +212,10 @@ fn show_prints_one_definition_and_input_can_come_from_stdin() {
     assert!(out.status.success());
     assert_eq!(json_out(&out)["label"], "Converting time zones");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolctl"))
-        .args(["call", "convert_time", "--input", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            br#"{"time":"2026-01-15T09:00","from_timezone":"UTC","to_timezone":"Asia/Tokyo"}"#,
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = toolctl_with_stdin(
+        &["call", "convert_time", "--input", "-"],
+        br#"{"time":"2026-01-15T09:00","from_timezone":"UTC","to_timezone":"Asia/Tokyo"}"#,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         json_out(&out)["data"]["target"]["datetime"],
@@ -418,20 +425,10 @@ fn search_finds_tools_by_task_singly_and_in_batches() {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/data/catalog/tools.json"
     );
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolctl"))
-        .args(["--defs", defs, "search", "--queries", "-", "--top", "3"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"query\": \"open a PR for my branch\"}\n\n{\"query\": \"list k8s pods\"}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = toolctl_with_stdin(
+        &["--defs", defs, "search", "--queries", "-", "--top", "3"],
+        b"{\"query\": \"open a PR for my branch\"}\n\n{\"query\": \"list k8s pods\"}\n",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()

@@ -380,6 +380,19 @@ async fn raw_initialize(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
     (status, head)
 }
 
+/// Calls `show_headers` with one stateless POST carrying `headers`; returns what the tool saw.
+async fn headers_seen_by_tools(url: &str, headers: &[(&str, &str)]) -> Value {
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "show_headers", "arguments": {}}});
+    let mut all = headers.to_vec();
+    all.push(("MCP-Protocol-Version", "2025-06-18"));
+    let (status, _, body) = raw_post(url, &call, &all).await;
+    assert_eq!(status, 200, "{body}");
+    let response: Value =
+        serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    response["result"]["structuredContent"].clone()
+}
+
 #[tokio::test]
 async fn http_checks_origin_and_sessions() {
     let (server, _) = server(ServerOptions::default());
@@ -425,21 +438,12 @@ async fn http_bearer_auth_guards_the_server_and_stays_out_of_tools() {
     assert_eq!(status, 200, "the scheme is case-insensitive");
 
     // The server's token is not the tools' to forward; the allowlisted header still is.
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "show_headers", "arguments": {}}});
-    let headers = [
-        ("Authorization", "Bearer s3cret"),
-        ("X-Tenant", "acme"),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
-    let (status, _, body) = raw_post(&url, &call, &headers).await;
-    assert_eq!(status, 200, "{body}");
-    let response: Value =
-        serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
-    assert_eq!(
-        response["result"]["structuredContent"],
-        json!({"x-tenant": "acme"})
-    );
+    let seen = headers_seen_by_tools(
+        &url,
+        &[("Authorization", "Bearer s3cret"), ("X-Tenant", "acme")],
+    )
+    .await;
+    assert_eq!(seen, json!({"x-tenant": "acme"}));
 }
 
 #[tokio::test]
@@ -450,20 +454,17 @@ async fn http_passes_allowlisted_headers_to_tools() {
     let mut http = HttpOptions::default();
     http.stateless = true;
     let url = http_server(server, http).await;
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": "show_headers", "arguments": {}}});
-    let headers = [
-        ("Authorization", "Bearer user-token"),
-        ("X-Tenant", "acme"),
-        ("X-Other", "not forwarded"),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
-    let (status, _, body) = raw_post(&url, &call, &headers).await;
-    assert_eq!(status, 200, "{body}");
-    let response: Value =
-        serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let seen = headers_seen_by_tools(
+        &url,
+        &[
+            ("Authorization", "Bearer user-token"),
+            ("X-Tenant", "acme"),
+            ("X-Other", "not forwarded"),
+        ],
+    )
+    .await;
     assert_eq!(
-        response["result"]["structuredContent"],
+        seen,
         json!({"authorization": "Bearer user-token", "x-tenant": "acme"})
     );
 }

@@ -100,12 +100,108 @@ pub(super) struct Doc {
     alive: bool,
 }
 
-/// What a tool contributes to the index: the texts of each field.
+/// What a tool contributes to the index: its texts, each with its field.
 pub(super) struct Entry<'a> {
     pub name: &'a str,
     pub hint: &'a str,
     pub domain: &'a str,
-    pub fields: [&'a [&'a str]; FIELDS],
+    pub texts: Vec<(Field, &'a str)>,
+}
+
+/// Documents split into words, the words numbered within the batch: the part of indexing that
+/// needs no access to the index, so batches can be made on several threads at once.
+struct Batch {
+    /// The batch's distinct words, by their number.
+    words: Vec<Box<str>>,
+    docs: Vec<Tokenized>,
+}
+
+struct Tokenized {
+    lens: [u16; FIELDS],
+    /// (word, its count in each field) for each distinct word.
+    counts: Vec<(u32, [u16; FIELDS])>,
+    /// The words of the domain's name.
+    domain: Vec<u32>,
+}
+
+impl Batch {
+    fn tokenize(entries: &[Entry<'_>], seen: &mut Vec<u64>) -> Self {
+        let mut words = Words::default();
+        let docs = entries
+            .iter()
+            .map(|entry| {
+                // (word, field) for every word, then counted per word: no map per document.
+                seen.clear();
+                let mut lens = [0u16; FIELDS];
+                for &(field, text) in &entry.texts {
+                    let field = field as usize;
+                    text::for_each_word(text, |word| {
+                        let (number, stopword) = words.number(word);
+                        if !stopword {
+                            seen.push(u64::from(number) << 8 | field as u64);
+                            lens[field] = lens[field].saturating_add(1);
+                        }
+                    });
+                }
+                seen.sort_unstable();
+                let counts = seen
+                    .chunk_by(|a, b| a >> 8 == b >> 8)
+                    .map(|group| {
+                        let mut tf = [0u16; FIELDS];
+                        for &word in group {
+                            let field = (word & 0xff) as usize;
+                            tf[field] = tf[field].saturating_add(1);
+                        }
+                        ((group[0] >> 8) as u32, tf)
+                    })
+                    .collect();
+                let mut domain = Vec::new();
+                text::for_each_word(entry.domain, |w| domain.push(words.number(w).0));
+                Tokenized {
+                    lens,
+                    counts,
+                    domain,
+                }
+            })
+            .collect();
+        Self {
+            words: words.list,
+            docs,
+        }
+    }
+}
+
+/// Numbers words in the order they are first seen, and tells stopwords (checked once per
+/// distinct word). Words of up to 16 bytes are keyed by their bytes packed into an integer: no
+/// string comparison per lookup.
+#[derive(Default)]
+struct Words {
+    short: HashMap<u128, u32>,
+    long: HashMap<Box<str>, u32>,
+    list: Vec<Box<str>>,
+    stopword: Vec<bool>,
+}
+
+impl Words {
+    /// The word's number, and whether it is a stopword.
+    fn number(&mut self, word: &str) -> (u32, bool) {
+        let next = self.list.len() as u32;
+        let number = match pack(word) {
+            Some(key) => *self.short.entry(key).or_insert(next),
+            None => match self.long.get(word) {
+                Some(&n) => n,
+                None => {
+                    self.long.insert(word.into(), next);
+                    next
+                }
+            },
+        };
+        if number == next {
+            self.list.push(word.into());
+            self.stopword.push(text::is_stopword(word));
+        }
+        (number, self.stopword[number as usize])
+    }
 }
 
 #[derive(Debug, Default)]
@@ -122,10 +218,16 @@ pub(super) struct Index {
     free: Vec<DocId>,
     live: usize,
     total_lens: [u64; FIELDS],
-    /// Stems of words seen before: most words repeat across tools.
-    stems: HashMap<Box<str>, TermId>,
-    /// (term, field) of each word of the document being inserted; kept to reuse its memory.
-    seen: Vec<(TermId, u8)>,
+    /// Terms of words seen before (most words repeat across tools), keyed by the word's bytes
+    /// packed into an integer: no string comparison per lookup. Longer words go to `long_stems`.
+    stems: HashMap<u128, TermId>,
+    long_stems: HashMap<Box<str>, TermId>,
+    /// Postings of documents inserted since the last [`Index::renormalize`], moved into
+    /// `postings` there in one pass: each term's list then grows once, not once per document.
+    pending: Vec<(TermId, Posting)>,
+    /// Each word of the document being split as `word << 8 | field` (one integer sorts
+    /// fastest); kept to reuse its memory.
+    seen: Vec<u64>,
 }
 
 /// A ranked result.
@@ -177,58 +279,95 @@ impl Index {
         domains
     }
 
-    /// Adds a tool, replacing one of the same name.
-    pub fn insert(&mut self, entry: Entry<'_>) {
-        self.remove(entry.name);
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.docs.push(Doc::placeholder());
-                (self.docs.len() - 1) as DocId
-            }
-        };
-        // (term, field) for every word, then counted per term: no map per document.
-        let mut seen = std::mem::take(&mut self.seen);
-        seen.clear();
-        let mut lens = [0u16; FIELDS];
-        for (field, texts) in entry.fields.iter().enumerate() {
-            for text in texts.iter() {
-                text::for_each_word(text, |word| {
-                    if !text::is_stopword(word) {
-                        seen.push((self.term_of_word(word), field as u8));
-                        lens[field] = lens[field].saturating_add(1);
+    /// Adds tools (a later one replacing an earlier one of the same name). Large batches are
+    /// split into words on every core; terms are then numbered here, in order.
+    pub fn insert_many(&mut self, entries: &[Entry<'_>]) {
+        /// Below this, starting a thread costs more than it saves.
+        const PER_THREAD: usize = 1024;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(entries.len() / PER_THREAD)
+            .max(1);
+        if threads == 1 {
+            let mut seen = std::mem::take(&mut self.seen);
+            let batch = Batch::tokenize(entries, &mut seen);
+            self.seen = seen;
+            return self.add_batch(entries, batch);
+        }
+        let chunk = entries.len().div_ceil(threads);
+        let batches: Vec<Batch> = std::thread::scope(|scope| {
+            let workers: Vec<_> = entries
+                .chunks(chunk)
+                .map(|part| scope.spawn(|| Batch::tokenize(part, &mut Vec::new())))
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        for (part, batch) in entries.chunks(chunk).zip(batches) {
+            self.add_batch(part, batch);
+        }
+    }
+
+    /// Indexes the documents of a batch, its words numbered as terms of this index.
+    fn add_batch(&mut self, entries: &[Entry<'_>], batch: Batch) {
+        let global: Vec<TermId> = batch
+            .words
+            .iter()
+            .map(|word| self.term_of_word(word))
+            .collect();
+        for (entry, doc) in entries.iter().zip(batch.docs) {
+            self.remove(entry.name);
+            let id = match self.free.pop() {
+                Some(id) => id,
+                None => {
+                    self.docs.push(Doc::placeholder());
+                    (self.docs.len() - 1) as DocId
+                }
+            };
+            // Words that share a stem (`issue`, `issues`) are one term: their counts add up.
+            let mut counts: Vec<(TermId, [u16; FIELDS])> = doc
+                .counts
+                .iter()
+                .map(|&(word, tf)| (global[word as usize], tf))
+                .collect();
+            counts.sort_unstable_by_key(|&(term, _)| term);
+            counts.dedup_by(|(term, tf), (kept_term, kept)| {
+                let same = term == kept_term;
+                if same {
+                    for (kept, tf) in kept.iter_mut().zip(*tf) {
+                        *kept = kept.saturating_add(tf);
                     }
-                });
+                }
+                same
+            });
+            let terms: Box<[TermId]> = counts
+                .into_iter()
+                .map(|(term, tf)| {
+                    self.pending.push((term, Posting { doc: id, tf }));
+                    term
+                })
+                .collect();
+            for (total, len) in self.total_lens.iter_mut().zip(doc.lens) {
+                *total += u64::from(len);
             }
+            self.docs[id as usize] = Doc {
+                name: entry.name.into(),
+                hint: entry.hint.into(),
+                domain: entry.domain.into(),
+                lens: doc.lens,
+                terms,
+                domain_terms: doc.domain.iter().map(|&w| global[w as usize]).collect(),
+                alive: true,
+            };
+            self.by_name.insert(entry.name.into(), id);
+            self.live += 1;
         }
-        seen.sort_unstable();
-        let mut terms: Vec<TermId> = Vec::new();
-        for group in seen.chunk_by(|a, b| a.0 == b.0) {
-            let mut tf = [0u16; FIELDS];
-            for &(_, field) in group {
-                tf[field as usize] = tf[field as usize].saturating_add(1);
-            }
-            let term = group[0].0;
-            self.postings[term as usize].push(Posting { doc: id, tf });
-            terms.push(term);
-        }
-        self.seen = seen;
-        let mut domain_terms = Vec::new();
-        text::for_each_word(entry.domain, |w| domain_terms.push(self.term_of_word(w)));
-        for (total, len) in self.total_lens.iter_mut().zip(lens) {
-            *total += u64::from(len);
-        }
-        self.docs[id as usize] = Doc {
-            name: entry.name.into(),
-            hint: entry.hint.into(),
-            domain: entry.domain.into(),
-            lens,
-            terms: terms.into(),
-            domain_terms: domain_terms.into(),
-            alive: true,
-        };
-        self.by_name.insert(entry.name.into(), id);
-        self.live += 1;
     }
 
     /// Removes a tool; returns whether it was there.
@@ -236,6 +375,7 @@ impl Index {
         let Some(id) = self.by_name.remove(name) else {
             return false;
         };
+        self.flush();
         let doc = std::mem::replace(&mut self.docs[id as usize], Doc::placeholder());
         for &term in doc.terms.iter() {
             self.postings[term as usize].retain(|p| p.doc != id);
@@ -251,6 +391,7 @@ impl Index {
     /// Recomputes every posting's score for the current average field lengths. Call it after
     /// inserting or removing documents, before searching.
     pub fn renormalize(&mut self) {
+        self.flush();
         let n = self.live.max(1) as f32;
         let avg: [f32; FIELDS] = std::array::from_fn(|f| (self.total_lens[f] as f32 / n).max(1.0));
         let ranking = self.ranking;
@@ -283,13 +424,39 @@ impl Index {
             .collect();
     }
 
+    /// Moves the pending postings into each term's list.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut added = vec![0u32; self.postings.len()];
+        for &(term, _) in &self.pending {
+            added[term as usize] += 1;
+        }
+        for (list, added) in self.postings.iter_mut().zip(added) {
+            list.reserve_exact(added as usize);
+        }
+        // Taken, not drained: a large batch's buffer is not kept.
+        for (term, posting) in std::mem::take(&mut self.pending) {
+            self.postings[term as usize].push(posting);
+        }
+    }
+
     fn term_of_word(&mut self, word: &str) -> TermId {
-        if let Some(&term) = self.stems.get(word) {
+        let packed = pack(word);
+        let known = match packed {
+            Some(key) => self.stems.get(&key),
+            None => self.long_stems.get(word),
+        };
+        if let Some(&term) = known {
             return term;
         }
         let stemmed = self.normal(word).into_owned();
         let term = self.intern(&stemmed);
-        self.stems.insert(word.into(), term);
+        match packed {
+            Some(key) => self.stems.insert(key, term),
+            None => self.long_stems.insert(word.into(), term),
+        };
         term
     }
 
@@ -423,10 +590,13 @@ impl Index {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let strings: usize = self.dictionary.keys().map(|k| k.len()).sum::<usize>()
-            + self.stems.keys().map(|k| k.len()).sum::<usize>()
+            + self.long_stems.keys().map(|k| k.len()).sum::<usize>()
             + self.by_name.keys().map(|k| k.len()).sum::<usize>();
-        let maps = (self.dictionary.capacity() + self.stems.capacity())
+        let maps = (self.dictionary.capacity() + self.long_stems.capacity())
             * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
+            + self.stems.capacity() * (size_of::<u128>() + size_of::<TermId>() + 1)
+            + self.pending.capacity() * size_of::<(TermId, Posting)>()
+            + self.seen.capacity() * size_of::<u64>()
             + self.by_name.capacity() * (size_of::<Box<str>>() + size_of::<DocId>() + 1);
         let postings: usize = self
             .postings
@@ -452,6 +622,18 @@ impl Index {
             + self.docs.capacity() * size_of::<Doc>();
         strings + maps + postings + docs
     }
+}
+
+/// A word of at most 16 bytes as an integer, its bytes in order and zeros after: words hold
+/// letters and digits only, never a zero byte, so no two words share a key.
+fn pack(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    if bytes.len() > 16 {
+        return None;
+    }
+    let mut key = [0u8; 16];
+    key[..bytes.len()].copy_from_slice(bytes);
+    Some(u128::from_le_bytes(key))
 }
 
 impl Doc {
@@ -502,4 +684,65 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(name: &'a str, description: &'a str) -> Entry<'a> {
+        Entry {
+            name,
+            hint: "",
+            domain: "d",
+            texts: vec![(Field::Name, name), (Field::Description, description)],
+        }
+    }
+
+    #[test]
+    fn words_sharing_a_stem_count_as_one_term() {
+        let mut index = Index::default();
+        index.insert_many(&[entry("list_issues", "issue issues Issue")]);
+        index.renormalize();
+        let term = index.dictionary["issu"] as usize;
+        assert_eq!(index.postings[term].len(), 1);
+        let tf = index.postings[term][0].tf;
+        assert_eq!(tf[Field::Name as usize], 1);
+        assert_eq!(tf[Field::Description as usize], 3);
+    }
+
+    #[test]
+    fn batches_split_across_threads_index_like_one_by_one() {
+        // Enough tools for several threads; names repeat words across the split.
+        let texts: Vec<(String, String)> = (0..3000)
+            .map(|i| {
+                (
+                    format!("get_item_{}", i % 1500),
+                    format!("Gets items {i} of kind {} from store {}", i % 7, i % 13),
+                )
+            })
+            .collect();
+        let entries: Vec<Entry<'_>> = texts.iter().map(|(n, d)| entry(n, d)).collect();
+        let mut batched = Index::default();
+        batched.insert_many(&entries);
+        batched.renormalize();
+        let mut single = Index::default();
+        for e in &entries {
+            single.insert_many(std::slice::from_ref(e));
+        }
+        single.renormalize();
+        // Later duplicates replaced earlier ones in both.
+        assert_eq!(batched.len(), 1500);
+        assert_eq!(single.len(), 1500);
+        for query in ["item 42 kind 3", "store 12", "gets items 2999"] {
+            let names = |index: &Index| -> Vec<(String, u32)> {
+                index
+                    .search(query, 10, |_| true)
+                    .into_iter()
+                    .map(|h| (index.doc(h.doc).name.to_string(), (h.score * 1e4) as u32))
+                    .collect()
+            };
+            assert_eq!(names(&batched), names(&single), "{query}");
+        }
+    }
 }

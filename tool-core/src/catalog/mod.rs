@@ -32,7 +32,7 @@ mod text;
 use std::sync::{Arc, PoisonError, RwLock};
 
 pub use index::Ranking;
-use index::{Entry, FIELDS, Field, Index};
+use index::{Entry, Field, Index};
 pub use search_tool::{SEARCH_TOOLS, install};
 pub use session::{Deferral, ToolSession};
 pub use text::{terms, words};
@@ -115,45 +115,23 @@ impl Catalog {
             index: Index::with_ranking(ranking),
             tools: Default::default(),
         };
-        for tool in registry.tools() {
-            catalog.add(tool);
-        }
-        catalog.index.renormalize();
+        catalog.add(registry.tools());
         catalog
     }
 
     /// Adds a tool, or replaces the one of the same name.
     pub fn insert(&mut self, tool: &Tool) {
-        self.add(tool);
-        self.index.renormalize();
+        self.add(std::slice::from_ref(tool));
     }
 
-    /// Indexes a tool; the norms are left for the caller to recompute.
-    fn add(&mut self, tool: &Tool) {
-        let params = params_text(tool.input_schema());
-        let examples: Vec<&str> = tool.examples().iter().map(|e| e.label.as_ref()).collect();
-        let domain = tool.domain();
-        let (name, label, hint, description) = (
-            [tool.name()],
-            [tool.label(), tool.hint()],
-            tool.hint(),
-            [tool.description()],
-        );
-        let domain_text = [&*domain.name, &*domain.description];
-        let mut fields: [&[&str]; FIELDS] = [&[]; FIELDS];
-        fields[Field::Name as usize] = &name;
-        fields[Field::Summary as usize] = &label;
-        fields[Field::Description as usize] = &description;
-        fields[Field::Params as usize] = &params;
-        fields[Field::Domain as usize] = &domain_text;
-        fields[Field::Examples as usize] = &examples;
-        self.index.insert(Entry {
-            name: tool.name(),
-            hint,
-            domain: &domain.name,
-            fields,
-        });
-        self.tools.insert(tool.name().into(), tool.clone());
+    /// Indexes tools and recomputes the norms.
+    fn add(&mut self, tools: &[Tool]) {
+        let entries: Vec<Entry<'_>> = tools.iter().map(entry).collect();
+        self.index.insert_many(&entries);
+        self.index.renormalize();
+        for tool in tools {
+            self.tools.insert(tool.name().into(), tool.clone());
+        }
     }
 
     /// Removes a tool; returns whether it was there.
@@ -179,12 +157,13 @@ impl Catalog {
             self.tools.remove(&name);
             self.index.remove(&name);
         }
-        for tool in registry.tools() {
-            if !self.tools.get(tool.name()).is_some_and(|t| t.same(tool)) {
-                self.add(tool);
-            }
-        }
-        self.index.renormalize();
+        let changed: Vec<Tool> = registry
+            .tools()
+            .iter()
+            .filter(|tool| !self.tools.get(tool.name()).is_some_and(|t| t.same(tool)))
+            .cloned()
+            .collect();
+        self.add(&changed);
     }
 
     /// The tools that best match `query`, best first.
@@ -244,9 +223,34 @@ impl Catalog {
     }
 }
 
+/// What the index reads of a tool, field by field.
+fn entry(tool: &Tool) -> Entry<'_> {
+    let domain = tool.domain();
+    let mut texts = vec![
+        (Field::Name, tool.name()),
+        (Field::Summary, tool.label()),
+        (Field::Summary, tool.hint()),
+        (Field::Description, tool.description()),
+        (Field::Domain, &*domain.name),
+        (Field::Domain, &*domain.description),
+    ];
+    params_text(tool.input_schema(), &mut texts);
+    texts.extend(
+        tool.examples()
+            .iter()
+            .map(|e| (Field::Examples, e.label.as_ref())),
+    );
+    Entry {
+        name: tool.name(),
+        hint: tool.hint(),
+        domain: &domain.name,
+        texts,
+    }
+}
+
 /// Parameter names and descriptions, from the input schema's top-level properties. Keys are
 /// found by scanning, not hashing: schemas have few keys, and this runs for every tool indexed.
-fn params_text(schema: &serde_json::Value) -> Vec<&str> {
+fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)>) {
     fn field<'v>(object: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
         object
             .as_object()?
@@ -255,16 +259,14 @@ fn params_text(schema: &serde_json::Value) -> Vec<&str> {
             .map(|(_, v)| v)
     }
     let Some(props) = field(schema, "properties").and_then(|p| p.as_object()) else {
-        return Vec::new();
+        return;
     };
-    let mut out = Vec::with_capacity(props.len() * 2);
     for (name, prop) in props {
-        out.push(name.as_str());
+        out.push((Field::Params, name.as_str()));
         if let Some(d) = field(prop, "description").and_then(|d| d.as_str()) {
-            out.push(d);
+            out.push((Field::Params, d));
         }
     }
-    out
 }
 
 /// A catalog shared between the `search_tools` tool and whoever keeps it in line with a

@@ -26,7 +26,7 @@ pub fn words(text: &str) -> Vec<String> {
 /// Calls `f` with each word of `text`, as [`words`] splits them, without allocating per word.
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     if text.is_ascii() {
-        return ascii_words(text.as_bytes(), &mut f);
+        return ascii_words(text, &mut f);
     }
     let mut lower = String::new();
     for run in text.split(|c: char| !c.is_alphanumeric()) {
@@ -50,31 +50,55 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-/// [`for_each_word`] for ASCII text (almost every tool's), a byte at a time.
-fn ascii_words(text: &[u8], f: &mut impl FnMut(&str)) {
-    let mut word = String::with_capacity(32);
-    let flush = |word: &mut String, f: &mut dyn FnMut(&str)| {
-        if !word.is_empty() {
-            f(word);
-            word.clear();
+/// [`for_each_word`] for ASCII text (almost every tool's): words are slices of `text`, copied
+/// only when they hold capitals to lowercase.
+fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
+    let mut lower = [0u8; 64];
+    let mut emit = |word: &str, capitals: bool| {
+        if word.is_empty() {
+            return;
         }
+        if !capitals {
+            return f(word);
+        }
+        let mut owned;
+        let out = match lower.get_mut(..word.len()) {
+            Some(out) => out,
+            None => {
+                owned = vec![0u8; word.len()];
+                &mut owned[..]
+            }
+        };
+        for (o, b) in out.iter_mut().zip(word.bytes()) {
+            *o = b.to_ascii_lowercase();
+        }
+        // ASCII letters and digits, lowercased: still UTF-8.
+        f(std::str::from_utf8(out).unwrap_or_default());
     };
-    for (i, &b) in text.iter().enumerate() {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut capitals = false;
+    for (i, &b) in bytes.iter().enumerate() {
         if !b.is_ascii_alphanumeric() {
-            flush(&mut word, f);
+            emit(&text[start..i], capitals);
+            start = i + 1;
+            capitals = false;
             continue;
         }
-        if !word.is_empty() && b.is_ascii_uppercase() {
-            let prev = text[i - 1];
-            let next_lower = text.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-            // aB, or the B of ABc (an acronym followed by a word).
-            if prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower) {
-                flush(&mut word, f);
+        if b.is_ascii_uppercase() {
+            if i > start {
+                let prev = bytes[i - 1];
+                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                // aB, or the B of ABc (an acronym followed by a word).
+                if prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower) {
+                    emit(&text[start..i], capitals);
+                    start = i;
+                }
             }
+            capitals = true;
         }
-        word.push(char::from(b.to_ascii_lowercase()));
     }
-    flush(&mut word, f);
+    emit(&text[start..], capitals);
 }
 
 fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
@@ -183,6 +207,10 @@ pub fn is_stopword(word: &str) -> bool {
 /// The English (Snowball) stem of a lowercase word, British `-ise` spellings taken as `-ize`
 /// (`finalise` and `finalize` share a stem).
 pub fn stem(word: &str) -> Cow<'_, str> {
+    // Snowball leaves these as they are; numbers (ids, versions) are common in tool text.
+    if word.len() <= 2 || word.bytes().all(|b| b.is_ascii_digit()) {
+        return Cow::Borrowed(word);
+    }
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
     let stemmer = STEMMER.get_or_init(|| Stemmer::create(Algorithm::English));
     match american(word) {
@@ -555,6 +583,18 @@ mod tests {
                 emit(&run[start..], &mut lower, &mut |w: &str| general.push(w.to_owned()));
             }
             proptest::prop_assert_eq!(words(&text), general);
+        }
+
+        #[test]
+        fn short_words_and_numbers_skip_the_stemmer_unchanged(word in "[a-z0-9]{1,2}|[0-9]{1,12}") {
+            let snowball = Stemmer::create(Algorithm::English);
+            proptest::prop_assert_eq!(stem(&word), snowball.stem(&word));
+        }
+
+        #[test]
+        fn long_words_lowercase_like_short_ones(word in "[A-Z][a-z]{0,3}|[A-Z]{70,90}") {
+            // Words longer than the stack buffer take the allocating path.
+            proptest::prop_assert_eq!(words(&word), vec![word.to_lowercase()]);
         }
 
         #[test]

@@ -111,8 +111,9 @@ pub(super) struct Entry<'a> {
 /// Documents split into words, the words numbered within the batch: the part of indexing that
 /// needs no access to the index, so batches can be made on several threads at once.
 struct Batch {
-    /// The batch's distinct words, by their number.
-    words: Vec<Box<str>>,
+    /// The term of each of the batch's distinct words (its stem, when stemming is on), by the
+    /// word's number.
+    terms: Vec<Box<str>>,
     docs: Vec<Tokenized>,
 }
 
@@ -125,8 +126,10 @@ struct Tokenized {
 }
 
 impl Batch {
-    fn tokenize(entries: &[Entry<'_>], seen: &mut Vec<u64>) -> Self {
+    fn tokenize(entries: &[Entry<'_>], stemming: bool) -> Self {
         let mut words = Words::default();
+        // Each word of a document as `word << 8 | field` (one integer sorts fastest).
+        let mut seen: Vec<u64> = Vec::new();
         let docs = entries
             .iter()
             .map(|entry| {
@@ -164,10 +167,19 @@ impl Batch {
                 }
             })
             .collect();
-        Self {
-            words: words.list,
-            docs,
-        }
+        let terms = if stemming {
+            words
+                .list
+                .into_iter()
+                .map(|word| match text::stem(&word) {
+                    std::borrow::Cow::Borrowed(_) => word,
+                    std::borrow::Cow::Owned(stem) => stem.into(),
+                })
+                .collect()
+        } else {
+            words.list
+        };
+        Self { terms, docs }
     }
 }
 
@@ -218,16 +230,9 @@ pub(super) struct Index {
     free: Vec<DocId>,
     live: usize,
     total_lens: [u64; FIELDS],
-    /// Terms of words seen before (most words repeat across tools), keyed by the word's bytes
-    /// packed into an integer: no string comparison per lookup. Longer words go to `long_stems`.
-    stems: HashMap<u128, TermId>,
-    long_stems: HashMap<Box<str>, TermId>,
     /// Postings of documents inserted since the last [`Index::renormalize`], moved into
     /// `postings` there in one pass: each term's list then grows once, not once per document.
     pending: Vec<(TermId, Posting)>,
-    /// Each word of the document being split as `word << 8 | field` (one integer sorts
-    /// fastest); kept to reuse its memory.
-    seen: Vec<u64>,
 }
 
 /// A ranked result.
@@ -282,45 +287,19 @@ impl Index {
     /// Adds tools (a later one replacing an earlier one of the same name). Large batches are
     /// split into words on every core; terms are then numbered here, in order.
     pub fn insert_many(&mut self, entries: &[Entry<'_>]) {
-        /// Below this, starting a thread costs more than it saves.
-        const PER_THREAD: usize = 1024;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(entries.len() / PER_THREAD)
-            .max(1);
-        if threads == 1 {
-            let mut seen = std::mem::take(&mut self.seen);
-            let batch = Batch::tokenize(entries, &mut seen);
-            self.seen = seen;
-            return self.add_batch(entries, batch);
-        }
-        let chunk = entries.len().div_ceil(threads);
-        let batches: Vec<Batch> = std::thread::scope(|scope| {
-            let workers: Vec<_> = entries
-                .chunks(chunk)
-                .map(|part| scope.spawn(|| Batch::tokenize(part, &mut Vec::new())))
-                .collect();
-            workers
-                .into_iter()
-                .map(|worker| {
-                    worker
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
-        for (part, batch) in entries.chunks(chunk).zip(batches) {
-            self.add_batch(part, batch);
+        let stemming = self.ranking.stemming;
+        let batches = in_parallel(entries, 1024, |part| Batch::tokenize(part, stemming));
+        let mut start = 0;
+        for batch in batches {
+            let end = start + batch.docs.len();
+            self.add_batch(&entries[start..end], batch);
+            start = end;
         }
     }
 
     /// Indexes the documents of a batch, its words numbered as terms of this index.
     fn add_batch(&mut self, entries: &[Entry<'_>], batch: Batch) {
-        let global: Vec<TermId> = batch
-            .words
-            .iter()
-            .map(|word| self.term_of_word(word))
-            .collect();
+        let global: Vec<TermId> = batch.terms.iter().map(|t| self.intern(t)).collect();
         for (entry, doc) in entries.iter().zip(batch.docs) {
             self.remove(entry.name);
             let id = match self.free.pop() {
@@ -409,19 +388,21 @@ impl Index {
                 })
             })
             .collect();
-        self.scored = self
-            .postings
-            .iter()
-            .map(|list| {
-                list.iter()
-                    .map(|p| {
-                        let norm = &norms[p.doc as usize];
-                        let tf: f32 = (0..FIELDS).map(|f| f32::from(p.tf[f]) * norm[f]).sum();
-                        (p.doc, tf / (K1 + tf))
-                    })
-                    .collect()
-            })
-            .collect();
+        let score = |lists: &[Vec<Posting>]| -> Vec<Vec<(DocId, f32)>> {
+            lists
+                .iter()
+                .map(|list| {
+                    list.iter()
+                        .map(|p| {
+                            let norm = &norms[p.doc as usize];
+                            let tf: f32 = (0..FIELDS).map(|f| f32::from(p.tf[f]) * norm[f]).sum();
+                            (p.doc, tf / (K1 + tf))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        self.scored = in_parallel(&self.postings, 4096, score).concat();
     }
 
     /// Moves the pending postings into each term's list.
@@ -440,24 +421,6 @@ impl Index {
         for (term, posting) in std::mem::take(&mut self.pending) {
             self.postings[term as usize].push(posting);
         }
-    }
-
-    fn term_of_word(&mut self, word: &str) -> TermId {
-        let packed = pack(word);
-        let known = match packed {
-            Some(key) => self.stems.get(&key),
-            None => self.long_stems.get(word),
-        };
-        if let Some(&term) = known {
-            return term;
-        }
-        let stemmed = self.normal(word).into_owned();
-        let term = self.intern(&stemmed);
-        match packed {
-            Some(key) => self.stems.insert(key, term),
-            None => self.long_stems.insert(word.into(), term),
-        };
-        term
     }
 
     fn intern(&mut self, term: &str) -> TermId {
@@ -590,13 +553,9 @@ impl Index {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let strings: usize = self.dictionary.keys().map(|k| k.len()).sum::<usize>()
-            + self.long_stems.keys().map(|k| k.len()).sum::<usize>()
             + self.by_name.keys().map(|k| k.len()).sum::<usize>();
-        let maps = (self.dictionary.capacity() + self.long_stems.capacity())
-            * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
-            + self.stems.capacity() * (size_of::<u128>() + size_of::<TermId>() + 1)
+        let maps = self.dictionary.capacity() * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
             + self.pending.capacity() * size_of::<(TermId, Posting)>()
-            + self.seen.capacity() * size_of::<u64>()
             + self.by_name.capacity() * (size_of::<Box<str>>() + size_of::<DocId>() + 1);
         let postings: usize = self
             .postings
@@ -622,6 +581,37 @@ impl Index {
             + self.docs.capacity() * size_of::<Doc>();
         strings + maps + postings + docs
     }
+}
+
+/// `f` over `items` split into consecutive parts, one per core when there are at least
+/// `per_thread` items for each; the results in order.
+fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len() / per_thread)
+        .max(1);
+    if threads == 1 {
+        return vec![f(items)];
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| f(part)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// A word of at most 16 bytes as an integer, its bytes in order and zeros after: words hold

@@ -50,6 +50,8 @@ pub mod cli;
 pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "presence")]
+pub mod presence;
 
 pub use context::{
     AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,

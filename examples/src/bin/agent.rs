@@ -7,6 +7,10 @@
 //! ```
 //!
 //! The key comes from `AGENT_API_KEY`, else `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` by provider.
+//!
+//! With `--presence 127.0.0.1:0` the same activity is also served as a live page of tool cards
+//! (and Server-Sent Events at `/events`) on loopback; its URL is printed on stderr.
+//! `--presence-hold 60` keeps serving for a minute after the answer (`forever`: until Ctrl-C).
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -16,7 +20,8 @@ use std::time::Duration;
 use clap::Parser;
 use tool_core::agent::{Agent, Protocol, Provider, ProviderConfig};
 use tool_core::exec::Executor;
-use tool_core::{BroadcastEvents, Registry, ToolContext, ToolEvent, catalog};
+use tool_core::presence::{Presence, PresenceOptions, PresenceServer};
+use tool_core::{BroadcastEvents, EventSink, Registry, ToolContext, ToolEvent, catalog};
 use tools as _;
 
 #[derive(Parser)]
@@ -37,6 +42,15 @@ struct Args {
     /// Most model requests before giving up.
     #[arg(long, default_value_t = 8)]
     max_turns: usize,
+    /// Also show the tool activity as a live page of tool cards (and Server-Sent Events at
+    /// /events) on this loopback address: HOST:PORT, or a port on 127.0.0.1 (0 picks a free
+    /// one). The page's URL is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    presence: Option<String>,
+    /// Keep serving the page after the answer: for SECS seconds, or `forever` (until Ctrl-C,
+    /// which also ends a timed hold early).
+    #[arg(long, value_name = "SECS|forever", requires = "presence", value_parser = parse_hold)]
+    presence_hold: Option<Hold>,
     /// What to ask.
     prompt: String,
 }
@@ -68,7 +82,23 @@ async fn main() -> ExitCode {
     }
     let events = Arc::new(BroadcastEvents::new(256));
     let activity = tokio::spawn(show_activity(events.subscribe()));
-    let context = ToolContext::builder().events(events.clone()).build();
+    let mut sink: Arc<dyn EventSink> = events.clone();
+    let mut presence = None;
+    if let Some(addr) = &args.presence {
+        let hub = Presence::new();
+        match start_presence(&hub, addr).await {
+            Ok(server) => {
+                eprintln!("presence: {}", server.url());
+                sink = Arc::new(Both(events.clone(), hub.clone()));
+                presence = Some((hub, server));
+            }
+            Err(e) => {
+                eprintln!("error: --presence: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let context = ToolContext::builder().events(sink).build();
     let protocol = if args.protocol == "tags" {
         Protocol::Tags
     } else {
@@ -82,7 +112,7 @@ async fn main() -> ExitCode {
     drop(agent);
     drop(events);
     let _ = activity.await;
-    match result {
+    let code = match result {
         Ok(answer) => {
             println!("{}", answer.text);
             ExitCode::SUCCESS
@@ -91,6 +121,91 @@ async fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    };
+    if let Some((hub, server)) = presence {
+        // The run is over: pages keep their cards and stop listening; pages opened during the
+        // hold get the cards too.
+        hub.finish();
+        hold(&server, args.presence_hold).await;
+        if let Err(e) = server.shutdown().await {
+            eprintln!("error: presence: {e}");
+        }
+    }
+    code
+}
+
+/// How long to keep serving the page after the answer.
+#[derive(Debug, Clone, Copy)]
+enum Hold {
+    /// This long at most.
+    For(Duration),
+    /// Until Ctrl-C.
+    Forever,
+}
+
+fn parse_hold(text: &str) -> Result<Hold, String> {
+    if text.eq_ignore_ascii_case("forever") {
+        return Ok(Hold::Forever);
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .map(Hold::For)
+        .ok_or_else(|| format!("`{text}` is neither a number of seconds nor `forever`"))
+}
+
+/// Serves presence on `addr`, which must be a loopback address: the events are for the person
+/// at this machine.
+async fn start_presence(hub: &Presence, addr: &str) -> Result<PresenceServer, String> {
+    let server = hub
+        .start(addr, PresenceOptions::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    let ip = server.local_addr().ip();
+    if !ip.is_loopback() {
+        return Err(format!(
+            "{ip} is not a loopback address; the page is served on loopback only (127.0.0.1 or ::1)"
+        ));
+    }
+    Ok(server)
+}
+
+/// Keeps serving after the answer, as `--presence-hold` says; Ctrl-C ends the wait.
+async fn hold(server: &PresenceServer, hold: Option<Hold>) {
+    let limit = match hold {
+        None => return,
+        Some(Hold::For(limit)) => {
+            eprintln!(
+                "presence: serving {} for {} s more (Ctrl-C to stop)",
+                server.url(),
+                limit.as_secs_f64()
+            );
+            Some(limit)
+        }
+        Some(Hold::Forever) => {
+            eprintln!("presence: serving {} until Ctrl-C", server.url());
+            None
+        }
+    };
+    let timer = async {
+        match limit {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = timer => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// Sends every event to the stderr view and to the presence page.
+struct Both(Arc<BroadcastEvents>, Presence);
+
+impl EventSink for Both {
+    fn emit(&self, event: &ToolEvent) {
+        self.0.emit(event);
+        self.1.emit(event);
     }
 }
 

@@ -173,6 +173,8 @@ pub struct ToolDef {
     pub source: Option<&'static str>,
     /// Sample inputs.
     pub examples: &'static [Example],
+    /// The input key the body of a tag call fills (`#[arg(body)]`), in the text tag protocol.
+    pub body: Option<&'static str>,
     /// Schema of the input object.
     pub input_schema: SchemaFn,
     /// Schema of the structured output (`None` when the output type does not implement

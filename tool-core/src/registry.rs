@@ -126,7 +126,7 @@ impl Tool {
                 examples,
                 input_schema,
                 output_schema,
-                body: None,
+                body: def.body.map(Cow::Borrowed),
                 handler: Handler::Linked(def.handler),
                 is_async: def.is_async,
                 origin,

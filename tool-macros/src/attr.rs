@@ -29,7 +29,7 @@ pub const TOOL_KEYS: &[&str] = &[
 ];
 
 /// The keys `#[arg(...)]` accepts.
-pub const ARG_KEYS: &[&str] = &["description", "default", "rename"];
+pub const ARG_KEYS: &[&str] = &["description", "default", "rename", "body"];
 
 /// A boolean key given as a bare flag (`core`) or with a value (`core = false`).
 #[derive(Clone, Copy)]
@@ -75,6 +75,8 @@ pub struct ArgAttrs {
     pub description: Option<LitStr>,
     pub default: Option<Expr>,
     pub rename: Option<LitStr>,
+    /// The body of a tag call (`<tool>body</tool>`) fills this parameter.
+    pub body: Option<Flag>,
 }
 
 /// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on (a bad
@@ -172,6 +174,10 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
         let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen)? else {
             return Ok(());
         };
+        if key == "body" {
+            attrs.body = flag(cx, key, &meta)?;
+            return Ok(());
+        }
         let value: Expr = meta.value()?.parse()?;
         let duplicate = match key {
             "description" => {

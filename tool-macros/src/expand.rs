@@ -264,6 +264,13 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         .examples
         .iter()
         .map(|(label, input)| quote!(::tool_core::Example { label: #label, input: #input }));
+    let body = match f.fields().find(|field| field.args.body.is_some_and(|b| b.value)) {
+        Some(field) => {
+            let key = field.key();
+            quote!(::core::option::Option::Some(#key))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let is_async = item.sig.asyncness.is_some();
     let location = quote_spanned! {fn_name.span()=>
         ::tool_core::Location {
@@ -332,6 +339,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     retries: #retries,
                     source: #source,
                     examples: &[#(#examples),*],
+                    body: #body,
                     input_schema: #input_schema,
                     output_schema: __output_schema,
                     handler: __handler,

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
-use crate::ast::{ParamKind, ToolFn};
+use crate::ast::{Field, ParamKind, ToolFn};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
@@ -177,6 +177,22 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
             "the tool takes `Input<T>`, the whole input, so it cannot also take plain input \
              parameters; move this one into T",
         );
+    }
+    let mut body: Option<&Field> = None;
+    for field in f.fields() {
+        let Some(flag) = field.args.body.filter(|b| b.value) else {
+            continue;
+        };
+        match body {
+            Some(first) => cx.error_at(
+                flag.span,
+                format!(
+                    "only one parameter takes the tag body; `{}` takes it already",
+                    first.key()
+                ),
+            ),
+            None => body = Some(field),
+        }
     }
     let mut keys = BTreeSet::new();
     for field in f.fields() {

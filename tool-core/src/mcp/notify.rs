@@ -1,7 +1,7 @@
 //! Progress and log events of a call, sent to the client as MCP notifications in the order the
 //! tool sent them, and all before the call's result.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
@@ -11,10 +11,10 @@ use tokio::task::JoinHandle;
 use super::to_mcp_level;
 use crate::{EventSink, LogLevel, ToolContext, ToolEvent};
 
-/// The notification side of one call: a sink for its context and the task that sends.
+/// The notification side of one call: a sink for its context, and the task that sends, started
+/// by the first event the client wants (most calls send none, and pay for no task).
 pub(super) struct Notifier {
     sink: Arc<McpEvents>,
-    task: JoinHandle<()>,
 }
 
 /// Notifications a call may queue before the client catches up; beyond that they are dropped
@@ -27,10 +27,27 @@ enum Message {
     Done,
 }
 
+/// What the sending task needs, until it starts.
+struct Parts {
+    peer: Peer<RoleServer>,
+    progress: Option<ProgressToken>,
+    logger: String,
+    runtime: tokio::runtime::Handle,
+}
+
+enum Sending {
+    /// No event wanted yet.
+    Idle(Box<Parts>),
+    Running(mpsc::Sender<Message>, JoinHandle<()>),
+    /// The call is over: late events (from an abandoned blocking call) go only to the base
+    /// sink.
+    Finished,
+}
+
 /// Forwards a call's events to the base context's sink (UIs, tracing) and queues the ones the
 /// client asked for.
 struct McpEvents {
-    queue: mpsc::Sender<Message>,
+    sending: Mutex<Sending>,
     base: ToolContext,
     /// Progress counts of this call only: a tool it calls counts its own work.
     call_id: String,
@@ -39,8 +56,8 @@ struct McpEvents {
 }
 
 impl Notifier {
-    /// Starts the sending task for a call of `tool`. Progress goes out only when the request
-    /// carried a progress token; log messages at `min_level` and above.
+    /// The notifier of a call of `tool`. Progress goes out only when the request carried a
+    /// progress token; log messages at `min_level` and above. Call it on the runtime.
     pub(super) fn start(
         peer: Peer<RoleServer>,
         progress: Option<ProgressToken>,
@@ -49,56 +66,22 @@ impl Notifier {
         tool: &str,
         base: ToolContext,
     ) -> Self {
-        let (queue, mut rx) = mpsc::channel(QUEUE);
-        let sink = Arc::new(McpEvents {
-            queue,
-            base,
-            call_id,
-            wants_progress: progress.is_some(),
-            min_level,
-        });
-        let logger = tool.to_owned();
-        let task = tokio::spawn(async move {
-            // Progress must increase (MCP); a tool that repeats or goes back is not forwarded.
-            let mut last_progress = None;
-            while let Some(Message::Event(event)) = rx.recv().await {
-                let sent = match event {
-                    ToolEvent::Progress {
-                        done,
-                        total,
-                        message,
-                        ..
-                    } => {
-                        let Some(token) = progress.clone() else {
-                            continue;
-                        };
-                        if last_progress.is_some_and(|last| done <= last) {
-                            continue;
-                        }
-                        last_progress = Some(done);
-                        let mut param = ProgressNotificationParam::new(token, done as f64);
-                        param.total = total.map(|t| t as f64);
-                        param.message = (!message.is_empty()).then_some(message);
-                        peer.notify_progress(param).await
-                    }
-                    ToolEvent::Log { level, message, .. } => {
-                        let mut param = LoggingMessageNotificationParam::new(
-                            to_mcp_level(level),
-                            serde_json::Value::String(message),
-                        );
-                        param.logger = Some(logger.clone());
-                        peer.notify_logging_message(param).await
-                    }
-                    _ => continue,
-                };
-                if let Err(e) = sent {
-                    // The client went away; the call's result will not reach it either.
-                    tracing::debug!(error = %e, "cannot send a notification");
-                    break;
-                }
-            }
-        });
-        Self { sink, task }
+        let wants_progress = progress.is_some();
+        let parts = Parts {
+            peer,
+            progress,
+            logger: tool.to_owned(),
+            runtime: tokio::runtime::Handle::current(),
+        };
+        Self {
+            sink: Arc::new(McpEvents {
+                sending: Mutex::new(Sending::Idle(Box::new(parts))),
+                base,
+                call_id,
+                wants_progress,
+                min_level,
+            }),
+        }
     }
 
     /// The sink for the call's context.
@@ -108,10 +91,65 @@ impl Notifier {
 
     /// Waits until every event the call sent so far has gone out.
     pub(super) async fn finish(self) {
-        // Waits for room rather than dropping the marker: everything queued goes out first.
-        let _ = self.sink.queue.send(Message::Done).await;
-        let _ = self.task.await;
+        let sending = std::mem::replace(&mut *lock(&self.sink.sending), Sending::Finished);
+        if let Sending::Running(queue, task) = sending {
+            // Waits for room rather than dropping the marker: everything queued goes out first.
+            let _ = queue.send(Message::Done).await;
+            let _ = task.await;
+        }
     }
+}
+
+/// Sends the queued events in order until `Done`.
+async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
+    let Parts {
+        peer,
+        progress,
+        logger,
+        ..
+    } = parts;
+    // Progress must increase (MCP); a tool that repeats or goes back is not forwarded.
+    let mut last_progress = None;
+    while let Some(Message::Event(event)) = rx.recv().await {
+        let sent = match event {
+            ToolEvent::Progress {
+                done,
+                total,
+                message,
+                ..
+            } => {
+                let Some(token) = progress.clone() else {
+                    continue;
+                };
+                if last_progress.is_some_and(|last| done <= last) {
+                    continue;
+                }
+                last_progress = Some(done);
+                let mut param = ProgressNotificationParam::new(token, done as f64);
+                param.total = total.map(|t| t as f64);
+                param.message = (!message.is_empty()).then_some(message);
+                peer.notify_progress(param).await
+            }
+            ToolEvent::Log { level, message, .. } => {
+                let mut param = LoggingMessageNotificationParam::new(
+                    to_mcp_level(level),
+                    serde_json::Value::String(message),
+                );
+                param.logger = Some(logger.clone());
+                peer.notify_logging_message(param).await
+            }
+            _ => continue,
+        };
+        if let Err(e) = sent {
+            // The client went away; the call's result will not reach it either.
+            tracing::debug!(error = %e, "cannot send a notification");
+            break;
+        }
+    }
+}
+
+fn lock(sending: &Mutex<Sending>) -> std::sync::MutexGuard<'_, Sending> {
+    sending.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl EventSink for McpEvents {
@@ -122,10 +160,20 @@ impl EventSink for McpEvents {
             ToolEvent::Log { level, .. } => *level >= self.min_level,
             _ => false,
         };
-        if wanted {
-            // After `finish`, nobody listens: late events (from an abandoned blocking call) go
-            // only to the base sink.
-            let _ = self.queue.try_send(Message::Event(event.clone()));
+        if !wanted {
+            return;
+        }
+        let mut sending = lock(&self.sending);
+        *sending = match std::mem::replace(&mut *sending, Sending::Finished) {
+            Sending::Idle(parts) => {
+                let (queue, rx) = mpsc::channel(QUEUE);
+                let task = parts.runtime.clone().spawn(send_all(*parts, rx));
+                Sending::Running(queue, task)
+            }
+            other => other,
+        };
+        if let Sending::Running(queue, _) = &*sending {
+            let _ = queue.try_send(Message::Event(event.clone()));
         }
     }
 }

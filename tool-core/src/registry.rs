@@ -399,7 +399,8 @@ impl DynamicTool {
 #[derive(Default, Clone)]
 pub struct Registry {
     tools: Vec<Tool>,
-    by_name: HashMap<Arc<str>, usize>,
+    /// FxHash: names are short, and the table holds only names we registered.
+    by_name: rustc_hash::FxHashMap<Arc<str>, usize>,
 }
 
 impl fmt::Debug for Registry {
@@ -433,7 +434,7 @@ impl Registry {
         tools.sort_by(order);
         let mut registry = Self {
             tools,
-            by_name: HashMap::new(),
+            by_name: Default::default(),
         };
         registry.reindex()?;
         Ok(registry)
@@ -487,7 +488,7 @@ impl Registry {
         next.sort_by(order);
         let mut registry = Self {
             tools: next,
-            by_name: HashMap::new(),
+            by_name: Default::default(),
         };
         registry.reindex()?;
         *self = registry;

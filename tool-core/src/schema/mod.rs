@@ -36,7 +36,21 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// assert_eq!(input, json!({"opts": {"tag": null}}));
 /// ```
 pub fn drop_absent_nulls(input: &mut Value, schema: &Value) {
-    drop_nulls(input, schema, schema, 0);
+    // Most inputs hold no null: then there is nothing to drop, and the schema need not be read.
+    if holds_null(input, 0) {
+        drop_nulls(input, schema, schema, 0);
+    }
+}
+
+/// Whether `value` is or contains a `null` (or nests too deep to tell cheaply).
+fn holds_null(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Null => true,
+        _ if depth > 64 => true,
+        Value::Object(map) => map.values().any(|v| holds_null(v, depth + 1)),
+        Value::Array(items) => items.iter().any(|v| holds_null(v, depth + 1)),
+        _ => false,
+    }
 }
 
 fn drop_nulls(value: &mut Value, schema: &Value, root: &Value, depth: usize) {

@@ -52,6 +52,8 @@ pub mod http;
 pub mod mcp;
 #[cfg(feature = "presence")]
 pub mod presence;
+#[cfg(any(feature = "mcp", feature = "presence"))]
+mod tcp;
 
 pub use context::{
     AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,

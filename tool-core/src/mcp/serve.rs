@@ -111,7 +111,8 @@ pub fn http_router(
     }
 }
 
-/// Serves `server` over Streamable HTTP on `listener` until `shutdown` is cancelled.
+/// Serves `server` over Streamable HTTP on `listener` until `shutdown` is cancelled, with
+/// TCP_NODELAY on every connection (mount [`http_router`] yourself and you should set it too).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -129,7 +130,7 @@ pub async fn serve_http(
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
     let router = http_router(server, options, shutdown.child_token());
-    axum::serve(listener, router)
+    axum::serve(crate::tcp::nodelay(listener), router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await?;
     Ok(())

@@ -126,7 +126,7 @@ impl Presence {
         shutdown: CancellationToken,
     ) -> Result<(), PresenceError> {
         let router = self.router(options, shutdown.child_token());
-        axum::serve(listener, router)
+        axum::serve(crate::tcp::nodelay(listener), router)
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await?;
         Ok(())

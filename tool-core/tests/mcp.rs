@@ -512,14 +512,23 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         .call_tool(call("far__count_steps", json!({})))
         .await
         .unwrap();
-    // Several threads here: the order they are seen in is the client's scheduling, not ours.
+    // rmcp's client handles each notification in a task of its own, so the relay may see the
+    // remote steps out of order; the local server then drops progress that does not increase
+    // (MCP requires it to), but the last step always arrives.
     let mut progress: Vec<_> = recorder
         .seen()
         .into_iter()
         .filter(|s| s.starts_with("progress"))
         .collect();
     progress.sort();
-    assert_eq!(progress, ["progress 1/3", "progress 2/3", "progress 3/3"]);
+    progress.dedup();
+    assert!(progress.contains(&"progress 3/3".to_owned()), "{progress:?}");
+    for step in &progress {
+        assert!(
+            ["progress 1/3", "progress 2/3", "progress 3/3"].contains(&step.as_str()),
+            "{progress:?}"
+        );
+    }
 
     // Cancelling the local call cancels the remote one.
     let request =

@@ -270,26 +270,54 @@ fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)
 }
 
 /// A catalog shared between the `search_tools` tool and whoever keeps it in line with a
-/// changing registry (an MCP server, an agent that mounts servers).
+/// changing registry (an MCP server, an agent that mounts servers). The index is built on the
+/// first search, not before: a server starts without paying for it.
 #[derive(Debug, Clone, Default)]
-pub struct SharedCatalog(Arc<RwLock<Catalog>>);
+pub struct SharedCatalog(Arc<RwLock<Shared>>);
+
+#[derive(Debug)]
+enum Shared {
+    /// Not searched yet: the tools to index.
+    Pending(Registry),
+    Built(Catalog),
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self::Built(Catalog::default())
+    }
+}
 
 impl SharedCatalog {
-    /// A shared catalog of every tool of `registry`.
+    /// A shared catalog of every tool of `registry`, indexed when first read.
     pub fn new(registry: &Registry) -> Self {
-        Self(Arc::new(RwLock::new(Catalog::new(registry))))
+        Self(Arc::new(RwLock::new(Shared::Pending(registry.clone()))))
     }
 
-    /// Runs `f` with the catalog.
+    /// Runs `f` with the catalog (building it, the first time).
     pub fn read<R>(&self, f: impl FnOnce(&Catalog) -> R) -> R {
-        f(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+        {
+            let shared = self.0.read().unwrap_or_else(PoisonError::into_inner);
+            if let Shared::Built(catalog) = &*shared {
+                return f(catalog);
+            }
+        }
+        let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        if let Shared::Pending(registry) = &*shared {
+            *shared = Shared::Built(Catalog::new(registry));
+        }
+        match &*shared {
+            Shared::Built(catalog) => f(catalog),
+            Shared::Pending(_) => f(&Catalog::default()),
+        }
     }
 
     /// Brings it in line with `registry` (see [`Catalog::sync`]).
     pub fn sync(&self, registry: &Registry) {
-        self.0
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .sync(registry);
+        let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        match &mut *shared {
+            Shared::Pending(pending) => *pending = registry.clone(),
+            Shared::Built(catalog) => catalog.sync(registry),
+        }
     }
 }

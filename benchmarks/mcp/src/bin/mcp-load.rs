@@ -1,0 +1,256 @@
+//! `mcp-load`: the MCP server benchmark. Runs tool-core's server, rmcp's macro servers (default
+//! and best), the TypeScript SDK and the Python SDK, each with 1 and 200 tools, round by round
+//! (the order rotating), over stdio and Streamable HTTP; prints a table with ratios and the
+//! targets, and writes the JSON results.
+//!
+//! ```text
+//! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--only KIND,..] [--tools 1,200]
+//!          [--transport stdio,http] [--out FILE] [--root DIR]
+//! ```
+//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk. Exit status 1 when a server fails
+//! a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not failed.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use bench_mcp::driver::report::{self, Results};
+use bench_mcp::driver::{self, Config, Kind, Mode};
+
+struct Args {
+    cfg: Config,
+    only: Vec<Kind>,
+    counts: Vec<usize>,
+    modes: Vec<Mode>,
+    out: PathBuf,
+    root: PathBuf,
+    quick: bool,
+}
+
+fn parse() -> Result<Args, String> {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let target = driver::bin_dir()
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let mut a = Args {
+        cfg: Config {
+            rounds: 5,
+            calls: 20_000,
+            warmup: 1_000,
+            in_flight: 64,
+            phase_limit: Duration::from_secs(4),
+            start_limit: Duration::from_secs(30),
+            log_dir: target.join("bench/mcp-logs"),
+        },
+        only: Vec::new(),
+        counts: vec![1, 200],
+        modes: vec![Mode::Stdio, Mode::Http],
+        out: target.join("bench/mcp.json"),
+        root,
+        quick: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or(format!("{arg} needs a value"));
+        let number = |v: String| v.parse::<usize>().map_err(|e| format!("{v}: {e}"));
+        match arg.as_str() {
+            "--quick" => {
+                a.quick = true;
+                a.cfg.rounds = 1;
+                a.cfg.calls = 300;
+                a.cfg.warmup = 20;
+                a.cfg.phase_limit = Duration::from_secs(2);
+            }
+            "--rounds" => a.cfg.rounds = number(value()?)?.max(1),
+            "--calls" => a.cfg.calls = number(value()?)?.max(1),
+            "--warmup" => a.cfg.warmup = number(value()?)?,
+            "--in-flight" => a.cfg.in_flight = number(value()?)?.max(1),
+            "--limit" => {
+                let v = value()?;
+                let secs: f64 = v.parse().map_err(|e| format!("{v}: {e}"))?;
+                a.cfg.phase_limit = Duration::from_secs_f64(secs);
+            }
+            "--only" => {
+                a.only = value()?
+                    .split(',')
+                    .map(|k| {
+                        Kind::ALL
+                            .into_iter()
+                            .find(|x| x.key() == k)
+                            .ok_or(format!("--only: unknown server {k}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--tools" => {
+                a.counts = value()?
+                    .split(',')
+                    .map(|n| match n {
+                        "1" => Ok(1),
+                        "200" => Ok(200),
+                        _ => Err(format!("--tools: 1 or 200, not {n}")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--transport" => {
+                a.modes = value()?
+                    .split(',')
+                    .map(|m| match m {
+                        "stdio" => Ok(Mode::Stdio),
+                        "http" => Ok(Mode::Http),
+                        _ => Err(format!("--transport: stdio or http, not {m}")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--out" => a.out = value()?.into(),
+            "--root" => a.root = value()?.into(),
+            "-h" | "--help" => {
+                return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
+                     [--in-flight N] [--limit SECS] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk] \
+                     [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]"
+                    .into());
+            }
+            _ => return Err(format!("unknown argument {arg} (see --help)")),
+        }
+    }
+    Ok(a)
+}
+
+fn machine() -> serde_json::Value {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    let cpu = read("/proc/cpuinfo")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_default();
+    serde_json::json!({
+        "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "cpu": cpu,
+        "kernel": read("/proc/sys/kernel/osrelease").trim(),
+        "loadavg": read("/proc/loadavg").trim(),
+    })
+}
+
+fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cfg = &args.cfg;
+    // reqwest (with the workspace's `rustls-no-provider`) needs a provider to build a client.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    if let Err(e) = std::fs::create_dir_all(&cfg.log_dir) {
+        eprintln!("mcp-load: {}: {e}", cfg.log_dir.display());
+        return ExitCode::from(2);
+    }
+    let servers = driver::servers(&args.root, &args.counts, &args.only);
+    if servers.is_empty() {
+        eprintln!("mcp-load: no server to run");
+        return ExitCode::from(2);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let before = machine();
+    let began = Instant::now();
+    let mut results = Results::new();
+    let mut failed = false;
+    for &mode in &args.modes {
+        for round in 0..cfg.rounds {
+            // Alternate: each round starts one server later, so none is always first.
+            let n = servers.len();
+            for i in 0..n {
+                let server = &servers[(i + round) % n];
+                if mode == Mode::Http && server.http_args.is_none() {
+                    continue;
+                }
+                let sample = match mode {
+                    Mode::Stdio => driver::stdio::run(server, cfg, round),
+                    Mode::Http => runtime.block_on(driver::http::run(server, cfg, round)),
+                };
+                let runs = results
+                    .entry((mode, server.kind, server.tools))
+                    .or_default();
+                match sample {
+                    Ok(s) => {
+                        eprintln!(
+                            "[{}] round {}/{} {:<16} start {:>7.1} ms  seq {:>8.0}/s  64 {:>8.0}/s  rss {:.1}/{:.1} MiB",
+                            mode.key(),
+                            round + 1,
+                            cfg.rounds,
+                            server.name(),
+                            s.startup_ms,
+                            s.sequential.req_per_s,
+                            s.in_flight.req_per_s,
+                            s.idle_rss_mib,
+                            s.peak_rss_mib
+                        );
+                        runs.samples.push(s);
+                    }
+                    Err(e) => {
+                        eprintln!(
+                            "[{}] round {} {}: FAILED: {e}",
+                            mode.key(),
+                            round + 1,
+                            server.name()
+                        );
+                        failed = true;
+                        runs.failures.push(e);
+                    }
+                }
+            }
+        }
+    }
+    let targets = report::targets(&results, &args.modes);
+    let meta = serde_json::json!({
+        "machine_before": before,
+        "machine_after": machine(),
+        "seconds": began.elapsed().as_secs_f64(),
+        "protocol_version": driver::PROTOCOL_VERSION,
+        "rounds": cfg.rounds,
+        "calls_per_phase": cfg.calls,
+        "warmup": cfg.warmup,
+        "in_flight": cfg.in_flight,
+        "phase_limit_s": cfg.phase_limit.as_secs_f64(),
+        "quick": args.quick,
+    });
+    for &mode in &args.modes {
+        println!("{}", report::table(&results, mode));
+    }
+    if !targets.is_empty() {
+        println!("{}", report::targets_table(&targets));
+    }
+    println!(
+        "medians of {} round(s); at most {} calls and {:.1} s per phase; load average {} before, {} after",
+        cfg.rounds,
+        cfg.calls,
+        cfg.phase_limit.as_secs_f64(),
+        meta["machine_before"]["loadavg"].as_str().unwrap_or("?"),
+        meta["machine_after"]["loadavg"].as_str().unwrap_or("?"),
+    );
+    let json = report::json(&results, &targets, meta);
+    if let Some(dir) = args.out.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    match std::fs::write(
+        &args.out,
+        serde_json::to_string_pretty(&json).unwrap_or_default(),
+    ) {
+        Ok(()) => println!("results: {}", args.out.display()),
+        Err(e) => {
+            eprintln!("mcp-load: {}: {e}", args.out.display());
+            return ExitCode::from(2);
+        }
+    }
+    if failed {
+        eprintln!("mcp-load: a server failed a check (above)");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,507 @@
+//! `mcp-load`: spawns each MCP server, times its start-up, checks its listing, then drives
+//! `tools/call add_numbers` sequentially and with a window of requests in flight, over
+//! newline-delimited JSON-RPC on the child's stdin/stdout or Streamable HTTP on loopback.
+//! Every answer is checked (id, no error, the right sum); each phase is bounded by a count and
+//! a time limit, and a watchdog kills a server that stops answering.
+
+pub mod http;
+pub mod report;
+pub mod stdio;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The protocol version every client here asks for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Which implementation a server is: the targets compare tool-core against the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// tool-core's server (`toolctl serve`).
+    ToolCore,
+    /// rmcp's macros as documented: `#[tool_handler]` (router rebuilt per call), `stdio()`.
+    RmcpDefault,
+    /// rmcp's macros with the router built once, `stdio_pipes()`.
+    RmcpBest,
+    /// `@modelcontextprotocol/sdk` on Node: `McpServer` + `StdioServerTransport`.
+    TypeScript,
+    /// `mcp` 2.x `MCPServer` on CPython.
+    Python,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::ToolCore,
+        Kind::RmcpDefault,
+        Kind::RmcpBest,
+        Kind::TypeScript,
+        Kind::Python,
+    ];
+
+    /// Short key, for `--only` and the JSON file.
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::ToolCore => "tool-core",
+            Kind::RmcpDefault => "rmcp-default",
+            Kind::RmcpBest => "rmcp-best",
+            Kind::TypeScript => "ts-sdk",
+            Kind::Python => "py-sdk",
+        }
+    }
+
+    /// How the table names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::ToolCore => "tool-core (toolctl serve)",
+            Kind::RmcpDefault => "rmcp macros, default",
+            Kind::RmcpBest => "rmcp macros, best",
+            Kind::TypeScript => "TypeScript SDK 1.32.2",
+            Kind::Python => "Python SDK mcp 2.3.0",
+        }
+    }
+}
+
+/// The transport a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Stdio,
+    Http,
+}
+
+impl Mode {
+    pub fn key(self) -> &'static str {
+        match self {
+            Mode::Stdio => "stdio",
+            Mode::Http => "http",
+        }
+    }
+}
+
+/// One server to benchmark: how to start it on each transport.
+#[derive(Debug, Clone)]
+pub struct Server {
+    pub kind: Kind,
+    /// Tools it serves (1 or 200).
+    pub tools: usize,
+    /// Tools its `tools/list` must return (tool-core's `serve` adds `search_tools`).
+    pub listed: usize,
+    pub program: PathBuf,
+    /// Arguments for stdio.
+    pub stdio_args: Vec<String>,
+    /// Arguments for Streamable HTTP; `{addr}` and `{port}` are replaced. None: no HTTP.
+    pub http_args: Option<Vec<String>>,
+}
+
+impl Server {
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.kind.key(), self.tools)
+    }
+}
+
+/// Bounds and sizes of a run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub rounds: usize,
+    /// Calls per phase (sequential, and in flight), at most.
+    pub calls: usize,
+    /// Sequential calls before measuring.
+    pub warmup: usize,
+    pub in_flight: usize,
+    /// Each phase stops issuing calls after this long.
+    pub phase_limit: Duration,
+    /// A server must answer `initialize` within this.
+    pub start_limit: Duration,
+    /// Where servers' stderr goes.
+    pub log_dir: PathBuf,
+}
+
+/// One measured phase.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Phase {
+    pub calls: usize,
+    pub secs: f64,
+    pub req_per_s: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+}
+
+impl Phase {
+    pub fn from_latencies(mut lat_ns: Vec<u64>, secs: f64) -> Phase {
+        lat_ns.sort_unstable();
+        let pct = |p: f64| {
+            if lat_ns.is_empty() {
+                return 0.0;
+            }
+            let i = ((p * lat_ns.len() as f64).ceil() as usize).clamp(1, lat_ns.len()) - 1;
+            lat_ns[i] as f64 / 1000.0
+        };
+        Phase {
+            calls: lat_ns.len(),
+            secs,
+            req_per_s: if secs > 0.0 {
+                lat_ns.len() as f64 / secs
+            } else {
+                0.0
+            },
+            p50_us: pct(0.50),
+            p99_us: pct(0.99),
+        }
+    }
+}
+
+/// One run of one server.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Sample {
+    /// Spawn to the `initialize` response.
+    pub startup_ms: f64,
+    /// VmRSS after the handshake and the listing.
+    pub idle_rss_mib: f64,
+    /// VmHWM at the end.
+    pub peak_rss_mib: f64,
+    pub sequential: Phase,
+    pub in_flight: Phase,
+}
+
+/// A `tools/call` request's arguments and the sum it must come back with, from its id.
+pub fn operands(id: u64) -> (f64, f64) {
+    ((id % 10_007) as f64, (id % 997) as f64 + 0.25)
+}
+
+/// The JSON-RPC request for call `id`.
+pub fn call_request(out: &mut impl std::io::Write, id: u64) -> std::io::Result<()> {
+    let (a, b) = operands(id);
+    write!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{a},"b":{b}}}}}}}"#
+    )
+}
+
+pub fn initialize_request(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"mcp-load","version":"0.1.0"}}}}}}"#
+    )
+}
+
+pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+pub fn list_request(id: u64, cursor: Option<&str>) -> String {
+    match cursor {
+        Some(c) => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+            "params": {"cursor": c}})
+        .to_string(),
+        None => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+    }
+}
+
+/// A JSON-RPC message from a server, as much as the checks read.
+#[derive(Debug, Deserialize)]
+pub struct Message {
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+/// A `tools/call` response: only the parts the sum check reads are decoded.
+#[derive(Debug, Deserialize)]
+pub struct CallMessage {
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub result: Option<CallResult>,
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResult {
+    #[serde(default)]
+    pub structured_content: Option<Value>,
+    #[serde(default)]
+    pub content: Vec<Content>,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Content {
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// Checks a decoded `tools/call` response against call `id`: no error, and the sum right in
+/// `structuredContent.result` (every server here returns it so) or, failing that, the text.
+pub fn check_call(msg: &CallMessage, id: u64) -> Result<(), String> {
+    if let Some(e) = &msg.error {
+        return Err(format!("call {id}: JSON-RPC error {e}"));
+    }
+    let Some(result) = &msg.result else {
+        return Err(format!("call {id}: no result"));
+    };
+    if result.is_error {
+        let text = result.content.first().and_then(|c| c.text.as_deref());
+        return Err(format!("call {id}: isError: {}", text.unwrap_or("")));
+    }
+    let (a, b) = operands(id);
+    let want = a + b;
+    let got = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s.get("result"))
+        .and_then(Value::as_f64)
+        .or_else(|| {
+            result
+                .content
+                .first()
+                .and_then(|c| c.text.as_deref())
+                .and_then(|t| t.trim().parse::<f64>().ok())
+        });
+    match got {
+        Some(got) if (got - want).abs() < 1e-9 => Ok(()),
+        Some(got) => Err(format!(
+            "call {id}: {a} + {b} = {want}, the server said {got}"
+        )),
+        None => Err(format!("call {id}: no sum in the result")),
+    }
+}
+
+/// The id of a response as a number, when it is one.
+pub fn id_of(id: &Option<Value>) -> Option<u64> {
+    id.as_ref().and_then(Value::as_u64)
+}
+
+/// Checks an `initialize` response.
+pub fn check_initialize(msg: &Message) -> Result<(), String> {
+    if let Some(e) = &msg.error {
+        return Err(format!("initialize: error {e}"));
+    }
+    let version = msg
+        .result
+        .as_ref()
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str);
+    match version {
+        Some(PROTOCOL_VERSION) => Ok(()),
+        other => Err(format!(
+            "initialize: protocolVersion {other:?}, asked for {PROTOCOL_VERSION}"
+        )),
+    }
+}
+
+/// Reads one page of `tools/list`: the tool count, whether `add_numbers` is there with `a`
+/// and `b` in its schema, and the next cursor.
+pub fn check_list_page(msg: &Message) -> Result<(usize, bool, Option<String>), String> {
+    if let Some(e) = &msg.error {
+        return Err(format!("tools/list: error {e}"));
+    }
+    let result = msg.result.as_ref().ok_or("tools/list: no result")?;
+    let tools = result
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or("tools/list: no tools array")?;
+    let mut add = false;
+    for tool in tools {
+        if tool.get("name").and_then(Value::as_str) == Some("add_numbers") {
+            let props = tool.pointer("/inputSchema/properties");
+            let has = |k| props.and_then(|p| p.get(k)).is_some();
+            if !(has("a") && has("b")) {
+                return Err(format!(
+                    "tools/list: add_numbers' inputSchema lacks a or b: {tool}"
+                ));
+            }
+            add = true;
+        }
+    }
+    let next = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok((tools.len(), add, next))
+}
+
+/// VmRSS and VmHWM of a process, in MiB.
+pub fn memory_mib(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+            })
+            .map_or(0.0, |kib| kib / 1024.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Where the server binaries built with this driver are: next to its own executable.
+pub fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BENCH_MCP_BIN_DIR") {
+        return dir.into();
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_default()
+}
+
+/// Every server, those whose runtime is missing left out (with a note on stderr).
+pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
+    let bins = bin_dir();
+    let node = root.join("target/node-env/node_modules/node/bin/node");
+    let python = root.join("target/py-venv/bin/python");
+    let ts = root.join("benchmarks/mcp/servers/ts-server.mjs");
+    let py = root.join("benchmarks/mcp/servers/py_server.py");
+    let mut out = Vec::new();
+    let s = |v: &[&str]| v.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+    for kind in Kind::ALL {
+        if !only.is_empty() && !only.contains(&kind) {
+            continue;
+        }
+        for &tools in counts {
+            let n = tools.to_string();
+            let server = match kind {
+                Kind::ToolCore => Server {
+                    kind,
+                    tools,
+                    listed: tools + 1,
+                    program: bins.join(format!("tc-{tools}")),
+                    stdio_args: s(&["serve", "--stdio"]),
+                    http_args: Some(s(&["serve", "--http", "{addr}"])),
+                },
+                Kind::RmcpDefault | Kind::RmcpBest => {
+                    let mut stdio_args = Vec::new();
+                    if kind == Kind::RmcpBest {
+                        stdio_args.push("--best".to_owned());
+                    }
+                    let mut http_args = stdio_args.clone();
+                    http_args.extend(s(&["--http", "{addr}"]));
+                    Server {
+                        kind,
+                        tools,
+                        listed: tools,
+                        program: bins.join(format!("rmcp-{tools}")),
+                        stdio_args,
+                        http_args: Some(http_args),
+                    }
+                }
+                Kind::TypeScript => Server {
+                    kind,
+                    tools,
+                    listed: tools,
+                    program: node.clone(),
+                    stdio_args: vec![ts.display().to_string(), "--tools".into(), n.clone()],
+                    http_args: Some(vec![
+                        ts.display().to_string(),
+                        "--tools".into(),
+                        n,
+                        "--http".into(),
+                        "{port}".into(),
+                    ]),
+                },
+                Kind::Python => Server {
+                    kind,
+                    tools,
+                    listed: tools,
+                    program: python.clone(),
+                    stdio_args: vec![py.display().to_string(), "--tools".into(), n.clone()],
+                    http_args: Some(vec![
+                        py.display().to_string(),
+                        "--tools".into(),
+                        n,
+                        "--http".into(),
+                        "{port}".into(),
+                    ]),
+                },
+            };
+            if !server.program.exists() {
+                eprintln!(
+                    "mcp-load: skipping {}: {} is missing ({})",
+                    server.name(),
+                    server.program.display(),
+                    match kind {
+                        Kind::TypeScript => "run scripts/node-env",
+                        Kind::Python => "run scripts/python-env",
+                        _ => "build with `cargo build --release -p bench-mcp`",
+                    }
+                );
+                continue;
+            }
+            out.push(server);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(text: &str) -> CallMessage {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn answers_are_checked() {
+        let (a, b) = operands(7);
+        let sum = a + b;
+        let ok = format!(
+            r#"{{"id":7,"result":{{"content":[],"structuredContent":{{"result":{sum}}}}}}}"#
+        );
+        check_call(&answer(&ok), 7).unwrap();
+        let text =
+            format!(r#"{{"id":7,"result":{{"content":[{{"type":"text","text":"{sum}"}}]}}}}"#);
+        check_call(&answer(&text), 7).unwrap();
+        let wrong = format!(
+            r#"{{"id":7,"result":{{"structuredContent":{{"result":{}}}}}}}"#,
+            sum + 1.0
+        );
+        assert!(
+            check_call(&answer(&wrong), 7)
+                .unwrap_err()
+                .contains("the server said")
+        );
+        let error = r#"{"id":7,"error":{"code":-32602,"message":"no"}}"#;
+        assert!(check_call(&answer(error), 7).is_err());
+        let is_error =
+            r#"{"id":7,"result":{"isError":true,"content":[{"type":"text","text":"bad"}]}}"#;
+        assert!(
+            check_call(&answer(is_error), 7)
+                .unwrap_err()
+                .contains("bad")
+        );
+        assert!(check_call(&answer(r#"{"id":7,"result":{"content":[]}}"#), 7).is_err());
+    }
+
+    #[test]
+    fn requests_are_json_rpc() {
+        let mut out = Vec::new();
+        call_request(&mut out, 2_000_123).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let (a, b) = operands(2_000_123);
+        assert_eq!(v["params"]["arguments"]["a"].as_f64(), Some(a));
+        assert_eq!(v["params"]["arguments"]["b"].as_f64(), Some(b));
+        let init: Value = serde_json::from_str(&initialize_request(0)).unwrap();
+        assert_eq!(init["params"]["protocolVersion"], PROTOCOL_VERSION);
+    }
+
+    #[test]
+    fn percentiles() {
+        let p = Phase::from_latencies((1..=100).map(|i| i * 1000).collect(), 1.0);
+        assert_eq!((p.calls, p.p50_us, p.p99_us), (100, 50.0, 99.0));
+    }
+}

@@ -1,0 +1,318 @@
+//! The stdio client: newline-delimited JSON-RPC on a child's stdin and stdout, on this thread
+//! (no hand-off per message), with a watchdog thread that kills a server that stops answering.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{
+    CallMessage, Config, INITIALIZED, Message, Phase, Sample, Server, call_request, check_call,
+    check_initialize, check_list_page, id_of, initialize_request, list_request, memory_mib,
+};
+
+/// Kills the child when the current step's deadline passes.
+struct Watchdog {
+    start: Instant,
+    /// Milliseconds since `start`; `u64::MAX` for none.
+    deadline_ms: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+    fired: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn new(child: Arc<Mutex<Child>>) -> Watchdog {
+        let start = Instant::now();
+        let deadline_ms = Arc::new(AtomicU64::new(u64::MAX));
+        let done = Arc::new(AtomicBool::new(false));
+        let fired = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (deadline_ms, done, fired) = (deadline_ms.clone(), done.clone(), fired.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20));
+                    let now = start.elapsed().as_millis() as u64;
+                    if now > deadline_ms.load(Ordering::Relaxed) {
+                        fired.store(true, Ordering::Relaxed);
+                        if let Ok(mut child) = child.lock() {
+                            let _ = child.kill();
+                        }
+                        return;
+                    }
+                }
+            })
+        };
+        Watchdog {
+            start,
+            deadline_ms,
+            done,
+            fired,
+            thread: Some(thread),
+        }
+    }
+
+    /// The next step must finish within `limit`.
+    fn arm(&self, limit: Duration) {
+        let at = (self.start.elapsed() + limit).as_millis() as u64;
+        self.deadline_ms.store(at, Ordering::Relaxed);
+    }
+
+    fn fired(&self) -> bool {
+        self.fired.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Conn {
+    reader: BufReader<ChildStdout>,
+    writer: BufWriter<std::process::ChildStdin>,
+    line: Vec<u8>,
+}
+
+impl Conn {
+    /// The next line that is a response (server notifications and requests are skipped).
+    fn read_line(&mut self) -> Result<&[u8], String> {
+        loop {
+            self.line.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.line)
+                .map_err(|e| format!("reading stdout: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its stdout".to_owned());
+            }
+            if self.line.trim_ascii().is_empty() {
+                continue;
+            }
+            return Ok(self.line.trim_ascii());
+        }
+    }
+
+    fn read_message(&mut self) -> Result<Message, String> {
+        loop {
+            let line = self.read_line()?;
+            let msg: Message = serde_json::from_slice(line)
+                .map_err(|e| format!("not JSON-RPC ({e}): {}", String::from_utf8_lossy(line)))?;
+            if msg.method.is_none() {
+                return Ok(msg);
+            }
+        }
+    }
+
+    fn read_call(&mut self) -> Result<CallMessage, String> {
+        loop {
+            let line = self.read_line()?;
+            let msg: CallMessage = serde_json::from_slice(line)
+                .map_err(|e| format!("not JSON-RPC ({e}): {}", String::from_utf8_lossy(line)))?;
+            if msg.method.is_none() {
+                return Ok(msg);
+            }
+        }
+    }
+
+    fn send(&mut self, text: &str) -> Result<(), String> {
+        self.writer
+            .write_all(text.as_bytes())
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .and_then(|()| self.writer.flush())
+            .map_err(|e| format!("writing stdin: {e}"))
+    }
+
+    fn queue_call(&mut self, id: u64) -> Result<(), String> {
+        call_request(&mut self.writer, id)
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .map_err(|e| format!("writing stdin: {e}"))
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        self.writer
+            .flush()
+            .map_err(|e| format!("writing stdin: {e}"))
+    }
+}
+
+/// Starts `server` on pipes and measures it once.
+pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String> {
+    let log = cfg.log_dir.join(format!(
+        "{}-{}-stdio-{round}.stderr",
+        server.kind.key(),
+        server.tools
+    ));
+    let stderr = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let start = Instant::now();
+    let mut child = Command::new(&server.program)
+        .args(&server.stdio_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", server.program.display()))?;
+    let pid = child.id();
+    let mut conn = Conn {
+        writer: BufWriter::with_capacity(1 << 16, child.stdin.take().expect("piped")),
+        reader: BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped")),
+        line: Vec::with_capacity(4096),
+    };
+    let child = Arc::new(Mutex::new(child));
+    let dog = Watchdog::new(child.clone());
+    let result = measure(&mut conn, server, cfg, start, pid, &dog);
+    let result = result.map_err(|e| {
+        let why = if dog.fired() {
+            format!("{e} (killed after its time limit)")
+        } else {
+            e
+        };
+        format!("{why}; stderr in {}", log.display())
+    });
+    drop(dog);
+    // Closing stdin is how a stdio server is told to stop.
+    drop(conn);
+    let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
+    let until = Instant::now() + Duration::from_secs(3);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break;
+            }
+        }
+    }
+    result
+}
+
+fn measure(
+    conn: &mut Conn,
+    server: &Server,
+    cfg: &Config,
+    start: Instant,
+    pid: u32,
+    dog: &Watchdog,
+) -> Result<Sample, String> {
+    let mut sample = Sample::default();
+    dog.arm(cfg.start_limit);
+    conn.send(&initialize_request(0))?;
+    let init = conn.read_message()?;
+    sample.startup_ms = start.elapsed().as_secs_f64() * 1000.0;
+    check_initialize(&init)?;
+    conn.send(INITIALIZED)?;
+
+    // The listing, every page.
+    let (mut listed, mut has_add, mut cursor, mut id) = (0, false, None::<String>, 1u64);
+    loop {
+        conn.send(&list_request(id, cursor.as_deref()))?;
+        let msg = conn.read_message()?;
+        if id_of(&msg.id) != Some(id) {
+            return Err(format!("tools/list: answer to id {:?}, asked {id}", msg.id));
+        }
+        let (n, add, next) = check_list_page(&msg)?;
+        listed += n;
+        has_add |= add;
+        id += 1;
+        match next {
+            Some(next) if id < 100 => cursor = Some(next),
+            _ => break,
+        }
+    }
+    if !has_add || listed != server.listed {
+        return Err(format!(
+            "tools/list: {listed} tools (add_numbers {}), expected {}",
+            if has_add { "present" } else { "missing" },
+            server.listed
+        ));
+    }
+    sample.idle_rss_mib = memory_mib(pid).0;
+
+    let limit = cfg.phase_limit;
+    dog.arm(limit + Duration::from_secs(20));
+    sequential(conn, 1_000, cfg.warmup, limit)?;
+    dog.arm(limit + Duration::from_secs(20));
+    sample.sequential = sequential(conn, 1_000_000, cfg.calls, limit)?;
+    dog.arm(limit + Duration::from_secs(20));
+    sample.in_flight = pipelined(conn, 2_000_000, cfg.calls, cfg.in_flight, limit)?;
+    dog.arm(Duration::from_secs(20));
+    sample.peak_rss_mib = memory_mib(pid).1;
+    Ok(sample)
+}
+
+/// One call at a time: `n` calls at most, none started after `limit`.
+fn sequential(conn: &mut Conn, base: u64, n: usize, limit: Duration) -> Result<Phase, String> {
+    let mut lat = Vec::with_capacity(n);
+    let start = Instant::now();
+    for i in 0..n as u64 {
+        if start.elapsed() > limit {
+            break;
+        }
+        let id = base + i;
+        let sent = Instant::now();
+        conn.queue_call(id)?;
+        conn.flush()?;
+        let msg = conn.read_call()?;
+        if id_of(&msg.id) != Some(id) {
+            return Err(format!("answer to id {:?}, asked {id}", msg.id));
+        }
+        check_call(&msg, id)?;
+        lat.push(sent.elapsed().as_nanos() as u64);
+    }
+    Ok(Phase::from_latencies(lat, start.elapsed().as_secs_f64()))
+}
+
+/// `window` calls in flight: a new one is sent as each answer arrives; writes are flushed when
+/// no further answer is already buffered.
+fn pipelined(
+    conn: &mut Conn,
+    base: u64,
+    n: usize,
+    window: usize,
+    limit: Duration,
+) -> Result<Phase, String> {
+    let mut sent_at: Vec<Option<Instant>> = vec![None; n];
+    let mut lat = Vec::with_capacity(n);
+    let start = Instant::now();
+    let mut sent = 0usize;
+    while sent < n.min(window) {
+        sent_at[sent] = Some(Instant::now());
+        conn.queue_call(base + sent as u64)?;
+        sent += 1;
+    }
+    conn.flush()?;
+    let mut done = 0usize;
+    while done < sent {
+        let msg = conn.read_call()?;
+        let now = Instant::now();
+        let id =
+            id_of(&msg.id).ok_or_else(|| format!("answer without a numeric id: {:?}", msg.id))?;
+        let slot = id
+            .checked_sub(base)
+            .map(|i| i as usize)
+            .filter(|&i| i < sent)
+            .ok_or_else(|| format!("answer to id {id}, which was not asked"))?;
+        let at = sent_at[slot]
+            .take()
+            .ok_or_else(|| format!("a second answer to id {id}"))?;
+        check_call(&msg, id)?;
+        lat.push((now - at).as_nanos() as u64);
+        done += 1;
+        if sent < n && start.elapsed() <= limit {
+            sent_at[sent] = Some(Instant::now());
+            conn.queue_call(base + sent as u64)?;
+            sent += 1;
+        }
+        if conn.reader.buffer().is_empty() {
+            conn.flush()?;
+        }
+    }
+    Ok(Phase::from_latencies(lat, start.elapsed().as_secs_f64()))
+}

@@ -1,0 +1,46 @@
+//! Runs `mcp-load` in its quickest mode against tool-core's server (stdio and HTTP, 1 and 200
+//! tools): the handshake, the listing check, and every answer checked.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+#[test]
+fn quick_run_against_tool_core() {
+    let out = std::env::temp_dir().join(format!("bench-mcp-test-{}.json", std::process::id()));
+    let run = Command::new(env!("CARGO_BIN_EXE_mcp-load"))
+        // Bounded by count, not time: every call of each phase must be made and checked.
+        .args([
+            "--quick",
+            "--calls",
+            "50",
+            "--limit",
+            "15",
+            "--only",
+            "tool-core",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("mcp-load runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "mcp-load failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("| tool-core (toolctl serve) | 200 |"),
+        "{stdout}"
+    );
+
+    let json: Value = serde_json::from_slice(&std::fs::read(&out).expect("results file")).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let rows = json["results"].as_array().expect("results");
+    assert_eq!(rows.len(), 4, "stdio and http, 1 and 200 tools: {json}");
+    for row in rows {
+        assert_eq!(row["failures"].as_array().map(Vec::len), Some(0), "{row}");
+        let median = &row["median"];
+        assert_eq!(median["seq_calls"], 50, "{row}");
+        assert_eq!(median["inflight_calls"], 50, "{row}");
+        assert!(median["startup_ms"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(median["peak_rss_mib"].as_f64().unwrap() > 0.0, "{row}");
+    }
+}

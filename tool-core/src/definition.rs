@@ -165,6 +165,9 @@ pub struct ToolDef {
     pub voiced: bool,
     /// Whether the result goes back to the model for another pass.
     pub feeds_back: bool,
+    /// A sync function that may block for long: run on the blocking pool, not on the async
+    /// workers.
+    pub blocking: bool,
     /// Per-tool time limit, enforced by the executor.
     pub timeout: Option<Duration>,
     /// Attempts after the first for transient errors, enforced by the executor.

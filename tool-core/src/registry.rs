@@ -58,6 +58,7 @@ struct ToolInner {
     core: bool,
     annotations: Annotations,
     voiced: bool,
+    blocking: bool,
     feeds_back: bool,
     timeout: Option<Duration>,
     retries: u32,
@@ -119,6 +120,7 @@ impl Tool {
                 core: def.core,
                 annotations: def.annotations,
                 voiced: def.voiced,
+                blocking: def.blocking,
                 feeds_back: def.feeds_back,
                 timeout: def.timeout,
                 retries: def.retries,
@@ -176,6 +178,12 @@ impl Tool {
     /// Whether a voice UI speaks the label.
     pub fn voiced(&self) -> bool {
         self.inner.voiced
+    }
+
+    /// Whether it is a sync function marked `blocking`: the executor runs it on the blocking
+    /// pool instead of the async workers.
+    pub fn is_blocking(&self) -> bool {
+        self.inner.blocking
     }
     /// Whether the result goes back to the model.
     pub fn feeds_back(&self) -> bool {
@@ -286,6 +294,7 @@ impl DynamicTool {
                 core: false,
                 annotations: Annotations::default(),
                 voiced: false,
+                blocking: false,
                 feeds_back: true,
                 timeout: None,
                 retries: 0,

@@ -22,6 +22,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "voiced",
+    "blocking",
     "feeds_back",
     "timeout",
     "retries",
@@ -64,6 +65,7 @@ pub struct ToolAttrs {
     pub idempotent: Option<Flag>,
     pub open_world: Option<Flag>,
     pub voiced: Option<Flag>,
+    pub blocking: Option<Flag>,
     pub feeds_back: Option<Flag>,
     pub timeout: Option<Timeout>,
     pub retries: Option<LitInt>,
@@ -91,7 +93,7 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
         match key {
             "examples" => attrs.examples = examples(&meta)?,
             "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-            | "feeds_back" | "check" => {
+            | "blocking" | "feeds_back" | "check" => {
                 let flag = flag(cx, key, &meta)?;
                 let slot = match key {
                     "core" => &mut attrs.core,
@@ -100,6 +102,7 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
                     "idempotent" => &mut attrs.idempotent,
                     "open_world" => &mut attrs.open_world,
                     "voiced" => &mut attrs.voiced,
+                    "blocking" => &mut attrs.blocking,
                     "feeds_back" => &mut attrs.feeds_back,
                     _ => &mut attrs.check,
                 };

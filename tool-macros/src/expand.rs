@@ -248,6 +248,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         idempotent,
         open_world,
         voiced,
+        blocking,
         feeds_back,
         retries,
         ..
@@ -264,7 +265,10 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         .examples
         .iter()
         .map(|(label, input)| quote!(::tool_core::Example { label: #label, input: #input }));
-    let body = match f.fields().find(|field| field.args.body.is_some_and(|b| b.value)) {
+    let body = match f
+        .fields()
+        .find(|field| field.args.body.is_some_and(|b| b.value))
+    {
         Some(field) => {
             let key = field.key();
             quote!(::core::option::Option::Some(#key))
@@ -334,6 +338,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                         open_world: #open_world,
                     },
                     voiced: #voiced,
+                    blocking: #blocking,
                     feeds_back: #feeds_back,
                     timeout: #timeout,
                     retries: #retries,

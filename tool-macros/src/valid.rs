@@ -20,6 +20,7 @@ pub struct Resolved {
     pub open_world: bool,
     pub core: bool,
     pub voiced: bool,
+    pub blocking: bool,
     pub feeds_back: bool,
     pub timeout_ms: Option<u64>,
     pub retries: u32,
@@ -77,11 +78,27 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         open_world: attrs.open_world.is_some_and(|f| f.value),
         core: attrs.core.is_some_and(|f| f.value),
         voiced: attrs.voiced.is_some_and(|f| f.value),
+        blocking: check_blocking(cx, attrs, f),
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
         timeout_ms: attrs.timeout.map(|t| t.millis),
         retries,
         examples,
     }
+}
+
+/// `blocking` moves a sync function to the blocking pool; an async one must not block.
+fn check_blocking(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> bool {
+    let Some(flag) = attrs.blocking.filter(|b| b.value) else {
+        return false;
+    };
+    if f.item.sig.asyncness.is_some() {
+        cx.error_at(
+            flag.span,
+            "`blocking` is for sync functions that may block (file walks, subprocesses); \
+             an async tool must not block: await, or use tokio::task::spawn_blocking inside",
+        );
+    }
+    true
 }
 
 fn check_signature(cx: &mut Ctxt, f: &ToolFn) {

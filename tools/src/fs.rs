@@ -50,6 +50,7 @@ pub struct FileContent {
 /// Files over 1 MiB must be read by line range. Use it to read source, notes or configuration.
 #[tool(
     domain = domains::fs,
+    blocking,
     label = "Reading a file",
     hint = "Reads a text file, whole or a line range",
     examples(
@@ -180,6 +181,7 @@ pub struct DirListing {
 /// Use "." for the root itself. Use it to find out what files exist before reading them.
 #[tool(
     domain = domains::fs,
+    blocking,
     label = "Listing a directory",
     hint = "Lists the files and folders in a directory",
     examples(
@@ -265,6 +267,7 @@ pub struct SearchResults {
 /// that regular expression. Returns paths, line numbers and line text.
 #[tool(
     domain = domains::fs,
+    blocking,
     label = "Searching files",
     hint = "Finds files by name pattern and, optionally, by content",
     examples(
@@ -404,6 +407,7 @@ pub struct FileInfo {
 /// the root. Use it to check a file exists or how big it is before reading it.
 #[tool(
     domain = domains::fs,
+    blocking,
     label = "Checking a file",
     hint = "Size, kind and modification time of a file",
     examples("A file's details" => r#"{"path": "Cargo.toml"}"#),

@@ -33,7 +33,7 @@ async fn remove(id: u32, force: Option<bool>) -> String {
 }
 
 /// Appends a line to a log.
-#[tool(domain = demo, label = "Writing", hint = "Appends a line", destructive, timeout = "500ms")]
+#[tool(domain = demo, label = "Writing", hint = "Appends a line", destructive, blocking, timeout = "500ms")]
 fn append_line(line: String) -> usize {
     line.len()
 }
@@ -87,6 +87,7 @@ fn main() {
         Annotations { read_only: false, destructive: true, idempotent: false, open_world: false }
     );
     assert_eq!(t.timeout(), Some(Duration::from_millis(500)));
+    assert!(t.is_blocking());
 
     // read_only = false alone: not destructive, not idempotent.
     let t = registry.get("send_message").unwrap();
@@ -103,6 +104,7 @@ fn main() {
     assert!(!t.is_core());
     assert_eq!(t.annotations(), Annotations::READ_ONLY);
     assert!(!t.voiced());
+    assert!(!t.is_blocking());
     assert!(t.feeds_back());
     assert_eq!(t.timeout(), None);
     assert_eq!(t.retries(), 0);

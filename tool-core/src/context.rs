@@ -239,7 +239,12 @@ impl ToolContext {
 
     /// Emits a UI event for this call.
     pub fn emit(&self, event: ToolEvent) {
-        self.inner.events.emit(&event);
+        self.emit_ref(&event);
+    }
+
+    /// [`emit`](Self::emit) for an event owned elsewhere (a sink passing events on).
+    pub(crate) fn emit_ref(&self, event: &ToolEvent) {
+        self.inner.events.emit(event);
     }
 
     /// Sends a log message about this call to UIs (and to MCP clients, as a logging

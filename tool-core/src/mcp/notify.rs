@@ -154,7 +154,7 @@ fn lock(sending: &Mutex<Sending>) -> std::sync::MutexGuard<'_, Sending> {
 
 impl EventSink for McpEvents {
     fn emit(&self, event: &ToolEvent) {
-        self.base.emit(event.clone());
+        self.base.emit_ref(event);
         let wanted = match event {
             ToolEvent::Progress { call_id, .. } => self.wants_progress && *call_id == self.call_id,
             ToolEvent::Log { level, .. } => *level >= self.min_level,

@@ -279,12 +279,12 @@ pub struct SharedCatalog(Arc<RwLock<Shared>>);
 enum Shared {
     /// Not searched yet: the tools to index.
     Pending(Registry),
-    Built(Catalog),
+    Built(Box<Catalog>),
 }
 
 impl Default for Shared {
     fn default() -> Self {
-        Self::Built(Catalog::default())
+        Self::Built(Box::default())
     }
 }
 
@@ -304,7 +304,7 @@ impl SharedCatalog {
         }
         let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
         if let Shared::Pending(registry) = &*shared {
-            *shared = Shared::Built(Catalog::new(registry));
+            *shared = Shared::Built(Box::new(Catalog::new(registry)));
         }
         match &*shared {
             Shared::Built(catalog) => f(catalog),

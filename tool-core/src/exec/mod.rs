@@ -84,22 +84,23 @@ pub enum Missing<T> {
 ///     limit: invalid type: string \"ten\", expected u32; timezone: missing required parameter");
 /// ```
 pub struct Fields {
-    /// The input's entries, in a list: a tool has few parameters, and comparing a few keys
-    /// costs less than hashing one (serde_json's map hashes with SipHash).
-    entries: Vec<(String, Value)>,
+    /// The input object. Values are taken out by scanning its keys: a tool has few
+    /// parameters, and comparing a few keys costs less than hashing one (serde_json's map
+    /// hashes with SipHash) or moving the entries into a list.
+    map: Map<String, Value>,
     problems: Vec<ToolError>,
 }
 
 impl Fields {
     /// Starts decoding; `keys` are every parameter's JSON key. Unknown keys are problems.
     pub fn new(input: Value, keys: &[&str]) -> Result<Self, ToolError> {
-        let entries: Vec<(String, Value)> = into_object(input)?.into_iter().collect();
-        let problems = entries
-            .iter()
-            .filter(|(k, _)| !keys.contains(&k.as_str()))
-            .map(|(k, _)| unknown_parameter(k, keys))
+        let map = into_object(input)?;
+        let problems = map
+            .keys()
+            .filter(|k| !keys.contains(&k.as_str()))
+            .map(|k| unknown_parameter(k, keys))
             .collect();
-        Ok(Self { entries, problems })
+        Ok(Self { map, problems })
     }
 
     /// Takes and decodes one parameter; `None` if it is missing or ill-typed (a problem is
@@ -110,11 +111,12 @@ impl Fields {
         decode: fn(Value) -> Result<T, ToolError>,
         missing: Missing<T>,
     ) -> Option<T> {
+        // Each key is taken once, so leaving `null` behind is never read as the value.
         let taken = self
-            .entries
-            .iter()
-            .position(|(k, _)| k == key)
-            .map(|at| self.entries.swap_remove(at).1);
+            .map
+            .iter_mut()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| std::mem::take(v));
         let value = match (taken, missing) {
             (None | Some(Value::Null), Missing::Default(default)) => return Some(default()),
             (None, Missing::Required) => {

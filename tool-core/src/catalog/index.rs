@@ -388,21 +388,34 @@ impl Index {
                 })
             })
             .collect();
-        let score = |lists: &[Vec<Posting>]| -> Vec<Vec<(DocId, f32)>> {
-            lists
-                .iter()
-                .map(|list| {
-                    list.iter()
-                        .map(|p| {
-                            let norm = &norms[p.doc as usize];
-                            let tf: f32 = (0..FIELDS).map(|f| f32::from(p.tf[f]) * norm[f]).sum();
-                            (p.doc, tf / (K1 + tf))
-                        })
-                        .collect()
-                })
-                .collect()
+        // In place: after the first build, rescoring allocates nothing.
+        let score = |lists: &[Vec<Posting>], out: &mut [Vec<(DocId, f32)>]| {
+            for (list, out) in lists.iter().zip(out) {
+                out.clear();
+                out.extend(list.iter().map(|p| {
+                    let norm = &norms[p.doc as usize];
+                    let tf: f32 = (0..FIELDS).map(|f| f32::from(p.tf[f]) * norm[f]).sum();
+                    (p.doc, tf / (K1 + tf))
+                }));
+            }
         };
-        self.scored = in_parallel(&self.postings, 4096, score).concat();
+        self.scored.resize_with(self.postings.len(), Vec::new);
+        let chunk = self
+            .postings
+            .len()
+            .div_ceil(threads_for(self.postings.len(), 4096));
+        if chunk >= self.postings.len() {
+            return score(&self.postings, &mut self.scored);
+        }
+        std::thread::scope(|scope| {
+            for (lists, out) in self
+                .postings
+                .chunks(chunk)
+                .zip(self.scored.chunks_mut(chunk))
+            {
+                scope.spawn(|| score(lists, out));
+            }
+        });
     }
 
     /// Moves the pending postings into each term's list.
@@ -583,6 +596,14 @@ impl Index {
     }
 }
 
+/// How many threads to split `items` items over: one per core, with at least `per_thread` each.
+fn threads_for(items: usize, per_thread: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items / per_thread)
+        .max(1)
+}
+
 /// `f` over `items` split into consecutive parts, one per core when there are at least
 /// `per_thread` items for each; the results in order.
 fn in_parallel<T: Sync, R: Send>(
@@ -590,10 +611,7 @@ fn in_parallel<T: Sync, R: Send>(
     per_thread: usize,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len() / per_thread)
-        .max(1);
+    let threads = threads_for(items.len(), per_thread);
     if threads == 1 {
         return vec![f(items)];
     }

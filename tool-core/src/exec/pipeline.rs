@@ -312,24 +312,28 @@ impl Executor {
         }
     }
 
-    /// One attempt: the handler runs in its own task (a panic there is an internal error, not
-    /// a crash), raced against the deadline and the cancellation token. Dropping the attempt
-    /// aborts the task.
+    /// One attempt, raced against the deadline and the cancellation token. The handler runs
+    /// in the caller's task, with a panic caught as an internal error (not a crash); a tool
+    /// marked `blocking` runs on the blocking pool. Dropping the attempt stops the handler.
     async fn attempt(&self, tool: &Tool, input: Value, ctx: &ToolContext) -> CallResult {
-        // Decoding happens inside the task too, so nothing about a call can take the caller down.
-        let (owned_tool, owned_ctx) = (tool.clone(), ctx.clone());
-        let task = if !tool.is_blocking() {
-            // Sync tools too: a short sync function costs less on a worker than the hand-off
-            // to the blocking pool and back (measured: 4.5 context switches per call).
-            AbortOnDropHandle::new(tokio::spawn(async move {
-                owned_tool.call(input, &owned_ctx).await
-            }))
-        } else {
+        // Decoding happens inside too, so nothing about a call can take the caller down.
+        let run = async {
+            if !tool.is_blocking() {
+                // In this task, not a new one: a spawned task is often stolen by another worker,
+                // and each call then pays two cross-thread wake-ups.
+                return CatchPanic(tool.call(input, ctx)).await;
+            }
             // Marked `blocking`: keep it off the async workers.
+            let (owned_tool, owned_ctx) = (tool.clone(), ctx.clone());
             let handle = tokio::runtime::Handle::current();
-            AbortOnDropHandle::new(tokio::task::spawn_blocking(move || {
+            let task = AbortOnDropHandle::new(tokio::task::spawn_blocking(move || {
                 handle.block_on(owned_tool.call(input, &owned_ctx))
-            }))
+            }));
+            match task.await {
+                Ok(result) => Ok(result),
+                Err(e) if e.is_panic() => Err(Stopped::Panicked(e.into_panic())),
+                Err(e) => Err(Stopped::Other(e.to_string())),
+            }
         };
         // A timer only when there is a deadline: most calls have none.
         let deadline = ctx.deadline();
@@ -351,14 +355,14 @@ impl Executor {
                 ErrorKind::Timeout,
                 format!("`{}` did not finish in time", tool.name()),
             )),
-            joined = task => match joined {
+            outcome = run => match outcome {
                 Ok(result) => result,
-                Err(e) if e.is_panic() => Err(ToolError::internal(format!(
+                Err(Stopped::Panicked(payload)) => Err(ToolError::internal(format!(
                     "`{}` panicked: {}",
                     tool.name(),
-                    panic_message(e.into_panic())
+                    panic_message(payload)
                 ))),
-                Err(e) => Err(ToolError::new(
+                Err(Stopped::Other(e)) => Err(ToolError::new(
                     ErrorKind::Cancelled,
                     format!("`{}` was stopped: {e}", tool.name()),
                 )),
@@ -428,6 +432,34 @@ fn digest(input: &CallInput) -> String {
     let bytes = hasher.finalize();
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
+}
+
+/// Why an attempt ended without a result.
+enum Stopped {
+    Panicked(Box<dyn std::any::Any + Send>),
+    /// The blocking task was stopped (the runtime shutting down).
+    Other(String),
+}
+
+/// A handler's future whose panic becomes [`Stopped::Panicked`] instead of unwinding into the
+/// caller.
+struct CatchPanic(super::CallFuture);
+
+impl std::future::Future for CatchPanic {
+    type Output = Result<CallResult, Stopped>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let future = &mut self.0;
+        // The future is not polled again after a panic: it is dropped with the attempt.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(std::task::Poll::Ready(result)) => std::task::Poll::Ready(Ok(result)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(payload) => std::task::Poll::Ready(Err(Stopped::Panicked(payload))),
+        }
+    }
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

@@ -522,7 +522,10 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         .collect();
     progress.sort();
     progress.dedup();
-    assert!(progress.contains(&"progress 3/3".to_owned()), "{progress:?}");
+    assert!(
+        progress.contains(&"progress 3/3".to_owned()),
+        "{progress:?}"
+    );
     for step in &progress {
         assert!(
             ["progress 1/3", "progress 2/3", "progress 3/3"].contains(&step.as_str()),

@@ -14,9 +14,13 @@ use std::time::{Duration, Instant};
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
-use serde_json::json;
+use tool_core::ToolContext;
 use tool_core::catalog::{Catalog, SearchOptions};
-use tool_core::{DynamicTool, Registry, ToolContext};
+
+/// tool-core's catalog evaluation, for its synthetic catalog: the same tools as the catalog
+/// bench, so the figures line up.
+#[path = "../../../../tool-core/benches/support/eval.rs"]
+mod eval;
 
 use bench_calls::{
     RmcpEnv, SIZES, add_input, core_call, core_registry, floor_call, floor_dispatch, floor_table,
@@ -142,7 +146,7 @@ fn search_sweep() -> Vec<Series> {
     println!("|---|---|---|---|");
     let options = SearchOptions::default();
     for n in CATALOG_SIZES {
-        let (registry, queries) = synthetic(n);
+        let (registry, queries) = eval::synthetic(n);
         let start = Instant::now();
         let catalog = black_box(Catalog::new(&registry));
         let built = start.elapsed();
@@ -268,98 +272,4 @@ fn draw(
         .draw()
         .expect("legend");
     root.present().expect("write png");
-}
-
-/// `n` deterministic synthetic tools and 1,000 queries: the generator of tool-core's catalog
-/// bench (`tool-core/benches/support/eval.rs`, `synthetic`), same seed, so the figures line up.
-fn synthetic(n: usize) -> (Registry, Vec<String>) {
-    const VERBS: &[&str] = &[
-        "get",
-        "list",
-        "create",
-        "update",
-        "delete",
-        "search",
-        "send",
-        "run",
-        "stop",
-        "close",
-        "merge",
-        "copy",
-        "move",
-        "export",
-        "import",
-        "sync",
-        "archive",
-        "restore",
-        "approve",
-        "assign",
-        "schedule",
-        "cancel",
-        "publish",
-        "validate",
-        "convert",
-        "summarize",
-        "count",
-        "tag",
-        "upload",
-        "download",
-    ];
-    let mut rng = fastrand::Rng::with_seed(7);
-    let spell = |mut i: usize, syllables: &[&str]| -> String {
-        let mut word = String::new();
-        for _ in 0..5 {
-            word.push_str(syllables[i % syllables.len()]);
-            i /= syllables.len();
-        }
-        word
-    };
-    let noun_syllables = [
-        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qu", "dor", "len", "mar",
-        "tis",
-    ];
-    let filler_syllables = [
-        "ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lu", "mo", "nu", "pe", "ri", "su", "to",
-    ];
-    let nouns: Vec<String> = (0..3000).map(|i| spell(i, &noun_syllables)).collect();
-    let filler: Vec<String> = (0..2000).map(|i| spell(i, &filler_syllables)).collect();
-    let domains: Vec<String> = (0..50).map(|i| format!("svc{i}")).collect();
-    let pick = |rng: &mut fastrand::Rng, from: &[String]| from[rng.usize(..from.len())].clone();
-    let tools: Vec<DynamicTool> = (0..n)
-        .map(|i| {
-            let verb = VERBS[rng.usize(..VERBS.len())];
-            let noun = pick(&mut rng, &nouns);
-            let domain = pick(&mut rng, &domains);
-            let prose: Vec<String> =
-                (0..rng.usize(12..40)).map(|_| pick(&mut rng, &filler)).collect();
-            let mut properties = serde_json::Map::new();
-            for _ in 0..rng.usize(1..5) {
-                properties.insert(
-                    pick(&mut rng, &nouns),
-                    json!({"type": "string", "description": format!("The {} {}", pick(&mut rng, &filler), pick(&mut rng, &nouns))}),
-                );
-            }
-            DynamicTool::new(
-                format!("{domain}__{verb}_{noun}_{i}"),
-                format!("{verb}s a {noun} of the {domain} service. {}.", prose.join(" ")),
-                json!({"type": "object", "properties": properties}),
-            )
-            .domain(domain.clone(), format!("The {domain} service"))
-            .hint(format!("{verb} a {noun}"))
-        })
-        .collect();
-    let mut registry = Registry::empty();
-    registry.register_all(tools).expect("unique names");
-    let queries = (0..1000)
-        .map(|_| {
-            format!(
-                "{} the {} {} {}",
-                VERBS[rng.usize(..VERBS.len())],
-                pick(&mut rng, &nouns),
-                pick(&mut rng, &filler),
-                pick(&mut rng, &nouns)
-            )
-        })
-        .collect();
-    (registry, queries)
 }

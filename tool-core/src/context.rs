@@ -247,6 +247,12 @@ impl ToolContext {
         self.inner.events.emit(event);
     }
 
+    /// Whether the context's sink wants the executor's own events (see
+    /// [`EventSink::wants_lifecycle`]).
+    pub(crate) fn wants_lifecycle(&self) -> bool {
+        self.inner.events.wants_lifecycle()
+    }
+
     /// Sends a log message about this call to UIs (and to MCP clients, as a logging
     /// notification, when the client's level lets it through).
     pub fn log(&self, level: LogLevel, message: impl Into<String>) {
@@ -596,6 +602,13 @@ pub enum LogLevel {
 pub trait EventSink: Send + Sync {
     /// Delivers one event; must not block.
     fn emit(&self, event: &ToolEvent);
+
+    /// Whether the sink does anything with the executor's own events (`Started`, `Finished`,
+    /// `Failed`). When it does not, the executor does not build them: they copy the call's
+    /// names and its output. Events tools send (progress, logs) are delivered either way.
+    fn wants_lifecycle(&self) -> bool {
+        true
+    }
 }
 
 /// The default event sink: `tracing` debug events, target `tool_core::events`.
@@ -605,6 +618,10 @@ pub struct TracingEvents;
 impl EventSink for TracingEvents {
     fn emit(&self, event: &ToolEvent) {
         tracing::debug!(target: "tool_core::events", ?event, "tool event");
+    }
+
+    fn wants_lifecycle(&self) -> bool {
+        tracing::enabled!(target: "tool_core::events", tracing::Level::DEBUG)
     }
 }
 
@@ -643,6 +660,10 @@ impl EventSink for BroadcastEvents {
     fn emit(&self, event: &ToolEvent) {
         // No subscriber is not an error: events are for whoever listens.
         let _ = self.sender.send(event.clone());
+    }
+
+    fn wants_lifecycle(&self) -> bool {
+        self.sender.receiver_count() > 0
     }
 }
 

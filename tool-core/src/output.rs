@@ -112,6 +112,17 @@ impl ToolOutput {
     pub fn into_data(self) -> Option<Value> {
         self.data
     }
+
+    /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out, copying neither.
+    pub(crate) fn into_echo_and_data(self) -> (String, Option<Value>) {
+        let echo = match (self.echo, &self.data) {
+            (Some(echo), _) => echo,
+            (None, Some(Value::String(s))) => s.clone(),
+            (None, Some(data)) => data.to_string(),
+            (None, None) => String::new(),
+        };
+        (echo, self.data)
+    }
 }
 
 /// An image, an audio clip or a resource (a document with a URI) returned with a result. Built
@@ -251,6 +262,16 @@ mod tests {
         assert_eq!(ToolOutput::new(json!({"a": 1})).echo(), r#"{"a":1}"#);
         assert_eq!(ToolOutput::new(json!(1)).with_echo("one").echo(), "one");
         assert_eq!(ToolOutput::<Value>::text("t").echo(), "t");
+        for out in [
+            ToolOutput::new(json!("plain")),
+            ToolOutput::new(json!({"a": 1})),
+            ToolOutput::new(json!(1)).with_echo("one"),
+            ToolOutput::<Value>::text("t"),
+        ] {
+            let echo = out.echo().into_owned();
+            let data = out.data().cloned();
+            assert_eq!(out.into_echo_and_data(), (echo, data));
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tool_core::exec::{ExecPolicy, Executor, ToolCall};
 use tool_core::prelude::*;
-use tool_core::{AuditRecord, AuditSink, BroadcastEvents, ToolEvent};
+use tool_core::{AuditRecord, AuditSink, BroadcastEvents, EventSink, ToolEvent};
 
 tool_core::domain!(pub demo, "Tools that misbehave on purpose");
 
@@ -126,6 +126,14 @@ async fn call_self(ctx: &ToolContext) -> Result<usize, ToolError> {
         .map(|_| ctx.depth())
 }
 
+static COUNTED: AtomicU32 = AtomicU32::new(0);
+
+/// Counts its runs.
+#[tool(domain = demo, label = "Counting", hint = "Counts")]
+fn count_runs() -> u32 {
+    COUNTED.fetch_add(1, Ordering::SeqCst) + 1
+}
+
 fn executor() -> Executor {
     Executor::new(Registry::linked().expect("tools link"))
 }
@@ -169,6 +177,19 @@ async fn cancelling_the_context_cancels_the_call() {
     });
     let err = call.await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled);
+}
+
+#[tokio::test]
+async fn a_call_cancelled_before_it_starts_never_runs_the_tool() {
+    let token = CancellationToken::new();
+    token.cancel();
+    let ctx = ToolContext::builder().cancellation(token).build();
+    let err = executor()
+        .call("count_runs", json!({}), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled);
+    assert_eq!(COUNTED.load(Ordering::SeqCst), 0);
 }
 
 #[tokio::test]
@@ -331,6 +352,29 @@ async fn ui_events_follow_the_call() {
     ));
     assert!(matches!(&seen[2], ToolEvent::Progress { done: 2, .. }));
     assert!(matches!(&seen[3], ToolEvent::Finished { call_id, .. } if call_id == "c1"));
+}
+
+/// Records every event, and says it does not want the executor's own.
+#[derive(Default)]
+struct ToolEventsOnly(Mutex<Vec<ToolEvent>>);
+
+impl EventSink for ToolEventsOnly {
+    fn emit(&self, event: &ToolEvent) {
+        self.0.lock().unwrap().push(event.clone());
+    }
+    fn wants_lifecycle(&self) -> bool {
+        false
+    }
+}
+
+#[tokio::test]
+async fn a_sink_not_wanting_lifecycle_events_still_gets_what_tools_send() {
+    let events = Arc::new(ToolEventsOnly::default());
+    let ctx = ToolContext::builder().events(events.clone()).build();
+    executor().call("do_steps", json!({}), &ctx).await.unwrap();
+    let seen = events.0.lock().unwrap();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|e| matches!(e, ToolEvent::Progress { .. })));
 }
 
 #[tokio::test]

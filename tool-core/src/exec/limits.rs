@@ -121,7 +121,12 @@ fn too_deep(depth: usize, max: usize) -> ToolError {
 pub(crate) fn cap_echo(output: ToolOutput, max: usize) -> ToolOutput {
     let echo = output.echo();
     if echo.len() <= max {
-        return output;
+        // An echo written out from the data is kept: whoever reads it next need not write it
+        // again.
+        return match echo {
+            std::borrow::Cow::Owned(text) => output.with_echo(text),
+            std::borrow::Cow::Borrowed(_) => output,
+        };
     }
     let mut cut = max;
     while !echo.is_char_boundary(cut) {

@@ -41,6 +41,11 @@ pub fn decode<T: DeserializeOwned>(input: Value) -> Result<T, ToolError> {
 
 /// Decodes any JSON value, with the JSON path of the offending part in the error.
 pub fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T, ToolError> {
+    // A scalar has no inner path to track: decoded directly, it fails with the same message.
+    if !matches!(value, Value::Array(_) | Value::Object(_)) {
+        return T::deserialize(value)
+            .map_err(|e| ToolError::invalid_input(e.to_string()).with_path(String::new()));
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
@@ -383,6 +388,30 @@ mod tests {
                 Ok(()) => proptest::prop_assert!(name.is_some() && items.is_some()),
                 Err(e) => proptest::prop_assert_eq!(e.kind(), ErrorKind::InvalidInput),
             }
+        }
+
+        // Scalars skip the path tracking: the outcome must be what the tracking path gives.
+        #[test]
+        fn scalars_decode_as_with_path_tracking(input in any_json()) {
+            fn same<T>(input: &Value) -> Result<(), proptest::test_runner::TestCaseError>
+            where
+                T: DeserializeOwned + PartialEq + std::fmt::Debug,
+            {
+                let tracked = serde_path_to_error::deserialize::<_, T>(input.clone())
+                    .map_err(|e| (e.path().to_string(), e.into_inner().to_string()));
+                let direct = decode_value::<T>(input.clone())
+                    .map_err(|e| (e.path().map_or(".".to_owned(), |p| if p.is_empty() { ".".to_owned() } else { p.to_owned() }), e.message().to_owned()));
+                proptest::prop_assert_eq!(tracked, direct);
+                Ok(())
+            }
+            same::<u32>(&input)?;
+            same::<i64>(&input)?;
+            same::<f64>(&input)?;
+            same::<bool>(&input)?;
+            same::<String>(&input)?;
+            same::<Option<u8>>(&input)?;
+            same::<Vec<u8>>(&input)?;
+            same::<Value>(&input)?;
         }
 
         #[test]

@@ -4,6 +4,7 @@
 //! model and the full error for operators; audit records, UI events and tracing spans.
 
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -263,11 +264,13 @@ impl Executor {
             .unwrap_or(self.inner.policy.default_timeout)
             .min(self.inner.policy.max_timeout);
         let ctx = parent.for_executor(call_id, self, Some(started + timeout), nested);
-        ctx.emit(ToolEvent::Started {
-            call_id: ctx.call_id().to_owned(),
-            tool: tool.name().to_owned(),
-            label: tool.label().to_owned(),
-        });
+        if ctx.wants_lifecycle() {
+            ctx.emit(ToolEvent::Started {
+                call_id: ctx.call_id().to_owned(),
+                tool: tool.name().to_owned(),
+                label: tool.label().to_owned(),
+            });
+        }
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
         let digest = (!tool.annotations().read_only).then(|| digest(&input));
         let result = self
@@ -335,8 +338,32 @@ impl Executor {
                 Err(e) => Err(Stopped::Other(e.to_string())),
             }
         };
-        // A timer only when there is a deadline: most calls have none.
+        let cancelled = || {
+            Err(ToolError::new(
+                ErrorKind::Cancelled,
+                format!("the call to `{}` was cancelled", tool.name()),
+            ))
+        };
+        let timed_out = || {
+            Err(ToolError::new(
+                ErrorKind::Timeout,
+                format!("`{}` did not finish in time", tool.name()),
+            ))
+        };
+        // Most tools finish on their first poll: that one is made without setting a timer or
+        // a cancellation waiter. Checked first, as the race below checks them first.
         let deadline = ctx.deadline();
+        if ctx.is_cancelled() {
+            return cancelled();
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return timed_out();
+        }
+        let mut run = std::pin::pin!(run);
+        let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+        if let Poll::Ready(outcome) = first {
+            return settle(tool, outcome);
+        }
         let out_of_time = async move {
             match deadline {
                 Some(d) => tokio::time::sleep_until(d.into()).await,
@@ -347,26 +374,9 @@ impl Executor {
         // tool noticed first and returned something.
         tokio::select! {
             biased;
-            () = ctx.cancellation().cancelled() => Err(ToolError::new(
-                ErrorKind::Cancelled,
-                format!("the call to `{}` was cancelled", tool.name()),
-            )),
-            () = out_of_time => Err(ToolError::new(
-                ErrorKind::Timeout,
-                format!("`{}` did not finish in time", tool.name()),
-            )),
-            outcome = run => match outcome {
-                Ok(result) => result,
-                Err(Stopped::Panicked(payload)) => Err(ToolError::internal(format!(
-                    "`{}` panicked: {}",
-                    tool.name(),
-                    panic_message(payload)
-                ))),
-                Err(Stopped::Other(e)) => Err(ToolError::new(
-                    ErrorKind::Cancelled,
-                    format!("`{}` was stopped: {e}", tool.name()),
-                )),
-            },
+            () = ctx.cancellation().cancelled() => cancelled(),
+            () = out_of_time => timed_out(),
+            outcome = run => settle(tool, outcome),
         }
     }
 
@@ -403,6 +413,9 @@ impl Executor {
                 duration_ms: duration.as_millis() as u64,
             });
         }
+        if !ctx.wants_lifecycle() {
+            return result;
+        }
         ctx.emit(match &result {
             Ok(output) => ToolEvent::Finished {
                 call_id: ctx.call_id().to_owned(),
@@ -434,6 +447,22 @@ fn digest(input: &CallInput) -> String {
     format!("sha256:{hex}")
 }
 
+/// What a finished attempt returns: the tool's result, or why it stopped.
+fn settle(tool: &Tool, outcome: Result<CallResult, Stopped>) -> CallResult {
+    match outcome {
+        Ok(result) => result,
+        Err(Stopped::Panicked(payload)) => Err(ToolError::internal(format!(
+            "`{}` panicked: {}",
+            tool.name(),
+            panic_message(payload)
+        ))),
+        Err(Stopped::Other(e)) => Err(ToolError::new(
+            ErrorKind::Cancelled,
+            format!("`{}` was stopped: {e}", tool.name()),
+        )),
+    }
+}
+
 /// Why an attempt ended without a result.
 enum Stopped {
     Panicked(Box<dyn std::any::Any + Send>),
@@ -451,13 +480,13 @@ impl std::future::Future for CatchPanic {
     fn poll(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
+    ) -> Poll<Self::Output> {
         let future = &mut self.0;
         // The future is not polled again after a panic: it is dropped with the attempt.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(std::task::Poll::Ready(result)) => std::task::Poll::Ready(Ok(result)),
-            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
-            Err(payload) => std::task::Poll::Ready(Err(Stopped::Panicked(payload))),
+            Ok(Poll::Ready(result)) => Poll::Ready(Ok(result)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(Stopped::Panicked(payload))),
         }
     }
 }

@@ -176,4 +176,9 @@ impl EventSink for McpEvents {
             let _ = queue.try_send(Message::Event(event.clone()));
         }
     }
+
+    fn wants_lifecycle(&self) -> bool {
+        // Only progress and logs become notifications; the rest is the base sink's.
+        self.base.wants_lifecycle()
+    }
 }

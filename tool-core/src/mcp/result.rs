@@ -27,15 +27,16 @@ pub(super) fn call_result(tool: &Tool, result: CallResult) -> CallToolResult {
 
 fn success(tool: &Tool, output: ToolOutput) -> CallToolResult {
     let mut content = Vec::with_capacity(1 + output.media().len());
-    let echo = output.echo();
+    let media: Vec<ContentBlock> = output.media().iter().map(media_block).collect();
+    let (echo, data) = output.into_echo_and_data();
     if !echo.is_empty() {
-        content.push(ContentBlock::text(echo.into_owned()));
+        content.push(ContentBlock::text(echo));
     }
-    content.extend(output.media().iter().map(media_block));
+    content.extend(media);
     let wrapped = tool
         .output_schema()
         .is_some_and(crate::render::mcp_wraps_output);
-    let structured = match output.into_data() {
+    let structured = match data {
         Some(data) if wrapped => Some(json!({ "result": data })),
         Some(data @ Value::Object(_)) => Some(data),
         // Without an object output schema, other values travel as the text mirror only.

@@ -279,13 +279,20 @@ impl McpServer {
     /// The context of one `tools/call`: derived from the base, with the request's id, the
     /// forwarded HTTP headers, the client's cancellation and a sink that turns progress and log
     /// events into notifications.
-    fn call_context(&self, cx: &RequestContext<RoleServer>, notifier: &Notifier) -> ToolContext {
+    fn call_context(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        call_id: String,
+        notifier: &Notifier,
+    ) -> ToolContext {
+        // rmcp gives each request a token of its own (a child of the session's), cancelled by
+        // the client's `notifications/cancelled`: no further child is needed.
         let mut builder = self
             .shared
             .base
             .derive()
-            .call_id(request_id(&cx.id))
-            .cancellation(cx.ct.child_token())
+            .call_id(call_id)
+            .cancellation(cx.ct.clone())
             .events(notifier.sink())
             .extension(McpPeer(cx.peer.clone()));
         if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
@@ -386,15 +393,16 @@ impl ServerHandler for McpServer {
             .meta
             .log_level()
             .map_or_else(|| self.min_level(), from_mcp_level);
+        let call_id = request_id(&cx.id);
         let notifier = Notifier::start(
             cx.peer.clone(),
             cx.meta.get_progress_token(),
             min_level,
-            request_id(&cx.id),
+            call_id.clone(),
             tool.name(),
             self.shared.base.clone(),
         );
-        let ctx = self.call_context(&cx, &notifier);
+        let ctx = self.call_context(&cx, call_id, &notifier);
         let input = Value::Object(request.arguments.unwrap_or_default());
         let result = live.executor.call(tool.name(), input, &ctx).await;
         // Every notification the call sent goes out before its result.

@@ -321,7 +321,7 @@ impl Live {
             .filter(|t| deferred == DeferredTools::Listed || t.is_core())
             .filter_map(|tool| {
                 // The renderer's output is always a valid Tool; skip rather than fail if not.
-                serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool))
+                listed_tool(render::mcp(tool))
                     .inspect_err(|e| {
                         tracing::error!(tool = tool.name(), error = %e, "cannot list the tool over MCP");
                     })
@@ -330,6 +330,44 @@ impl Live {
             .collect();
         Self { executor, listed }
     }
+}
+
+/// A rendered MCP definition as rmcp's `Tool`. The schemas and `_meta` are moved in as they
+/// are: deserializing them would rebuild every map they hold (a third of a 200-tool server's
+/// start-up).
+fn listed_tool(def: Value) -> Result<rmcp::model::Tool, serde_json::Error> {
+    let Value::Object(mut def) = def else {
+        return serde_json::from_value(def);
+    };
+    let mut take = |key: &str| match def.remove(key) {
+        Some(Value::Object(map)) => Ok(Some(map)),
+        Some(other) => Err(other),
+        None => Ok(None),
+    };
+    let (input, output, meta) = match (take("inputSchema"), take("outputSchema"), take("_meta")) {
+        (Ok(Some(input)), Ok(output), Ok(meta)) => (input, output, meta),
+        // Not objects: serde says what is wrong with them.
+        (input, output, meta) => {
+            for (key, value) in [
+                ("inputSchema", input),
+                ("outputSchema", output),
+                ("_meta", meta),
+            ] {
+                match value {
+                    Ok(Some(map)) => def.insert(key.into(), Value::Object(map)),
+                    Ok(None) => None,
+                    Err(other) => def.insert(key.into(), other),
+                };
+            }
+            return serde_json::from_value(Value::Object(def));
+        }
+    };
+    def.insert("inputSchema".into(), Value::Object(serde_json::Map::new()));
+    let mut tool: rmcp::model::Tool = serde_json::from_value(Value::Object(def))?;
+    tool.input_schema = Arc::new(input);
+    tool.output_schema = output.map(Arc::new);
+    tool.meta = meta.map(rmcp::model::MetaObject);
+    Ok(tool)
 }
 
 impl ServerHandler for McpServer {
@@ -478,4 +516,51 @@ fn level_from_u8(n: u8) -> LogLevel {
         LogLevel::Emergency,
     ];
     ALL.get(usize::from(n)).copied().unwrap_or(LogLevel::Debug)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::DynamicTool;
+
+    #[test]
+    fn listed_tools_are_what_serde_makes_of_the_rendering() {
+        let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
+        registry
+            .register(
+                DynamicTool::new(
+                    "get_thing",
+                    "Gets a thing.",
+                    json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+                )
+                .output_schema(json!({"type": "integer"})),
+            )
+            .unwrap();
+        assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
+        for tool in registry.tools() {
+            let def = render::mcp(tool);
+            let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
+            assert_eq!(listed_tool(def).unwrap(), expected, "{}", tool.name());
+        }
+    }
+
+    #[test]
+    fn a_definition_serde_refuses_is_refused_alike() {
+        for def in [
+            json!({"name": "x", "inputSchema": 5}),
+            json!({"name": "x"}),
+            json!({"name": "x", "inputSchema": {}, "_meta": []}),
+            json!([]),
+        ] {
+            let serde =
+                serde_json::from_value::<rmcp::model::Tool>(def.clone()).map_err(|e| e.to_string());
+            assert_eq!(
+                listed_tool(def.clone()).map_err(|e| e.to_string()),
+                serde,
+                "{def}"
+            );
+        }
+    }
 }

@@ -114,6 +114,7 @@ impl ToolOutput {
     }
 
     /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out, copying neither.
+    #[cfg(feature = "mcp")]
     pub(crate) fn into_echo_and_data(self) -> (String, Option<Value>) {
         let echo = match (self.echo, &self.data) {
             (Some(echo), _) => echo,
@@ -262,6 +263,7 @@ mod tests {
         assert_eq!(ToolOutput::new(json!({"a": 1})).echo(), r#"{"a":1}"#);
         assert_eq!(ToolOutput::new(json!(1)).with_echo("one").echo(), "one");
         assert_eq!(ToolOutput::<Value>::text("t").echo(), "t");
+        #[cfg(feature = "mcp")]
         for out in [
             ToolOutput::new(json!("plain")),
             ToolOutput::new(json!({"a": 1})),

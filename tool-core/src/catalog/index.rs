@@ -2,6 +2,7 @@
 //! coordination (tools matching more of the query first) and domain grouping.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -89,7 +90,7 @@ struct Posting {
 /// One indexed tool.
 #[derive(Debug)]
 pub(super) struct Doc {
-    pub name: Box<str>,
+    pub name: Arc<str>,
     pub hint: Box<str>,
     pub domain: Box<str>,
     lens: [u16; FIELDS],
@@ -108,31 +109,34 @@ pub(super) struct Entry<'a> {
     pub texts: Vec<(Field, &'a str)>,
 }
 
-/// Documents split into words, the words numbered within the batch: the part of indexing that
-/// needs no access to the index, so batches can be made on several threads at once.
+/// Documents split into terms, the terms numbered within the batch: the part of indexing that
+/// needs no access to the index, so batches are made on several threads at once.
 struct Batch {
-    /// The term of each of the batch's distinct words (its stem, when stemming is on), by the
-    /// word's number.
+    /// The batch's distinct terms (stems, when stemming is on), by their number.
     terms: Vec<Box<str>>,
     docs: Vec<Tokenized>,
 }
 
 struct Tokenized {
+    name: Arc<str>,
+    hint: Box<str>,
+    domain: Box<str>,
     lens: [u16; FIELDS],
-    /// (word, its count in each field) for each distinct word.
+    /// (term, its count in each field) for each distinct term, by term number.
     counts: Vec<(u32, [u16; FIELDS])>,
-    /// The words of the domain's name.
-    domain: Vec<u32>,
+    /// The terms of the domain's name.
+    domain_terms: Vec<u32>,
 }
 
 impl Batch {
-    fn tokenize(entries: &[Entry<'_>], stemming: bool) -> Self {
+    fn tokenize<T>(items: &[T], entry: impl Fn(&T) -> Entry<'_>, stemming: bool) -> Self {
         let mut words = Words::default();
         // Each word of a document as `word << 8 | field` (one integer sorts fastest).
         let mut seen: Vec<u64> = Vec::new();
-        let docs = entries
+        let mut docs: Vec<Tokenized> = items
             .iter()
-            .map(|entry| {
+            .map(|item| {
+                let entry = entry(item);
                 // (word, field) for every word, then counted per word: no map per document.
                 seen.clear();
                 let mut lens = [0u16; FIELDS];
@@ -158,27 +162,59 @@ impl Batch {
                         ((group[0] >> 8) as u32, tf)
                     })
                     .collect();
-                let mut domain = Vec::new();
-                text::for_each_word(entry.domain, |w| domain.push(words.number(w).0));
+                let mut domain_terms = Vec::new();
+                text::for_each_word(entry.domain, |w| domain_terms.push(words.number(w).0));
                 Tokenized {
+                    name: entry.name.into(),
+                    hint: entry.hint.into(),
+                    domain: entry.domain.into(),
                     lens,
                     counts,
-                    domain,
+                    domain_terms,
                 }
             })
             .collect();
-        let terms = if stemming {
-            words
-                .list
-                .into_iter()
-                .map(|word| match text::stem(&word) {
+        if !stemming {
+            return Self {
+                terms: words.list,
+                docs,
+            };
+        }
+        // Words that share a stem (`issue`, `issues`) are one term: their counts add up.
+        let mut terms: Vec<Box<str>> = Vec::new();
+        let mut numbers: HashMap<Box<str>, u32> = HashMap::default();
+        let term_of: Vec<u32> = words
+            .list
+            .into_iter()
+            .map(|word| {
+                let stem: Box<str> = match text::stem(&word) {
                     std::borrow::Cow::Borrowed(_) => word,
                     std::borrow::Cow::Owned(stem) => stem.into(),
+                };
+                *numbers.entry(stem).or_insert_with_key(|stem| {
+                    terms.push(stem.clone());
+                    (terms.len() - 1) as u32
                 })
-                .collect()
-        } else {
-            words.list
-        };
+            })
+            .collect();
+        for doc in &mut docs {
+            for (word, _) in &mut doc.counts {
+                *word = term_of[*word as usize];
+            }
+            doc.counts.sort_unstable_by_key(|&(term, _)| term);
+            doc.counts.dedup_by(|(term, tf), (kept_term, kept)| {
+                let same = term == kept_term;
+                if same {
+                    for (kept, tf) in kept.iter_mut().zip(*tf) {
+                        *kept = kept.saturating_add(tf);
+                    }
+                }
+                same
+            });
+            for word in &mut doc.domain_terms {
+                *word = term_of[*word as usize];
+            }
+        }
         Self { terms, docs }
     }
 }
@@ -226,7 +262,7 @@ pub(super) struct Index {
     dictionary: HashMap<Box<str>, TermId>,
     postings: Vec<Vec<Posting>>,
     docs: Vec<Doc>,
-    by_name: HashMap<Box<str>, DocId>,
+    by_name: HashMap<Arc<str>, DocId>,
     free: Vec<DocId>,
     live: usize,
     total_lens: [u64; FIELDS],
@@ -284,24 +320,22 @@ impl Index {
         domains
     }
 
-    /// Adds tools (a later one replacing an earlier one of the same name). Large batches are
-    /// split into words on every core; terms are then numbered here, in order.
-    pub fn insert_many(&mut self, entries: &[Entry<'_>]) {
+    /// Adds tools (a later one replacing an earlier one of the same name), each described by
+    /// `entry`. Large batches are read and split into terms on every core; terms are then
+    /// numbered here, in order.
+    pub fn insert_many<T: Sync>(&mut self, items: &[T], entry: impl Fn(&T) -> Entry<'_> + Sync) {
         let stemming = self.ranking.stemming;
-        let batches = in_parallel(entries, 1024, |part| Batch::tokenize(part, stemming));
-        let mut start = 0;
+        let batches = in_parallel(items, 1024, |part| Batch::tokenize(part, &entry, stemming));
         for batch in batches {
-            let end = start + batch.docs.len();
-            self.add_batch(&entries[start..end], batch);
-            start = end;
+            self.add_batch(batch);
         }
     }
 
-    /// Indexes the documents of a batch, its words numbered as terms of this index.
-    fn add_batch(&mut self, entries: &[Entry<'_>], batch: Batch) {
+    /// Indexes the documents of a batch, its terms numbered as terms of this index.
+    fn add_batch(&mut self, batch: Batch) {
         let global: Vec<TermId> = batch.terms.iter().map(|t| self.intern(t)).collect();
-        for (entry, doc) in entries.iter().zip(batch.docs) {
-            self.remove(entry.name);
+        for doc in batch.docs {
+            self.remove(&doc.name);
             let id = match self.free.pop() {
                 Some(id) => id,
                 None => {
@@ -309,25 +343,12 @@ impl Index {
                     (self.docs.len() - 1) as DocId
                 }
             };
-            // Words that share a stem (`issue`, `issues`) are one term: their counts add up.
-            let mut counts: Vec<(TermId, [u16; FIELDS])> = doc
+            // Distinct terms of the batch are distinct terms here: no merging left to do.
+            let terms: Box<[TermId]> = doc
                 .counts
                 .iter()
-                .map(|&(word, tf)| (global[word as usize], tf))
-                .collect();
-            counts.sort_unstable_by_key(|&(term, _)| term);
-            counts.dedup_by(|(term, tf), (kept_term, kept)| {
-                let same = term == kept_term;
-                if same {
-                    for (kept, tf) in kept.iter_mut().zip(*tf) {
-                        *kept = kept.saturating_add(tf);
-                    }
-                }
-                same
-            });
-            let terms: Box<[TermId]> = counts
-                .into_iter()
-                .map(|(term, tf)| {
+                .map(|&(term, tf)| {
+                    let term = global[term as usize];
                     self.pending.push((term, Posting { doc: id, tf }));
                     term
                 })
@@ -335,16 +356,20 @@ impl Index {
             for (total, len) in self.total_lens.iter_mut().zip(doc.lens) {
                 *total += u64::from(len);
             }
+            self.by_name.insert(doc.name.clone(), id);
             self.docs[id as usize] = Doc {
-                name: entry.name.into(),
-                hint: entry.hint.into(),
-                domain: entry.domain.into(),
+                name: doc.name,
+                hint: doc.hint,
+                domain: doc.domain,
                 lens: doc.lens,
                 terms,
-                domain_terms: doc.domain.iter().map(|&w| global[w as usize]).collect(),
+                domain_terms: doc
+                    .domain_terms
+                    .iter()
+                    .map(|&t| global[t as usize])
+                    .collect(),
                 alive: true,
             };
-            self.by_name.insert(entry.name.into(), id);
             self.live += 1;
         }
     }
@@ -370,7 +395,6 @@ impl Index {
     /// Recomputes every posting's score for the current average field lengths. Call it after
     /// inserting or removing documents, before searching.
     pub fn renormalize(&mut self) {
-        self.flush();
         let n = self.live.max(1) as f32;
         let avg: [f32; FIELDS] = std::array::from_fn(|f| (self.total_lens[f] as f32 / n).max(1.0));
         let ranking = self.ranking;
@@ -388,8 +412,12 @@ impl Index {
                 })
             })
             .collect();
-        // In place: after the first build, rescoring allocates nothing.
-        let score = |lists: &[Vec<Posting>], out: &mut [Vec<(DocId, f32)>]| {
+        // Taken, not drained: a large batch's buffer is not kept.
+        let pending = std::mem::take(&mut self.pending);
+        // Each part of the terms takes its pending postings, then scores its lists in place:
+        // after the first build, rescoring allocates nothing.
+        let score = |first: usize, lists: &mut [Vec<Posting>], out: &mut [Vec<(DocId, f32)>]| {
+            append(lists, first, &pending);
             for (list, out) in lists.iter().zip(out) {
                 out.clear();
                 out.extend(list.iter().map(|p| {
@@ -403,37 +431,26 @@ impl Index {
         let chunk = self
             .postings
             .len()
-            .div_ceil(threads_for(self.postings.len(), 4096));
+            .div_ceil(threads_for(self.postings.len(), 4096))
+            .max(1);
         if chunk >= self.postings.len() {
-            return score(&self.postings, &mut self.scored);
+            return score(0, &mut self.postings, &mut self.scored);
         }
         std::thread::scope(|scope| {
-            for (lists, out) in self
+            for (part, (lists, out)) in self
                 .postings
-                .chunks(chunk)
+                .chunks_mut(chunk)
                 .zip(self.scored.chunks_mut(chunk))
+                .enumerate()
             {
-                scope.spawn(|| score(lists, out));
+                scope.spawn(move || score(part * chunk, lists, out));
             }
         });
     }
 
     /// Moves the pending postings into each term's list.
     fn flush(&mut self) {
-        if self.pending.is_empty() {
-            return;
-        }
-        let mut added = vec![0u32; self.postings.len()];
-        for &(term, _) in &self.pending {
-            added[term as usize] += 1;
-        }
-        for (list, added) in self.postings.iter_mut().zip(added) {
-            list.reserve_exact(added as usize);
-        }
-        // Taken, not drained: a large batch's buffer is not kept.
-        for (term, posting) in std::mem::take(&mut self.pending) {
-            self.postings[term as usize].push(posting);
-        }
+        append(&mut self.postings, 0, &std::mem::take(&mut self.pending));
     }
 
     fn intern(&mut self, term: &str) -> TermId {
@@ -569,7 +586,7 @@ impl Index {
             + self.by_name.keys().map(|k| k.len()).sum::<usize>();
         let maps = self.dictionary.capacity() * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
             + self.pending.capacity() * size_of::<(TermId, Posting)>()
-            + self.by_name.capacity() * (size_of::<Box<str>>() + size_of::<DocId>() + 1);
+            + self.by_name.capacity() * (size_of::<Arc<str>>() + size_of::<DocId>() + 1);
         let postings: usize = self
             .postings
             .iter()
@@ -593,6 +610,30 @@ impl Index {
             .sum::<usize>()
             + self.docs.capacity() * size_of::<Doc>();
         strings + maps + postings + docs
+    }
+}
+
+/// Appends to `lists` (the lists of terms `first..`) the pending postings of their terms, each
+/// list grown once.
+fn append(lists: &mut [Vec<Posting>], first: usize, pending: &[(TermId, Posting)]) {
+    if pending.is_empty() {
+        return;
+    }
+    let len = lists.len();
+    let mine = |term: TermId| (term as usize).checked_sub(first).filter(|&i| i < len);
+    let mut added = vec![0u32; lists.len()];
+    for &(term, _) in pending {
+        if let Some(i) = mine(term) {
+            added[i] += 1;
+        }
+    }
+    for (list, added) in lists.iter_mut().zip(added) {
+        list.reserve_exact(added as usize);
+    }
+    for &(term, posting) in pending {
+        if let Some(i) = mine(term) {
+            lists[i].push(posting);
+        }
     }
 }
 
@@ -710,7 +751,9 @@ mod tests {
     #[test]
     fn words_sharing_a_stem_count_as_one_term() {
         let mut index = Index::default();
-        index.insert_many(&[entry("list_issues", "issue issues Issue")]);
+        index.insert_many(&[("list_issues", "issue issues Issue")], |&(n, d)| {
+            entry(n, d)
+        });
         index.renormalize();
         let term = index.dictionary["issu"] as usize;
         assert_eq!(index.postings[term].len(), 1);
@@ -730,13 +773,12 @@ mod tests {
                 )
             })
             .collect();
-        let entries: Vec<Entry<'_>> = texts.iter().map(|(n, d)| entry(n, d)).collect();
         let mut batched = Index::default();
-        batched.insert_many(&entries);
+        batched.insert_many(&texts, |(n, d)| entry(n, d));
         batched.renormalize();
         let mut single = Index::default();
-        for e in &entries {
-            single.insert_many(std::slice::from_ref(e));
+        for text in &texts {
+            single.insert_many(std::slice::from_ref(text), |(n, d)| entry(n, d));
         }
         single.renormalize();
         // Later duplicates replaced earlier ones in both.

@@ -126,8 +126,7 @@ impl Catalog {
 
     /// Indexes tools and recomputes the norms.
     fn add(&mut self, tools: &[Tool]) {
-        let entries: Vec<Entry<'_>> = tools.iter().map(entry).collect();
-        self.index.insert_many(&entries);
+        self.index.insert_many(tools, entry);
         self.index.renormalize();
         for tool in tools {
             self.tools.insert(tool.name().into(), tool.clone());

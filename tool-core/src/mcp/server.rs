@@ -339,34 +339,22 @@ fn listed_tool(def: Value) -> Result<rmcp::model::Tool, serde_json::Error> {
     let Value::Object(mut def) = def else {
         return serde_json::from_value(def);
     };
-    let mut take = |key: &str| match def.remove(key) {
-        Some(Value::Object(map)) => Ok(Some(map)),
-        Some(other) => Err(other),
-        None => Ok(None),
+    // Objects are taken out, leaving empty ones; anything else stays for serde to refuse.
+    let mut take = |key: &str| match def.get_mut(key) {
+        Some(Value::Object(map)) => Some(std::mem::take(map)),
+        _ => None,
     };
-    let (input, output, meta) = match (take("inputSchema"), take("outputSchema"), take("_meta")) {
-        (Ok(Some(input)), Ok(output), Ok(meta)) => (input, output, meta),
-        // Not objects: serde says what is wrong with them.
-        (input, output, meta) => {
-            for (key, value) in [
-                ("inputSchema", input),
-                ("outputSchema", output),
-                ("_meta", meta),
-            ] {
-                match value {
-                    Ok(Some(map)) => def.insert(key.into(), Value::Object(map)),
-                    Ok(None) => None,
-                    Err(other) => def.insert(key.into(), other),
-                };
-            }
-            return serde_json::from_value(Value::Object(def));
-        }
-    };
-    def.insert("inputSchema".into(), Value::Object(serde_json::Map::new()));
+    let (input, output, meta) = (take("inputSchema"), take("outputSchema"), take("_meta"));
     let mut tool: rmcp::model::Tool = serde_json::from_value(Value::Object(def))?;
-    tool.input_schema = Arc::new(input);
-    tool.output_schema = output.map(Arc::new);
-    tool.meta = meta.map(rmcp::model::MetaObject);
+    if let Some(input) = input {
+        tool.input_schema = Arc::new(input);
+    }
+    if let Some(output) = output {
+        tool.output_schema = Some(Arc::new(output));
+    }
+    if let Some(meta) = meta {
+        tool.meta = Some(rmcp::model::MetaObject(meta));
+    }
     Ok(tool)
 }
 
@@ -552,6 +540,7 @@ mod tests {
             json!({"name": "x", "inputSchema": 5}),
             json!({"name": "x"}),
             json!({"name": "x", "inputSchema": {}, "_meta": []}),
+            json!({"name": "x", "inputSchema": {}, "outputSchema": "no"}),
             json!([]),
         ] {
             let serde =

@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use super::{
-    CallMessage, Config, INITIALIZED, Message, PROTOCOL_VERSION, Phase, Sample, Server,
-    call_request, check_call, check_initialize, check_list_page, id_of, initialize_request,
-    list_request, memory_mib,
+    CallMessage, Config, INITIALIZED, Listing, Message, PROTOCOL_VERSION, Phase, Sample, Server,
+    call_request, check_call, check_initialize, id_of, initialize_request, memory_mib,
 };
 
 #[derive(Clone)]
@@ -172,30 +171,15 @@ async fn measure(
         ));
     }
 
-    let (mut listed, mut has_add, mut cursor, mut id) = (0, false, None::<String>, 1u64);
+    let mut listing = Listing::default();
     loop {
-        let (_, body) = session
-            .request(list_request(id, cursor.as_deref()).into_bytes())
-            .await?;
+        let (_, body) = session.request(listing.request().into_bytes()).await?;
         let msg: Message = serde_json::from_slice(&body).map_err(|e| format!("tools/list: {e}"))?;
-        if id_of(&msg.id) != Some(id) {
-            return Err(format!("tools/list: answer to id {:?}, asked {id}", msg.id));
-        }
-        let (n, add, next) = check_list_page(&msg)?;
-        listed += n;
-        has_add |= add;
-        id += 1;
-        match next {
-            Some(next) if id < 100 => cursor = Some(next),
-            _ => break,
+        if !listing.read(&msg)? {
+            break;
         }
     }
-    if !has_add || listed != server.listed {
-        return Err(format!(
-            "tools/list: {listed} tools, expected {} with add_numbers",
-            server.listed
-        ));
-    }
+    listing.finish(server.listed)?;
     sample.idle_rss_mib = memory_mib(pid).0;
 
     run_phase(&session, 1_000, cfg.warmup, 1, cfg.phase_limit).await?;

@@ -329,6 +329,62 @@ pub fn check_list_page(msg: &Message) -> Result<(usize, bool, Option<String>), S
     Ok((tools.len(), add, next))
 }
 
+/// `tools/list` read page by page: what to ask next, and what the pages held.
+#[derive(Debug)]
+pub struct Listing {
+    id: u64,
+    cursor: Option<String>,
+    listed: usize,
+    has_add: bool,
+}
+
+impl Default for Listing {
+    fn default() -> Self {
+        Self {
+            id: 1,
+            cursor: None,
+            listed: 0,
+            has_add: false,
+        }
+    }
+}
+
+impl Listing {
+    /// The request for the next page.
+    pub fn request(&self) -> String {
+        list_request(self.id, self.cursor.as_deref())
+    }
+
+    /// Reads the answer to [`request`](Self::request); true when another page follows (at
+    /// most 99 pages are read).
+    pub fn read(&mut self, msg: &Message) -> Result<bool, String> {
+        if id_of(&msg.id) != Some(self.id) {
+            return Err(format!(
+                "tools/list: answer to id {:?}, asked {}",
+                msg.id, self.id
+            ));
+        }
+        let (n, add, next) = check_list_page(msg)?;
+        self.listed += n;
+        self.has_add |= add;
+        self.id += 1;
+        self.cursor = next.filter(|_| self.id < 100);
+        Ok(self.cursor.is_some())
+    }
+
+    /// Checks that the pages held `expected` tools, `add_numbers` among them.
+    pub fn finish(&self, expected: usize) -> Result<(), String> {
+        if self.has_add && self.listed == expected {
+            return Ok(());
+        }
+        Err(format!(
+            "tools/list: {} tools (add_numbers {}), expected {expected}",
+            self.listed,
+            if self.has_add { "present" } else { "missing" },
+        ))
+    }
+}
+
 /// VmRSS and VmHWM of a process, in MiB.
 pub fn memory_mib(pid: u32) -> (f64, f64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -485,6 +541,46 @@ mod tests {
                 .contains("bad")
         );
         assert!(check_call(&answer(r#"{"id":7,"result":{"content":[]}}"#), 7).is_err());
+    }
+
+    #[test]
+    fn listings_follow_pages_and_check_the_total() {
+        let page = |id: u64, names: &[&str], next: Option<&str>| -> Message {
+            let tools: Vec<Value> = names
+                .iter()
+                .map(|n| serde_json::json!({"name": n, "inputSchema": {"properties": {"a": {}, "b": {}}}}))
+                .collect();
+            let mut result = serde_json::json!({ "tools": tools });
+            if let Some(next) = next {
+                result["nextCursor"] = next.into();
+            }
+            serde_json::from_value(
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            )
+            .unwrap()
+        };
+        let mut listing = Listing::default();
+        assert!(listing.request().contains(r#""id":1"#));
+        assert!(
+            listing
+                .read(&page(1, &["x", "add_numbers"], Some("c2")))
+                .unwrap()
+        );
+        assert!(listing.request().contains(r#""cursor":"c2""#));
+        assert!(!listing.read(&page(2, &["y"], None)).unwrap());
+        listing.finish(3).unwrap();
+        assert!(listing.finish(4).unwrap_err().contains("3 tools"));
+
+        let mut wrong = Listing::default();
+        assert!(
+            wrong
+                .read(&page(7, &[], None))
+                .unwrap_err()
+                .contains("asked 1")
+        );
+        let mut without = Listing::default();
+        without.read(&page(1, &["x"], None)).unwrap();
+        assert!(without.finish(1).unwrap_err().contains("missing"));
     }
 
     #[test]

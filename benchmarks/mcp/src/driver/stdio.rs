@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{
-    CallMessage, Config, INITIALIZED, Message, Phase, Sample, Server, call_request, check_call,
-    check_initialize, check_list_page, id_of, initialize_request, list_request, memory_mib,
+    CallMessage, Config, INITIALIZED, Listing, Message, Phase, Sample, Server, call_request,
+    check_call, check_initialize, id_of, initialize_request, memory_mib,
 };
 
 /// Kills the child when the current step's deadline passes.
@@ -210,29 +210,14 @@ fn measure(
     conn.send(INITIALIZED)?;
 
     // The listing, every page.
-    let (mut listed, mut has_add, mut cursor, mut id) = (0, false, None::<String>, 1u64);
+    let mut listing = Listing::default();
     loop {
-        conn.send(&list_request(id, cursor.as_deref()))?;
-        let msg = conn.read_message()?;
-        if id_of(&msg.id) != Some(id) {
-            return Err(format!("tools/list: answer to id {:?}, asked {id}", msg.id));
-        }
-        let (n, add, next) = check_list_page(&msg)?;
-        listed += n;
-        has_add |= add;
-        id += 1;
-        match next {
-            Some(next) if id < 100 => cursor = Some(next),
-            _ => break,
+        conn.send(&listing.request())?;
+        if !listing.read(&conn.read_message()?)? {
+            break;
         }
     }
-    if !has_add || listed != server.listed {
-        return Err(format!(
-            "tools/list: {listed} tools (add_numbers {}), expected {}",
-            if has_add { "present" } else { "missing" },
-            server.listed
-        ));
-    }
+    listing.finish(server.listed)?;
     sample.idle_rss_mib = memory_mib(pid).0;
 
     let limit = cfg.phase_limit;

@@ -113,7 +113,8 @@ impl ToolOutput {
         self.data
     }
 
-    /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out, copying neither.
+    /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out. Only an echo that
+    /// is the data's own string is copied.
     #[cfg(feature = "mcp")]
     pub(crate) fn into_echo_and_data(self) -> (String, Option<Value>) {
         let echo = match (self.echo, &self.data) {

@@ -397,10 +397,14 @@ mod tests {
             where
                 T: DeserializeOwned + PartialEq + std::fmt::Debug,
             {
-                let tracked = serde_path_to_error::deserialize::<_, T>(input.clone())
-                    .map_err(|e| (e.path().to_string(), e.into_inner().to_string()));
-                let direct = decode_value::<T>(input.clone())
-                    .map_err(|e| (e.path().map_or(".".to_owned(), |p| if p.is_empty() { ".".to_owned() } else { p.to_owned() }), e.message().to_owned()));
+                // serde_path_to_error writes the root as `.`; decode_value leaves it empty.
+                let tracked = serde_path_to_error::deserialize::<_, T>(input.clone()).map_err(|e| {
+                    let path = e.path().to_string();
+                    (if path == "." { String::new() } else { path }, e.into_inner().to_string())
+                });
+                let direct = decode_value::<T>(input.clone()).map_err(|e| {
+                    (e.path().unwrap_or_default().to_owned(), e.message().to_owned())
+                });
                 proptest::prop_assert_eq!(tracked, direct);
                 Ok(())
             }

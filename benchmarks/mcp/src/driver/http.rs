@@ -11,7 +11,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use super::{
     CallMessage, Config, INITIALIZED, Listing, Message, PROTOCOL_VERSION, Phase, Sample, Server,
-    call_request, check_call, check_initialize, id_of, initialize_request, memory_mib,
+    call_request, check_call, check_initialize, id_of, initialize_request, memory_mib, server_log,
 };
 
 #[derive(Clone)]
@@ -88,12 +88,7 @@ pub async fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, 
                 .replace("{port}", &port.to_string())
         })
         .collect();
-    let log = cfg.log_dir.join(format!(
-        "{}-{}-http-{round}.stderr",
-        server.kind.key(),
-        server.tools
-    ));
-    let stderr = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let (stderr, log) = server_log(cfg, server, "http", round)?;
     let start = Instant::now();
     let mut child: Child = Command::new(&server.program)
         .args(&args)

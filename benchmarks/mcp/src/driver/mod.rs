@@ -196,30 +196,37 @@ pub fn list_request(id: u64, cursor: Option<&str>) -> String {
     }
 }
 
-/// A JSON-RPC message from a server, as much as the checks read.
+/// A JSON-RPC message from a server, as much as the checks read: the result as any JSON, or,
+/// for `tools/call` answers ([`CallMessage`]), only the parts the sum check reads.
 #[derive(Debug, Deserialize)]
-pub struct Message {
+pub struct Message<R = Value> {
     #[serde(default)]
     pub id: Option<Value>,
     #[serde(default)]
     pub method: Option<String>,
-    #[serde(default)]
-    pub result: Option<Value>,
+    #[serde(default = "Option::default")]
+    pub result: Option<R>,
     #[serde(default)]
     pub error: Option<Value>,
 }
 
-/// A `tools/call` response: only the parts the sum check reads are decoded.
-#[derive(Debug, Deserialize)]
-pub struct CallMessage {
-    #[serde(default)]
-    pub id: Option<Value>,
-    #[serde(default)]
-    pub method: Option<String>,
-    #[serde(default)]
-    pub result: Option<CallResult>,
-    #[serde(default)]
-    pub error: Option<Value>,
+/// A `tools/call` response.
+pub type CallMessage = Message<CallResult>;
+
+/// The file a server's stderr goes to for one round, created, and its path (for errors).
+pub fn server_log(
+    cfg: &Config,
+    server: &Server,
+    transport: &str,
+    round: usize,
+) -> Result<(std::fs::File, PathBuf), String> {
+    let log = cfg.log_dir.join(format!(
+        "{}-{}-{transport}-{round}.stderr",
+        server.kind.key(),
+        server.tools
+    ));
+    let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    Ok((file, log))
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
+
 use super::{
     CallMessage, Config, INITIALIZED, Listing, Message, Phase, Sample, Server, call_request,
-    check_call, check_initialize, id_of, initialize_request, memory_mib,
+    check_call, check_initialize, id_of, initialize_request, memory_mib, server_log,
 };
 
 /// Kills the child when the current step's deadline passes.
@@ -98,21 +100,11 @@ impl Conn {
         }
     }
 
-    fn read_message(&mut self) -> Result<Message, String> {
+    /// The next answer (notifications the server sends are skipped).
+    fn read_message<R: DeserializeOwned>(&mut self) -> Result<Message<R>, String> {
         loop {
             let line = self.read_line()?;
-            let msg: Message = serde_json::from_slice(line)
-                .map_err(|e| format!("not JSON-RPC ({e}): {}", String::from_utf8_lossy(line)))?;
-            if msg.method.is_none() {
-                return Ok(msg);
-            }
-        }
-    }
-
-    fn read_call(&mut self) -> Result<CallMessage, String> {
-        loop {
-            let line = self.read_line()?;
-            let msg: CallMessage = serde_json::from_slice(line)
+            let msg: Message<R> = serde_json::from_slice(line)
                 .map_err(|e| format!("not JSON-RPC ({e}): {}", String::from_utf8_lossy(line)))?;
             if msg.method.is_none() {
                 return Ok(msg);
@@ -143,12 +135,7 @@ impl Conn {
 
 /// Starts `server` on pipes and measures it once.
 pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String> {
-    let log = cfg.log_dir.join(format!(
-        "{}-{}-stdio-{round}.stderr",
-        server.kind.key(),
-        server.tools
-    ));
-    let stderr = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let (stderr, log) = server_log(cfg, server, "stdio", round)?;
     let start = Instant::now();
     let mut child = Command::new(&server.program)
         .args(&server.stdio_args)
@@ -204,7 +191,7 @@ fn measure(
     let mut sample = Sample::default();
     dog.arm(cfg.start_limit);
     conn.send(&initialize_request(0))?;
-    let init = conn.read_message()?;
+    let init: Message = conn.read_message()?;
     sample.startup_ms = start.elapsed().as_secs_f64() * 1000.0;
     check_initialize(&init)?;
     conn.send(INITIALIZED)?;
@@ -244,7 +231,7 @@ fn sequential(conn: &mut Conn, base: u64, n: usize, limit: Duration) -> Result<P
         let sent = Instant::now();
         conn.queue_call(id)?;
         conn.flush()?;
-        let msg = conn.read_call()?;
+        let msg: CallMessage = conn.read_message()?;
         if id_of(&msg.id) != Some(id) {
             return Err(format!("answer to id {:?}, asked {id}", msg.id));
         }
@@ -275,7 +262,7 @@ fn pipelined(
     conn.flush()?;
     let mut done = 0usize;
     while done < sent {
-        let msg = conn.read_call()?;
+        let msg: CallMessage = conn.read_message()?;
         let now = Instant::now();
         let id =
             id_of(&msg.id).ok_or_else(|| format!("answer without a numeric id: {:?}", msg.id))?;

@@ -407,6 +407,9 @@ async fn calls_are_traced_with_gen_ai_attributes() {
     let spans = Arc::new(Mutex::new(Vec::<String>::new()));
     let subscriber = tracing_subscriber::registry().with(SpanFields(spans.clone()));
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Another test's thread may have registered the span's callsite while no subscriber wanted
+    // it; without this, that cached "never" can race the new subscriber's registration.
+    tracing::callsite::rebuild_interest_cache();
     let ctx = ToolContext::builder().call_id("call-9").build();
     let _ = executor().call("get_leaky", json!({}), &ctx).await;
     let spans = spans.lock().unwrap().join("\n");

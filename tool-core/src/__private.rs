@@ -26,6 +26,8 @@ use crate::{FromContext, IntoOutput, ToolContext, ToolOutput};
 pub struct Param<T> {
     /// Decodes the parameter's value.
     pub decode: fn(Value) -> Result<T, ToolError>,
+    /// Decodes the parameter's value without taking it; `None` if it does not decode.
+    pub borrowed: fn(&Value) -> Option<T>,
     /// The parameter's subschema.
     pub schema: fn(&mut SchemaGenerator) -> Schema,
 }
@@ -34,7 +36,43 @@ pub struct Param<T> {
 pub const fn param<T: ToolParam>() -> Param<T> {
     Param {
         decode: crate::exec::decode_value::<T>,
+        borrowed: |value| T::deserialize(value).ok(),
         schema: SchemaGenerator::subschema_for::<T>,
+    }
+}
+
+/// The values of an input whose every key is a parameter's, in the order of `keys`; `None`
+/// for any other input. The input is only borrowed, so [`Fields`] can still report problems.
+pub fn known_keys<'a, const N: usize>(
+    input: &'a Value,
+    keys: &[&str; N],
+) -> Option<[Option<&'a Value>; N]> {
+    let mut slots = [None; N];
+    match input {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let i = keys.iter().position(|k| k == key)?;
+                slots[i] = Some(value);
+            }
+            Some(slots)
+        }
+        Value::Null => Some(slots),
+        _ => None,
+    }
+}
+
+/// One parameter decoded as [`Fields::take`] would, without taking the value; `None` where
+/// `take` would record a problem.
+pub fn decode_borrowed<T>(
+    value: Option<&Value>,
+    decode: fn(&Value) -> Option<T>,
+    missing: Missing<T>,
+) -> Option<T> {
+    match (value, missing) {
+        (None | Some(Value::Null), Missing::Default(default)) => Some(default()),
+        (None, Missing::Required) => None,
+        (None, Missing::Null) => decode(&Value::Null),
+        (Some(value), _) => decode(value),
     }
 }
 
@@ -225,5 +263,121 @@ pub trait OutputWithoutSchema {
 impl<T> OutputWithoutSchema for &Probe<T> {
     fn output_schema(self) -> Option<Schema> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::exec::{Fields, decode_value};
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    struct Point {
+        x: i64,
+        #[serde(default)]
+        y: Option<i64>,
+    }
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Shape {
+        Dot,
+        Line { len: u8 },
+    }
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    #[serde(untagged)]
+    enum NumberOrText {
+        Number(f64),
+        Text(String),
+    }
+
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-3i64..300).prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop_oneof![Just("dot"), Just("line"), Just("x"), Just("")].prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                proptest::collection::btree_map(
+                    prop_oneof![Just("x"), Just("y"), Just("kind"), Just("len")],
+                    inner,
+                    0..4
+                )
+                .prop_map(|m| json!(m)),
+            ]
+        })
+    }
+
+    /// What `Fields::take` gives for one parameter: the value, or `None` with a problem.
+    fn taken<T: ToolParam>(value: Option<&Value>, missing: Missing<T>) -> Option<T> {
+        let input = match value {
+            Some(v) => json!({ "p": v }),
+            None => json!({}),
+        };
+        let mut fields = Fields::new(input, &["p"]).ok()?;
+        let out = fields.take("p", decode_value, missing);
+        assert_eq!(out.is_some(), fields.finish().is_ok());
+        out
+    }
+
+    fn same<T: ToolParam + PartialEq + std::fmt::Debug>(
+        value: Option<&Value>,
+        missing: fn() -> Missing<T>,
+    ) -> Result<(), TestCaseError> {
+        let borrowed = decode_borrowed(value, param::<T>().borrowed, missing());
+        prop_assert_eq!(borrowed, taken(value, missing()), "{:?}", value);
+        Ok(())
+    }
+
+    proptest! {
+        // The generated handler decodes with `known_keys` and `decode_borrowed` and falls back
+        // to `Fields` on `None`: each must agree with `Fields` on every input, or a call's
+        // outcome would depend on which path ran.
+        #[test]
+        fn borrowed_decoding_agrees_with_fields(value in proptest::option::of(any_json())) {
+            let v = value.as_ref();
+            same::<u8>(v, || Missing::Required)?;
+            same::<u8>(v, || Missing::Default(|| 7))?;
+            same::<i64>(v, || Missing::Required)?;
+            same::<f64>(v, || Missing::Required)?;
+            same::<bool>(v, || Missing::Default(|| true))?;
+            same::<String>(v, || Missing::Required)?;
+            same::<Option<u8>>(v, || Missing::Null)?;
+            same::<Option<String>>(v, || Missing::Default(|| Some("d".into())))?;
+            same::<Vec<u8>>(v, || Missing::Required)?;
+            same::<Value>(v, || Missing::Required)?;
+            same::<Option<Value>>(v, || Missing::Null)?;
+            same::<BTreeMap<String, i64>>(v, || Missing::Required)?;
+            same::<Point>(v, || Missing::Required)?;
+            same::<Shape>(v, || Missing::Required)?;
+            same::<NumberOrText>(v, || Missing::Required)?;
+            same::<Option<Vec<Point>>>(v, || Missing::Null)?;
+        }
+
+        // `known_keys` accepts exactly the inputs `Fields::new` finds no problem in.
+        #[test]
+        fn known_keys_agree_with_fields(input in prop_oneof![any_json(), Just(json!({"x": 1, "len": 2}))]) {
+            let keys = ["x", "len"];
+            let slots = known_keys(&input, &keys);
+            let fields = Fields::new(input.clone(), &keys);
+            let clean = fields.is_ok_and(|f| f.finish().is_ok());
+            prop_assert_eq!(slots.is_some(), clean);
+            if let Some(slots) = slots {
+                for (slot, key) in slots.iter().zip(keys) {
+                    prop_assert_eq!(*slot, input.get(key));
+                }
+            }
+        }
     }
 }

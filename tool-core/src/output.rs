@@ -26,6 +26,14 @@ use crate::error::ToolError;
 pub struct ToolOutput<T = Value> {
     data: Option<T>,
     echo: Option<String>,
+    /// Few results carry media or an event: boxed, a plain result stays small enough to move
+    /// without a `memcpy` call (`Value` alone is 80 bytes).
+    extras: Option<Box<Extras>>,
+}
+
+/// What a result rarely carries; never `Some` and empty.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Extras {
     media: Vec<Media>,
     event: Option<Cow<'static, str>>,
 }
@@ -36,8 +44,7 @@ impl<T> ToolOutput<T> {
         Self {
             data: Some(data),
             echo: None,
-            media: Vec::new(),
-            event: None,
+            extras: None,
         }
     }
 
@@ -46,8 +53,7 @@ impl<T> ToolOutput<T> {
         Self {
             data: None,
             echo: Some(echo.into()),
-            media: Vec::new(),
-            event: None,
+            extras: None,
         }
     }
 
@@ -57,8 +63,10 @@ impl<T> ToolOutput<T> {
         Self {
             data: None,
             echo: None,
-            media: vec![media],
-            event: None,
+            extras: Some(Box::new(Extras {
+                media: vec![media],
+                event: None,
+            })),
         }
     }
 
@@ -70,13 +78,13 @@ impl<T> ToolOutput<T> {
 
     /// Attaches an image or audio clip.
     pub fn with_media(mut self, media: Media) -> Self {
-        self.media.push(media);
+        self.extras.get_or_insert_default().media.push(media);
         self
     }
 
     /// Names the UI card that shows this result.
     pub fn with_event(mut self, event: impl Into<Cow<'static, str>>) -> Self {
-        self.event = Some(event.into());
+        self.extras.get_or_insert_default().event = Some(event.into());
         self
     }
 
@@ -87,12 +95,12 @@ impl<T> ToolOutput<T> {
 
     /// The media attached.
     pub fn media(&self) -> &[Media] {
-        &self.media
+        self.extras.as_deref().map_or(&[], |extras| &extras.media)
     }
 
     /// The UI event name.
     pub fn event(&self) -> Option<&str> {
-        self.event.as_deref()
+        self.extras.as_ref()?.event.as_deref()
     }
 }
 
@@ -242,8 +250,7 @@ impl<T: Serialize> IntoOutput for ToolOutput<T> {
         Ok(ToolOutput {
             data,
             echo: self.echo,
-            media: self.media,
-            event: self.event,
+            extras: self.extras,
         })
     }
 }

@@ -65,11 +65,13 @@ struct ToolInner {
     source: Option<Cow<'static, str>>,
     examples: Vec<ToolExample>,
     input_schema: Value,
+    /// Whether an input can hold a `null` to drop before decoding (worked out once).
+    drops_nulls: bool,
     output_schema: Option<Value>,
     /// The parameter the body of a tag call fills (the text tag protocol).
     body: Option<Cow<'static, str>>,
     handler: Handler,
-    /// Whether the handler is async (sync handlers run on the blocking pool).
+    /// Whether the handler is async (a sync handler runs when its call starts).
     is_async: bool,
     origin: Origin,
 }
@@ -126,6 +128,7 @@ impl Tool {
                 retries: def.retries,
                 source: def.source.map(Cow::Borrowed),
                 examples,
+                drops_nulls: schema::may_drop_nulls(&input_schema),
                 input_schema,
                 output_schema,
                 body: def.body.map(Cow::Borrowed),
@@ -224,9 +227,13 @@ impl Tool {
         &self.inner.origin
     }
 
-    /// Starts a call with an already parsed input.
+    /// Starts a call with an already parsed input. A sync tool runs here; an async tool runs
+    /// as the returned future is polled.
+    #[inline]
     pub fn call(&self, mut input: Value, ctx: &ToolContext) -> CallFuture {
-        schema::drop_absent_nulls(&mut input, &self.inner.input_schema);
+        if self.inner.drops_nulls {
+            schema::drop_absent_nulls(&mut input, &self.inner.input_schema);
+        }
         match &self.inner.handler {
             Handler::Linked(f) => f(input, ctx.clone()),
             Handler::Dynamic(f) => f(input, ctx.clone()),
@@ -300,6 +307,7 @@ impl DynamicTool {
                 retries: 0,
                 source: None,
                 examples: Vec::new(),
+                drops_nulls: schema::may_drop_nulls(&input_schema),
                 input_schema,
                 output_schema: None,
                 body: None,
@@ -316,7 +324,8 @@ impl DynamicTool {
         F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CallResult> + Send + 'static,
     {
-        self.inner.handler = Handler::Dynamic(Arc::new(move |input, ctx| Box::pin(f(input, ctx))));
+        self.inner.handler =
+            Handler::Dynamic(Arc::new(move |input, ctx| CallFuture::new(f(input, ctx))));
         self
     }
 
@@ -530,6 +539,7 @@ impl Registry {
     }
 
     /// The tool named `name`.
+    #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
@@ -585,20 +595,24 @@ impl Registry {
 
     /// Calls a tool with a JSON input; an unknown name suggests the nearest ones. This is the
     /// bare call (decode and run); [`Executor`](crate::exec::Executor) adds limits, time,
-    /// isolation, retries, sanitised errors, audit and events.
-    pub async fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallResult {
+    /// isolation, retries, sanitised errors, audit and events. As with [`Tool::call`], a sync
+    /// tool runs here and an async tool as the call is awaited.
+    pub fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallFuture {
         match self.get(name) {
-            Some(tool) => tool.call(input, ctx).await,
-            None => Err(exec::unknown_tool(name, &self.suggest(name))),
+            Some(tool) => tool.call(input, ctx),
+            None => exec::fail(exec::unknown_tool(name, &self.suggest(name))),
         }
     }
 
     /// Calls a tool with JSON text as input (as models send it).
-    pub async fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallResult {
-        let tool = self
-            .get(name)
-            .ok_or_else(|| exec::unknown_tool(name, &self.suggest(name)))?;
-        tool.call(exec::parse_input(input)?, ctx).await
+    pub fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallFuture {
+        let Some(tool) = self.get(name) else {
+            return exec::fail(exec::unknown_tool(name, &self.suggest(name)));
+        };
+        match exec::parse_input(input) {
+            Ok(input) => tool.call(input, ctx),
+            Err(e) => exec::fail(e),
+        }
     }
 }
 

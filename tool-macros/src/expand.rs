@@ -64,6 +64,8 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let mut keys = Vec::new();
     let mut takes = Vec::new();
     let mut taken = Vec::new();
+    let mut fasts = Vec::new();
+    let mut slots = Vec::new();
     let mut extract = Vec::new();
     let mut call_args = Vec::new();
     let mut whole = None;
@@ -115,6 +117,9 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     __s.field(#key, #info.schema, #description, #required, #default_json);
                 });
                 takes.push(quote! { let #var = __in.take(#key, #info.decode, #missing); });
+                let slot = format_ident!("__v{}", i);
+                fasts.push(quote!(#p::decode_borrowed(#slot, #info.borrowed, #missing)));
+                slots.push(slot);
                 taken.push(var.clone());
                 keys.push(key);
                 call_args.push(quote!(#var));
@@ -160,20 +165,37 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 };
             }
         });
-        (
-            quote!(__input_schema),
+        // `Fields` reports every problem with its path; it runs only when the input is not
+        // the common case (known keys whose values decode), found first without taking it.
+        let slow = quote! {
+            let mut __in = match #p::Fields::new(__input, &[#(#keys),*]) {
+                ::core::result::Result::Ok(fields) => fields,
+                ::core::result::Result::Err(e) => return #p::fail(e),
+            };
+            #(#takes)*
+            if let ::core::result::Result::Err(e) = __in.finish() {
+                return #p::fail(e);
+            }
+            #unwrap
+        };
+        let decode = if taken.is_empty() {
+            slow
+        } else {
             quote! {
-                let mut __in = match #p::Fields::new(__input, &[#(#keys),*]) {
-                    ::core::result::Result::Ok(fields) => fields,
-                    ::core::result::Result::Err(e) => return #p::fail(e),
+                let (#(#taken,)*) = 'decoded: {
+                    if let ::core::option::Option::Some([#(#slots,)*]) =
+                        #p::known_keys(&__input, &[#(#keys),*])
+                    {
+                        if let (#(::core::option::Option::Some(#taken),)*) = (#(#fasts,)*) {
+                            break 'decoded (#(#taken,)*);
+                        }
+                    }
+                    #slow
+                    (#(#taken,)*)
                 };
-                #(#takes)*
-                if let ::core::result::Result::Err(e) = __in.finish() {
-                    return #p::fail(e);
-                }
-                #unwrap
-            },
-        )
+            }
+        };
+        (quote!(__input_schema), decode)
     };
     let schema_fn = whole.is_none().then(|| {
         quote! {
@@ -217,9 +239,13 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         },
         None => quote!(::core::option::Option::None),
     };
-    // A future that is not Send is reported at the function's name.
-    let future = quote_spanned! {fn_name.span()=>
-        ::std::boxed::Box::pin(async move { #finish })
+    // A sync tool runs as its call starts: its result needs no boxed future. A future that is
+    // not Send is reported at the function's name.
+    let future = match item.sig.asyncness {
+        Some(_) => quote_spanned! {fn_name.span()=>
+            ::tool_core::exec::CallFuture::new(async move { #finish })
+        },
+        None => quote!(::tool_core::exec::CallFuture::ready(#finish)),
     };
 
     // The definition.

@@ -324,7 +324,7 @@ impl Executor {
             if !tool.is_blocking() {
                 // In this task, not a new one: a spawned task is often stolen by another worker,
                 // and each call then pays two cross-thread wake-ups.
-                return CatchPanic(tool.call(input, ctx)).await;
+                return CatchPanic::start(|| tool.call(input, ctx)).await;
             }
             // Marked `blocking`: keep it off the async workers.
             let (owned_tool, owned_ctx) = (tool.clone(), ctx.clone());
@@ -470,9 +470,22 @@ enum Stopped {
     Other(String),
 }
 
-/// A handler's future whose panic becomes [`Stopped::Panicked`] instead of unwinding into the
+/// A handler's call whose panic becomes [`Stopped::Panicked`] instead of unwinding into the
 /// caller.
-struct CatchPanic(super::CallFuture);
+enum CatchPanic {
+    Running(super::CallFuture),
+    /// A sync tool runs as its call starts, so it can panic before there is a future.
+    Panicked(Option<Box<dyn std::any::Any + Send>>),
+}
+
+impl CatchPanic {
+    fn start(call: impl FnOnce() -> super::CallFuture) -> Self {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+            Ok(future) => Self::Running(future),
+            Err(payload) => Self::Panicked(Some(payload)),
+        }
+    }
+}
 
 impl std::future::Future for CatchPanic {
     type Output = Result<CallResult, Stopped>;
@@ -481,9 +494,17 @@ impl std::future::Future for CatchPanic {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> Poll<Self::Output> {
-        let future = &mut self.0;
+        let future = match &mut *self {
+            Self::Running(future) => future,
+            Self::Panicked(payload) => {
+                let payload = payload.take().unwrap_or_else(|| Box::new("polled again"));
+                return Poll::Ready(Err(Stopped::Panicked(payload)));
+            }
+        };
         // The future is not polled again after a panic: it is dropped with the attempt.
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::pin::Pin::new(&mut *future).poll(cx)
+        })) {
             Ok(Poll::Ready(result)) => Poll::Ready(Ok(result)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(payload) => Poll::Ready(Err(Stopped::Panicked(payload))),

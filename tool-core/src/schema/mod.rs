@@ -42,6 +42,48 @@ pub fn drop_absent_nulls(input: &mut Value, schema: &Value) {
     }
 }
 
+/// Whether [`drop_absent_nulls`] can ever change an input for `schema`: true when some object
+/// schema in it (at any depth, `$defs` included) has an optional property that refuses `null`.
+/// A tool works this out once, so calls to tools without such a property skip even the scan
+/// for nulls.
+///
+/// ```
+/// use serde_json::json;
+/// let required = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]});
+/// let nullable = json!({"type": "object", "properties": {"a": {"type": ["integer", "null"]}}});
+/// let optional = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+/// assert!(!tool_core::schema::may_drop_nulls(&required));
+/// assert!(!tool_core::schema::may_drop_nulls(&nullable));
+/// assert!(tool_core::schema::may_drop_nulls(&optional));
+/// ```
+pub fn may_drop_nulls(schema: &Value) -> bool {
+    // Every schema `drop_nulls` reads is a part of the root, so walking the whole document
+    // (definitions too) finds every property it could drop; too deep counts as yes.
+    fn walk(node: &Value, root: &Value, depth: usize) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    let required = map.get("required").and_then(Value::as_array);
+                    let drops = props.iter().any(|(key, property)| {
+                        !required.is_some_and(|r| r.iter().any(|x| x == key))
+                            && !accepts_null(resolve(property, root), root)
+                    });
+                    if drops {
+                        return true;
+                    }
+                }
+                map.values().any(|v| walk(v, root, depth + 1))
+            }
+            Value::Array(items) => items.iter().any(|v| walk(v, root, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(schema, schema, 0)
+}
+
 /// Whether `value` is or contains a `null` (or nests too deep to tell cheaply).
 fn holds_null(value: &Value, depth: usize) -> bool {
     match value {
@@ -418,6 +460,79 @@ mod tests {
                 other => proptest::prop_assert_eq!(n_out, other),
             }
         }
+
+        // A schema said to drop nothing never has an input changed by the walk it then skips.
+        #[test]
+        fn schemas_that_drop_no_nulls_leave_every_input_alone(
+            root in any_schema(),
+            defined in any_schema(),
+            input in any_input(),
+        ) {
+            let mut schema = root;
+            if let Value::Object(map) = &mut schema {
+                map.insert("$defs".into(), json!({"D": defined}));
+            }
+            let mut out = input.clone();
+            drop_absent_nulls(&mut out, &schema);
+            if !may_drop_nulls(&schema) {
+                proptest::prop_assert_eq!(out, input);
+            }
+        }
+    }
+
+    fn any_schema() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(json!({"type": "integer"})),
+            Just(json!({"type": ["integer", "null"]})),
+            Just(json!({})),
+            Just(json!({"$ref": "#/$defs/D"})),
+            Just(json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
+            Just(json!({"enum": ["x", null]})),
+        ];
+        leaf.prop_recursive(3, 24, 3, |inner| {
+            prop_oneof![
+                inner
+                    .clone()
+                    .prop_map(|items| json!({"type": "array", "items": items})),
+                (
+                    proptest::collection::btree_map(
+                        prop_oneof![Just("a"), Just("b"), Just("c")],
+                        inner.clone(),
+                        0..3
+                    ),
+                    proptest::collection::vec(prop_oneof![Just("a"), Just("b"), Just("c")], 0..3),
+                )
+                    .prop_map(|(props, required)| json!({
+                        "type": "object", "properties": props, "required": required
+                    })),
+                proptest::collection::vec(inner, 1..3).prop_map(|v| json!({"oneOf": v})),
+            ]
+        })
+    }
+
+    fn any_input() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            (0..3i64).prop_map(Value::from),
+            Just(json!("s"))
+        ];
+        leaf.prop_recursive(4, 32, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                proptest::collection::btree_map(
+                    prop_oneof![
+                        Just("a".to_owned()),
+                        Just("b".to_owned()),
+                        Just("c".to_owned())
+                    ],
+                    inner,
+                    0..3
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl CallFuture {
 impl Future for CallFuture {
     type Output = CallResult;
 
-    // Inlined into the caller's poll, a ready result skips a frame's copy of its 144 bytes.
+    // Inlined into the caller's poll, a ready result skips one frame's copy of it.
     #[inline]
     fn poll(
         mut self: Pin<&mut Self>,

@@ -130,110 +130,102 @@ struct Tokenized {
 
 impl Batch {
     fn tokenize<T>(items: &[T], entry: impl Fn(&T) -> Entry<'_>, stemming: bool) -> Self {
-        let mut words = Words::default();
-        // Each word of a document as `word << 8 | field` (one integer sorts fastest).
-        let mut seen: Vec<u64> = Vec::new();
-        let mut docs: Vec<Tokenized> = items
+        let mut words = Words::new(stemming);
+        // Per term: the document (numbered from 1) that last counted it, and where in that
+        // document's counts it is; counting needs no sort and no map per document.
+        let mut last_doc: Vec<u32> = Vec::new();
+        let mut at: Vec<u32> = Vec::new();
+        // Reused across documents: each document's counts are copied out once, at their size.
+        let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        let docs = items
             .iter()
-            .map(|item| {
+            .zip(1u32..)
+            .map(|(item, doc)| {
                 let entry = entry(item);
-                // (word, field) for every word, then counted per word: no map per document.
-                seen.clear();
                 let mut lens = [0u16; FIELDS];
+                counts.clear();
                 for &(field, text) in &entry.texts {
                     let field = field as usize;
                     text::for_each_word(text, |word| {
-                        let (number, stopword) = words.number(word);
-                        if !stopword {
-                            seen.push(u64::from(number) << 8 | field as u64);
-                            lens[field] = lens[field].saturating_add(1);
+                        let Some(term) = words.term(word) else {
+                            return; // a stopword
+                        };
+                        let t = term as usize;
+                        if t >= last_doc.len() {
+                            last_doc.resize(t + 1, 0);
+                            at.resize(t + 1, 0);
                         }
+                        if last_doc[t] != doc {
+                            last_doc[t] = doc;
+                            at[t] = counts.len() as u32;
+                            counts.push((term, [0; FIELDS]));
+                        }
+                        let tf = &mut counts[at[t] as usize].1[field];
+                        *tf = tf.saturating_add(1);
+                        lens[field] = lens[field].saturating_add(1);
                     });
                 }
-                seen.sort_unstable();
-                let counts = seen
-                    .chunk_by(|a, b| a >> 8 == b >> 8)
-                    .map(|group| {
-                        let mut tf = [0u16; FIELDS];
-                        for &word in group {
-                            let field = (word & 0xff) as usize;
-                            tf[field] = tf[field].saturating_add(1);
-                        }
-                        ((group[0] >> 8) as u32, tf)
-                    })
-                    .collect();
                 let mut domain_terms = Vec::new();
-                text::for_each_word(entry.domain, |w| domain_terms.push(words.number(w).0));
+                text::for_each_word(entry.domain, |w| domain_terms.push(words.term_of(w)));
                 Tokenized {
                     name: entry.name.into(),
                     hint: entry.hint.into(),
                     domain: entry.domain.into(),
                     lens,
-                    counts,
+                    counts: counts.clone(),
                     domain_terms,
                 }
             })
             .collect();
-        if !stemming {
-            return Self {
-                terms: words.list,
-                docs,
-            };
+        Self {
+            terms: words.terms,
+            docs,
         }
-        // Words that share a stem (`issue`, `issues`) are one term: their counts add up.
-        let mut terms: Vec<Box<str>> = Vec::new();
-        let mut numbers: HashMap<Box<str>, u32> = HashMap::default();
-        let term_of: Vec<u32> = words
-            .list
-            .into_iter()
-            .map(|word| {
-                let stem: Box<str> = match text::stem(&word) {
-                    std::borrow::Cow::Borrowed(_) => word,
-                    std::borrow::Cow::Owned(stem) => stem.into(),
-                };
-                *numbers.entry(stem).or_insert_with_key(|stem| {
-                    terms.push(stem.clone());
-                    (terms.len() - 1) as u32
-                })
-            })
-            .collect();
-        for doc in &mut docs {
-            for (word, _) in &mut doc.counts {
-                *word = term_of[*word as usize];
-            }
-            doc.counts.sort_unstable_by_key(|&(term, _)| term);
-            doc.counts.dedup_by(|(term, tf), (kept_term, kept)| {
-                let same = term == kept_term;
-                if same {
-                    for (kept, tf) in kept.iter_mut().zip(*tf) {
-                        *kept = kept.saturating_add(tf);
-                    }
-                }
-                same
-            });
-            for word in &mut doc.domain_terms {
-                *word = term_of[*word as usize];
-            }
-        }
-        Self { terms, docs }
     }
 }
 
-/// Numbers words in the order they are first seen, and tells stopwords (checked once per
-/// distinct word). Words of up to 16 bytes are keyed by their bytes packed into an integer: no
-/// string comparison per lookup.
-#[derive(Default)]
+/// Numbers words in the order they are first seen and gives each its term: its stem's number
+/// when stemming (`issue`, `issues` are one term), else its own. Stopwords and stems are worked
+/// out once per distinct word. Words of up to 16 bytes are keyed by their bytes packed into an
+/// integer: no string comparison per lookup.
 struct Words {
+    stemming: bool,
     short: HashMap<u128, u32>,
     long: HashMap<Box<str>, u32>,
-    list: Vec<Box<str>>,
-    stopword: Vec<bool>,
+    /// Per word: its term, and whether it is a stopword.
+    word_terms: Vec<(u32, bool)>,
+    /// The distinct terms, by number.
+    terms: Vec<Box<str>>,
+    stems: HashMap<Box<str>, u32>,
 }
 
 impl Words {
-    /// The word's number, and whether it is a stopword.
-    fn number(&mut self, word: &str) -> (u32, bool) {
-        let next = self.list.len() as u32;
+    fn new(stemming: bool) -> Self {
+        Self {
+            stemming,
+            short: HashMap::default(),
+            long: HashMap::default(),
+            word_terms: Vec::new(),
+            terms: Vec::new(),
+            stems: HashMap::default(),
+        }
+    }
+
+    /// The word's term, or `None` for a stopword.
+    fn term(&mut self, word: &str) -> Option<u32> {
+        let number = self.number(word) as usize;
+        let (term, stopword) = self.word_terms[number];
+        (!stopword).then_some(term)
+    }
+
+    /// The word's term, stopword or not (a domain's name is kept whole).
+    fn term_of(&mut self, word: &str) -> u32 {
+        let number = self.number(word) as usize;
+        self.word_terms[number].0
+    }
+
+    fn number(&mut self, word: &str) -> u32 {
+        let next = self.word_terms.len() as u32;
         let number = match pack(word) {
             Some(key) => *self.short.entry(key).or_insert(next),
             None => match self.long.get(word) {
@@ -245,10 +237,26 @@ impl Words {
             },
         };
         if number == next {
-            self.list.push(word.into());
-            self.stopword.push(text::is_stopword(word));
+            let term = self.new_term(word);
+            self.word_terms.push((term, text::is_stopword(word)));
         }
-        (number, self.stopword[number as usize])
+        number
+    }
+
+    fn new_term(&mut self, word: &str) -> u32 {
+        let next = self.terms.len() as u32;
+        if !self.stemming {
+            self.terms.push(word.into());
+            return next;
+        }
+        let stem = text::stem(word);
+        if let Some(&term) = self.stems.get(&*stem) {
+            return term;
+        }
+        let stem: Box<str> = stem.into();
+        self.stems.insert(stem.clone(), next);
+        self.terms.push(stem);
+        next
     }
 }
 

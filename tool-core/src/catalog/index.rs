@@ -122,7 +122,7 @@ struct Tokenized {
     hint: Box<str>,
     domain: Box<str>,
     lens: [u16; FIELDS],
-    /// (term, its count in each field) for each distinct term, by term number.
+    /// (term, its count in each field) for each distinct term, in the order first read.
     counts: Vec<(u32, [u16; FIELDS])>,
     /// The terms of the domain's name.
     domain_terms: Vec<u32>,

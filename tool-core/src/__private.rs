@@ -306,17 +306,9 @@ mod tests {
             any::<f64>().prop_map(Value::from),
             prop_oneof![Just("dot"), Just("line"), Just("x"), Just("")].prop_map(Value::from),
         ];
-        leaf.prop_recursive(3, 24, 3, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
-                proptest::collection::btree_map(
-                    prop_oneof![Just("x"), Just("y"), Just("kind"), Just("len")],
-                    inner,
-                    0..4
-                )
-                .prop_map(|m| json!(m)),
-            ]
-        })
+        let key =
+            prop_oneof![Just("x"), Just("y"), Just("kind"), Just("len")].prop_map(str::to_owned);
+        crate::test_json::json_tree(leaf, key, 3, 4)
     }
 
     /// What `Fields::take` gives for one parameter: the value, or `None` with a problem.

@@ -54,6 +54,8 @@ pub mod mcp;
 pub mod presence;
 #[cfg(any(feature = "mcp", feature = "presence"))]
 mod tcp;
+#[cfg(test)]
+mod test_json;
 
 pub use context::{
     AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,

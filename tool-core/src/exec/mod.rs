@@ -416,21 +416,12 @@ mod tests {
             any::<f64>().prop_map(Value::from),
             "[a-z]{0,6}".prop_map(Value::from),
         ];
-        leaf.prop_recursive(4, 32, 4, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                proptest::collection::btree_map(
-                    prop_oneof![
-                        Just("name".to_owned()),
-                        Just("items".to_owned()),
-                        "[a-z]{1,5}"
-                    ],
-                    inner,
-                    0..4
-                )
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        let key = prop_oneof![
+            Just("name".to_owned()),
+            Just("items".to_owned()),
+            "[a-z]{1,5}"
+        ];
+        crate::test_json::json_tree(leaf, key, 4, 4)
     }
 
     proptest::proptest! {

@@ -526,21 +526,8 @@ mod tests {
             (0..3i64).prop_map(Value::from),
             Just(json!("s"))
         ];
-        leaf.prop_recursive(4, 32, 3, |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
-                proptest::collection::btree_map(
-                    prop_oneof![
-                        Just("a".to_owned()),
-                        Just("b".to_owned()),
-                        Just("c".to_owned())
-                    ],
-                    inner,
-                    0..3
-                )
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        let key = prop_oneof![Just("a"), Just("b"), Just("c")].prop_map(str::to_owned);
+        crate::test_json::json_tree(leaf, key, 4, 3)
     }
 
     #[test]

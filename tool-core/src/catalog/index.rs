@@ -1,12 +1,14 @@
 //! The inverted index and its ranking: BM25F over a tool's fields, with query expansion,
 //! coordination (tools matching more of the query first) and domain grouping.
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHashMap as HashMap;
 
 use super::text;
+use crate::Tool;
 
 /// The fields of a tool that are indexed, with their weight in the score. The name says most
 /// about what a tool does; examples and parameters say least.
@@ -90,23 +92,80 @@ struct Posting {
 /// One indexed tool.
 #[derive(Debug)]
 pub(super) struct Doc {
-    pub name: Arc<str>,
-    pub hint: Box<str>,
-    pub domain: Box<str>,
+    tool: Tool,
     lens: [u16; FIELDS],
     /// Distinct terms, for removal.
     terms: Box<[TermId]>,
     /// The domain name's terms.
     domain_terms: Box<[TermId]>,
-    alive: bool,
+    /// Where its postings wait while not yet in the term lists: (pending batch, place in it).
+    waiting: Option<(u32, u32)>,
 }
 
-/// What a tool contributes to the index: its texts, each with its field.
-pub(super) struct Entry<'a> {
-    pub name: &'a str,
-    pub hint: &'a str,
-    pub domain: &'a str,
-    pub texts: Vec<(Field, &'a str)>,
+/// A tool as a map key: hashed and compared by its name, so the map is looked up by `&str`
+/// and holds no copy of the name.
+#[derive(Debug)]
+struct Named(Tool);
+
+impl Borrow<str> for Named {
+    fn borrow(&self) -> &str {
+        self.0.name()
+    }
+}
+
+impl Hash for Named {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.name().hash(state);
+    }
+}
+
+impl PartialEq for Named {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for Named {}
+
+/// What the index reads of a tool, field by field.
+fn texts(tool: &Tool) -> Vec<(Field, &str)> {
+    let domain = tool.domain();
+    let mut texts = vec![
+        (Field::Name, tool.name()),
+        (Field::Summary, tool.label()),
+        (Field::Summary, tool.hint()),
+        (Field::Description, tool.description()),
+        (Field::Domain, &*domain.name),
+        (Field::Domain, &*domain.description),
+    ];
+    params_text(tool.input_schema(), &mut texts);
+    texts.extend(
+        tool.examples()
+            .iter()
+            .map(|e| (Field::Examples, e.label.as_ref())),
+    );
+    texts
+}
+
+/// Parameter names and descriptions, from the input schema's top-level properties. Keys are
+/// found by scanning, not hashing: schemas have few keys, and this runs for every tool indexed.
+fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)>) {
+    fn field<'v>(object: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
+        object
+            .as_object()?
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+    let Some(props) = field(schema, "properties").and_then(|p| p.as_object()) else {
+        return;
+    };
+    for (name, prop) in props {
+        out.push((Field::Params, name.as_str()));
+        if let Some(d) = field(prop, "description").and_then(|d| d.as_str()) {
+            out.push((Field::Params, d));
+        }
+    }
 }
 
 /// Documents split into terms, the terms numbered within the batch: the part of indexing that
@@ -115,36 +174,51 @@ struct Batch {
     /// The batch's distinct terms (stems, when stemming is on), by their number.
     terms: Vec<Box<str>>,
     docs: Vec<Tokenized>,
+    /// The batch's postings grouped by term, each naming its document by its place in `docs`.
+    /// Grouped on the batch's thread, so the index copies whole runs into its lists.
+    postings: Runs,
 }
 
 struct Tokenized {
-    name: Arc<str>,
-    hint: Box<str>,
-    domain: Box<str>,
+    tool: Tool,
     lens: [u16; FIELDS],
-    /// (term, its count in each field) for each distinct term, in the order first read.
-    counts: Vec<(u32, [u16; FIELDS])>,
+    /// Its distinct terms, in the order first read.
+    terms: Box<[u32]>,
     /// The terms of the domain's name.
-    domain_terms: Vec<u32>,
+    domain_terms: Box<[u32]>,
+}
+
+/// Postings grouped by term: term `t`'s are `postings[starts[t]..starts[t + 1]]`.
+#[derive(Debug)]
+struct Runs {
+    postings: Vec<Posting>,
+    starts: Vec<u32>,
+}
+
+impl Runs {
+    fn of(&self, term: usize) -> &[Posting] {
+        &self.postings[self.starts[term] as usize..self.starts[term + 1] as usize]
+    }
 }
 
 impl Batch {
-    fn tokenize<T>(items: &[T], entry: impl Fn(&T) -> Entry<'_>, stemming: bool) -> Self {
+    fn tokenize(tools: &[Tool], stemming: bool) -> Self {
         let mut words = Words::new(stemming);
-        // Per term: the document (numbered from 1) that last counted it, and where in that
-        // document's counts it is; counting needs no sort and no map per document.
+        // Per term: the document (numbered from 1) that last counted it, where in that
+        // document's counts it is, and how many documents have it; counting needs no sort and
+        // no map per document.
         let mut last_doc: Vec<u32> = Vec::new();
         let mut at: Vec<u32> = Vec::new();
-        // Reused across documents: each document's counts are copied out once, at their size.
+        let mut df: Vec<u32> = Vec::new();
+        // Every document's counts, one document after the other, grouped by term at the end.
         let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
-        let docs = items
+        let docs: Vec<Tokenized> = tools
             .iter()
             .zip(1u32..)
-            .map(|(item, doc)| {
-                let entry = entry(item);
+            .map(|(tool, doc)| {
                 let mut lens = [0u16; FIELDS];
-                counts.clear();
-                for &(field, text) in &entry.texts {
+                let first = counts.len();
+                for (field, text) in texts(tool) {
                     let field = field as usize;
                     text::for_each_word(text, |word| {
                         let Some(term) = words.term(word) else {
@@ -154,10 +228,12 @@ impl Batch {
                         if t >= last_doc.len() {
                             last_doc.resize(t + 1, 0);
                             at.resize(t + 1, 0);
+                            df.resize(t + 1, 0);
                         }
                         if last_doc[t] != doc {
                             last_doc[t] = doc;
                             at[t] = counts.len() as u32;
+                            df[t] += 1;
                             counts.push((term, [0; FIELDS]));
                         }
                         let tf = &mut counts[at[t] as usize].1[field];
@@ -166,20 +242,49 @@ impl Batch {
                     });
                 }
                 let mut domain_terms = Vec::new();
-                text::for_each_word(entry.domain, |w| domain_terms.push(words.term_of(w)));
+                text::for_each_word(&tool.domain().name, |w| {
+                    domain_terms.push(words.term_of(w));
+                });
                 Tokenized {
-                    name: entry.name.into(),
-                    hint: entry.hint.into(),
-                    domain: entry.domain.into(),
+                    tool: tool.clone(),
                     lens,
-                    counts: counts.clone(),
-                    domain_terms,
+                    terms: counts[first..].iter().map(|&(term, _)| term).collect(),
+                    domain_terms: domain_terms.into(),
                 }
             })
             .collect();
+        // A counting sort: each term's run starts after the runs of the terms before it.
+        df.resize(words.terms.len(), 0);
+        let mut starts = Vec::with_capacity(df.len() + 1);
+        let mut next = 0u32;
+        starts.push(0);
+        for &n in &df {
+            next += n;
+            starts.push(next);
+        }
+        let mut fill = starts.clone();
+        let mut postings = vec![
+            Posting {
+                doc: 0,
+                tf: [0; FIELDS]
+            };
+            counts.len()
+        ];
+        let mut counts = counts.iter();
+        for (place, doc) in docs.iter().enumerate() {
+            for &(term, tf) in counts.by_ref().take(doc.terms.len()) {
+                let slot = &mut fill[term as usize];
+                postings[*slot as usize] = Posting {
+                    doc: place as DocId,
+                    tf,
+                };
+                *slot += 1;
+            }
+        }
         Self {
             terms: words.terms,
             docs,
+            postings: Runs { postings, starts },
         }
     }
 }
@@ -269,20 +374,35 @@ pub(super) struct Index {
     scored: Vec<Vec<(DocId, f32)>>,
     dictionary: HashMap<Box<str>, TermId>,
     postings: Vec<Vec<Posting>>,
-    docs: Vec<Doc>,
-    by_name: HashMap<Arc<str>, DocId>,
+    /// By id; `None` for the ids of removed tools, which new ones reuse.
+    docs: Vec<Option<Doc>>,
+    by_name: HashMap<Named, DocId>,
     free: Vec<DocId>,
     live: usize,
     total_lens: [u64; FIELDS],
-    /// Postings of documents inserted since the last [`Index::renormalize`], moved into
-    /// `postings` there in one pass: each term's list then grows once, not once per document.
-    pending: Vec<(TermId, Posting)>,
+    /// Batches inserted since the last [`Index::renormalize`], their postings moved into
+    /// `postings` there, on every core: each term's list then grows once, not once per
+    /// document.
+    pending: Vec<Pending>,
 }
 
+/// A batch whose documents are indexed but whose postings are not yet in the term lists.
+#[derive(Debug)]
+struct Pending {
+    /// The index's term for each of the batch's terms.
+    terms: Vec<TermId>,
+    /// The id of each of the batch's documents, [`GONE`] once removed.
+    docs: Vec<DocId>,
+    postings: Runs,
+}
+
+/// A pending document removed before its postings were listed.
+const GONE: DocId = DocId::MAX;
+
 /// A ranked result.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Hit {
-    pub doc: DocId,
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Hit<'a> {
+    pub tool: &'a Tool,
     pub score: f32,
 }
 
@@ -307,90 +427,97 @@ impl Index {
         self.live
     }
 
-    pub fn doc(&self, id: DocId) -> &Doc {
-        &self.docs[id as usize]
+    /// The tool indexed under `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        let id = *self.by_name.get(name)?;
+        self.docs[id as usize].as_ref().map(|doc| &doc.tool)
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.by_name.keys().map(|k| &**k)
+    /// The tools indexed.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.by_name.keys().map(|k| &k.0)
     }
 
     /// The distinct domains of the tools indexed, sorted.
     pub fn domains(&self) -> Vec<&str> {
-        let mut domains: Vec<&str> = self
-            .docs
-            .iter()
-            .filter(|d| d.alive)
-            .map(|d| &*d.domain)
-            .collect();
+        let mut domains: Vec<&str> = self.tools().map(|t| &*t.domain().name).collect();
         domains.sort_unstable();
         domains.dedup();
         domains
     }
 
-    /// Adds tools (a later one replacing an earlier one of the same name), each described by
-    /// `entry`. Large batches are read and split into terms on every core; terms are then
-    /// numbered here, in order.
-    pub fn insert_many<T: Sync>(&mut self, items: &[T], entry: impl Fn(&T) -> Entry<'_> + Sync) {
+    /// Adds tools, a later one replacing an earlier one of the same name. Large batches are
+    /// read and split into terms on every core; terms are then numbered here, in order.
+    pub fn insert_many(&mut self, tools: &[Tool]) {
         let stemming = self.ranking.stemming;
-        let batches = in_parallel(items, 1024, |part| Batch::tokenize(part, &entry, stemming));
+        let batches = in_parallel(tools, 1024, |part| Batch::tokenize(part, stemming));
         for batch in batches {
             self.add_batch(batch);
         }
     }
 
-    /// Indexes the documents of a batch, its terms numbered as terms of this index.
+    /// Indexes the documents of a batch, its terms numbered as terms of this index. Its
+    /// postings wait in `pending` for [`Index::renormalize`].
     fn add_batch(&mut self, batch: Batch) {
-        let global: Vec<TermId> = batch.terms.iter().map(|t| self.intern(t)).collect();
-        for doc in batch.docs {
-            self.remove(&doc.name);
+        let terms: Vec<TermId> = batch.terms.into_iter().map(|t| self.intern(t)).collect();
+        let at = self.pending.len() as u32;
+        // Pushed first: a later document of this batch may replace an earlier one.
+        self.pending.push(Pending {
+            docs: Vec::with_capacity(batch.docs.len()),
+            terms,
+            postings: batch.postings,
+        });
+        for (place, doc) in (0u32..).zip(batch.docs) {
+            self.remove(doc.tool.name());
             let id = match self.free.pop() {
                 Some(id) => id,
                 None => {
-                    self.docs.push(Doc::placeholder());
+                    self.docs.push(None);
                     (self.docs.len() - 1) as DocId
                 }
             };
-            // Distinct terms of the batch are distinct terms here: no merging left to do.
-            let terms: Box<[TermId]> = doc
-                .counts
-                .iter()
-                .map(|&(term, tf)| {
-                    let term = global[term as usize];
-                    self.pending.push((term, Posting { doc: id, tf }));
-                    term
-                })
-                .collect();
+            let pending = &mut self.pending[at as usize];
+            pending.docs.push(id);
+            let global = |mut local: Box<[u32]>| {
+                for term in local.iter_mut() {
+                    *term = pending.terms[*term as usize];
+                }
+                local
+            };
+            let terms = global(doc.terms);
+            let domain_terms = global(doc.domain_terms);
             for (total, len) in self.total_lens.iter_mut().zip(doc.lens) {
                 *total += u64::from(len);
             }
-            self.by_name.insert(doc.name.clone(), id);
-            self.docs[id as usize] = Doc {
-                name: doc.name,
-                hint: doc.hint,
-                domain: doc.domain,
+            self.by_name.insert(Named(doc.tool.clone()), id);
+            self.docs[id as usize] = Some(Doc {
+                tool: doc.tool,
                 lens: doc.lens,
                 terms,
-                domain_terms: doc
-                    .domain_terms
-                    .iter()
-                    .map(|&t| global[t as usize])
-                    .collect(),
-                alive: true,
-            };
+                domain_terms,
+                waiting: Some((at, place)),
+            });
             self.live += 1;
         }
     }
 
     /// Removes a tool; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        let Some(id) = self.by_name.remove(name) else {
+        let Some(doc) = self
+            .by_name
+            .remove(name)
+            .and_then(|id| Some((id, self.docs[id as usize].take()?)))
+        else {
             return false;
         };
-        self.flush();
-        let doc = std::mem::replace(&mut self.docs[id as usize], Doc::placeholder());
-        for &term in doc.terms.iter() {
-            self.postings[term as usize].retain(|p| p.doc != id);
+        let (id, doc) = doc;
+        match doc.waiting {
+            Some((batch, place)) => self.pending[batch as usize].docs[place as usize] = GONE,
+            None => {
+                for &term in doc.terms.iter() {
+                    self.postings[term as usize].retain(|p| p.doc != id);
+                }
+            }
         }
         for (total, len) in self.total_lens.iter_mut().zip(doc.lens) {
             *total -= u64::from(len);
@@ -410,22 +537,33 @@ impl Index {
             .docs
             .iter()
             .map(|doc| {
+                let lens = doc.as_ref().map_or([0; FIELDS], |doc| doc.lens);
                 std::array::from_fn(|f| {
                     let (w, b) = if ranking.field_weights {
                         (WEIGHTS[f], B[f])
                     } else {
                         (1.0, 0.75)
                     };
-                    w / (1.0 - b + b * f32::from(doc.lens[f]) / avg[f])
+                    w / (1.0 - b + b * f32::from(lens[f]) / avg[f])
                 })
             })
             .collect();
-        // Taken, not drained: a large batch's buffer is not kept.
+        // Taken: a batch is dropped once its postings are listed.
         let pending = std::mem::take(&mut self.pending);
+        // Each term's list length once the pending postings are in: each list grows once, and
+        // the terms are cut into parts of about as many postings each (a few common terms
+        // hold most of them).
+        let mut sizes: Vec<u32> = self.postings.iter().map(|l| l.len() as u32).collect();
+        for batch in &pending {
+            for (local, &term) in batch.terms.iter().enumerate() {
+                sizes[term as usize] += batch.postings.of(local).len() as u32;
+            }
+        }
         // Each part of the terms takes its pending postings, then scores its lists in place:
         // after the first build, rescoring allocates nothing.
         let score = |first: usize, lists: &mut [Vec<Posting>], out: &mut [Vec<(DocId, f32)>]| {
-            append(lists, first, &pending);
+            let sizes = &sizes[first..first + lists.len()];
+            append(lists, first, sizes, &pending);
             for (list, out) in lists.iter().zip(out) {
                 out.clear();
                 out.extend(list.iter().map(|p| {
@@ -436,38 +574,39 @@ impl Index {
             }
         };
         self.scored.resize_with(self.postings.len(), Vec::new);
-        let chunk = self
-            .postings
-            .len()
-            .div_ceil(threads_for(self.postings.len(), 4096))
-            .max(1);
-        if chunk >= self.postings.len() {
-            return score(0, &mut self.postings, &mut self.scored);
+        let total = sizes.iter().map(|&s| s as usize).sum();
+        let ends = cuts(&sizes, threads_for(total, 32_768));
+        if let [_] = ends[..] {
+            score(0, &mut self.postings, &mut self.scored);
+        } else {
+            std::thread::scope(|scope| {
+                let (mut lists, mut out) = (&mut self.postings[..], &mut self.scored[..]);
+                let mut first = 0;
+                for end in ends {
+                    let (part, rest) = std::mem::take(&mut lists).split_at_mut(end - first);
+                    let (part_out, rest_out) = std::mem::take(&mut out).split_at_mut(end - first);
+                    (lists, out) = (rest, rest_out);
+                    let score = &score;
+                    scope.spawn(move || score(first, part, part_out));
+                    first = end;
+                }
+            });
         }
-        std::thread::scope(|scope| {
-            for (part, (lists, out)) in self
-                .postings
-                .chunks_mut(chunk)
-                .zip(self.scored.chunks_mut(chunk))
-                .enumerate()
-            {
-                scope.spawn(move || score(part * chunk, lists, out));
+        for batch in &pending {
+            for &id in batch.docs.iter().filter(|&&id| id != GONE) {
+                if let Some(doc) = &mut self.docs[id as usize] {
+                    doc.waiting = None;
+                }
             }
-        });
-    }
-
-    /// Moves the pending postings into each term's list.
-    fn flush(&mut self) {
-        append(&mut self.postings, 0, &std::mem::take(&mut self.pending));
-    }
-
-    fn intern(&mut self, term: &str) -> TermId {
-        if let Some(&id) = self.dictionary.get(term) {
-            return id;
         }
-        let id = self.postings.len() as TermId;
-        self.postings.push(Vec::new());
-        self.dictionary.insert(term.into(), id);
+    }
+
+    fn intern(&mut self, term: Box<str>) -> TermId {
+        let next = self.postings.len() as TermId;
+        let id = *self.dictionary.entry(term).or_insert(next);
+        if id == next {
+            self.postings.push(Vec::new());
+        }
         id
     }
 
@@ -512,7 +651,7 @@ impl Index {
     }
 
     /// The best `limit` tools for `query`, among those `keep` accepts, best first.
-    pub fn search(&self, query: &str, limit: usize, keep: impl Fn(&Doc) -> bool) -> Vec<Hit> {
+    pub fn search(&self, query: &str, limit: usize, keep: impl Fn(&Tool) -> bool) -> Vec<Hit<'_>> {
         let (query, words) = self.query_terms(query);
         if query.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
@@ -541,45 +680,27 @@ impl Index {
             let hits: Vec<Hit> = scratch
                 .touched
                 .iter()
-                .filter(|&&doc| keep(&self.docs[doc as usize]))
-                .map(|&doc| {
-                    let (score, matched) = scratch.slots[doc as usize];
+                .filter_map(|&id| {
+                    let doc = self.docs[id as usize].as_ref().filter(|d| keep(&d.tool))?;
+                    let (score, matched) = scratch.slots[id as usize];
                     let coordination = if self.ranking.coordination {
                         (matched.count_ones() as f32 / words as f32).powf(COORDINATION)
                     } else {
                         1.0
                     };
-                    Hit {
-                        doc,
+                    Some(Hit {
+                        tool: &doc.tool,
                         score: score * coordination * self.domain_boost(doc, &query),
-                    }
+                    })
                 })
                 .collect();
-            self.best(hits, limit)
+            best(hits, limit)
         })
     }
 
-    /// The best `limit` hits, best first (ties by name).
-    fn best(&self, mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
-        let order = |a: &Hit, b: &Hit| {
-            b.score.total_cmp(&a.score).then_with(|| {
-                self.docs[a.doc as usize]
-                    .name
-                    .cmp(&self.docs[b.doc as usize].name)
-            })
-        };
-        // Only the best `limit` need sorting.
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, order);
-            hits.truncate(limit);
-        }
-        hits.sort_by(order);
-        hits
-    }
-
     /// A query that names a domain (`github`, `slack`) is about that domain's tools.
-    fn domain_boost(&self, doc: DocId, query: &[QueryTerm]) -> f32 {
-        let domain = &self.docs[doc as usize].domain_terms;
+    fn domain_boost(&self, doc: &Doc, query: &[QueryTerm]) -> f32 {
+        let domain = &doc.domain_terms;
         let named = self.ranking.domains
             && query
                 .iter()
@@ -590,11 +711,18 @@ impl Index {
     /// Bytes the index holds on the heap (capacities, not just lengths).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let strings: usize = self.dictionary.keys().map(|k| k.len()).sum::<usize>()
-            + self.by_name.keys().map(|k| k.len()).sum::<usize>();
+        // The tools themselves are shared with the registry: only references to them count.
+        let strings: usize = self.dictionary.keys().map(|k| k.len()).sum::<usize>();
         let maps = self.dictionary.capacity() * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
-            + self.pending.capacity() * size_of::<(TermId, Posting)>()
-            + self.by_name.capacity() * (size_of::<Arc<str>>() + size_of::<DocId>() + 1);
+            + self
+                .pending
+                .iter()
+                .map(|p| {
+                    (p.terms.capacity() + p.docs.capacity() + p.postings.starts.capacity()) * 4
+                        + p.postings.postings.capacity() * size_of::<Posting>()
+                })
+                .sum::<usize>()
+            + self.by_name.capacity() * (size_of::<(Named, DocId)>() + 1);
         let postings: usize = self
             .postings
             .iter()
@@ -609,40 +737,55 @@ impl Index {
         let docs: usize = self
             .docs
             .iter()
-            .map(|d| {
-                d.name.len()
-                    + d.hint.len()
-                    + d.domain.len()
-                    + (d.terms.len() + d.domain_terms.len()) * size_of::<TermId>()
-            })
+            .flatten()
+            .map(|d| (d.terms.len() + d.domain_terms.len()) * size_of::<TermId>())
             .sum::<usize>()
-            + self.docs.capacity() * size_of::<Doc>();
+            + self.docs.capacity() * size_of::<Option<Doc>>();
         strings + maps + postings + docs
     }
 }
 
-/// Appends to `lists` (the lists of terms `first..`) the pending postings of their terms, each
-/// list grown once.
-fn append(lists: &mut [Vec<Posting>], first: usize, pending: &[(TermId, Posting)]) {
+/// Appends to `lists` (the lists of terms `first..`, each to be `sizes` long) the pending
+/// postings of their terms.
+fn append(lists: &mut [Vec<Posting>], first: usize, sizes: &[u32], pending: &[Pending]) {
     if pending.is_empty() {
         return;
     }
+    for (list, &size) in lists.iter_mut().zip(sizes) {
+        list.reserve_exact(size as usize - list.len());
+    }
     let len = lists.len();
-    let mine = |term: TermId| (term as usize).checked_sub(first).filter(|&i| i < len);
-    let mut added = vec![0u32; lists.len()];
-    for &(term, _) in pending {
-        if let Some(i) = mine(term) {
-            added[i] += 1;
+    for batch in pending {
+        for (local, &term) in batch.terms.iter().enumerate() {
+            let Some(i) = (term as usize).checked_sub(first).filter(|&i| i < len) else {
+                continue;
+            };
+            lists[i].extend(batch.postings.of(local).iter().filter_map(|p| {
+                let doc = batch.docs[p.doc as usize];
+                (doc != GONE).then_some(Posting { doc, tf: p.tf })
+            }));
         }
     }
-    for (list, added) in lists.iter_mut().zip(added) {
-        list.reserve_exact(added as usize);
-    }
-    for &(term, posting) in pending {
-        if let Some(i) = mine(term) {
-            lists[i].push(posting);
+}
+
+/// Where to cut `sizes` into at most `parts` consecutive runs of about equal sums: each run's
+/// end, the last being `sizes.len()`.
+fn cuts(sizes: &[u32], parts: usize) -> Vec<usize> {
+    let total: u64 = sizes.iter().map(|&s| u64::from(s)).sum();
+    let parts = parts.max(1) as u64;
+    let mut ends = Vec::with_capacity(parts as usize);
+    let mut sum = 0u64;
+    for (i, &size) in sizes.iter().enumerate() {
+        sum += u64::from(size);
+        let cut = ends.len() as u64 + 1;
+        if cut < parts && sum * parts >= total * cut {
+            ends.push(i + 1);
         }
     }
+    if ends.last() != Some(&sizes.len()) {
+        ends.push(sizes.len());
+    }
+    ends
 }
 
 /// How many threads to split `items` items over: one per core, with at least `per_thread` each.
@@ -693,18 +836,20 @@ fn pack(word: &str) -> Option<u128> {
     Some(u128::from_le_bytes(key))
 }
 
-impl Doc {
-    fn placeholder() -> Self {
-        Self {
-            name: "".into(),
-            hint: "".into(),
-            domain: "".into(),
-            lens: [0; FIELDS],
-            terms: Box::new([]),
-            domain_terms: Box::new([]),
-            alive: false,
-        }
+/// The best `limit` hits, best first (ties by name).
+fn best(mut hits: Vec<Hit<'_>>, limit: usize) -> Vec<Hit<'_>> {
+    let order = |a: &Hit, b: &Hit| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.tool.name().cmp(b.tool.name()))
+    };
+    // Only the best `limit` need sorting.
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit - 1, order);
+        hits.truncate(limit);
     }
+    hits.sort_by(order);
+    hits
 }
 
 /// Per-thread score accumulators, reused across searches: sized to the documents once, and
@@ -746,22 +891,25 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{DynamicTool, Registry};
 
-    fn entry<'a>(name: &'a str, description: &'a str) -> Entry<'a> {
-        Entry {
-            name,
-            hint: "",
-            domain: "d",
-            texts: vec![(Field::Name, name), (Field::Description, description)],
-        }
+    fn tool(name: &str, description: &str) -> Tool {
+        let mut registry = Registry::empty();
+        let schema = serde_json::json!({"type": "object"});
+        registry
+            .register(DynamicTool::new(
+                name.to_owned(),
+                description.to_owned(),
+                schema,
+            ))
+            .unwrap();
+        registry.tools()[0].clone()
     }
 
     #[test]
     fn words_sharing_a_stem_count_as_one_term() {
         let mut index = Index::default();
-        index.insert_many(&[("list_issues", "issue issues Issue")], |&(n, d)| {
-            entry(n, d)
-        });
+        index.insert_many(&[tool("list_issues", "issue issues Issue")]);
         index.renormalize();
         let term = index.dictionary["issu"] as usize;
         assert_eq!(index.postings[term].len(), 1);
@@ -773,34 +921,82 @@ mod tests {
     #[test]
     fn batches_split_across_threads_index_like_one_by_one() {
         // Enough tools for several threads; names repeat words across the split.
-        let texts: Vec<(String, String)> = (0..3000)
+        let tools: Vec<Tool> = (0..3000)
             .map(|i| {
-                (
-                    format!("get_item_{}", i % 1500),
-                    format!("Gets items {i} of kind {} from store {}", i % 7, i % 13),
+                tool(
+                    &format!("get_item_{}", i % 1500),
+                    &format!(
+                        "Gets items {i} of kind {} from store {}. {}",
+                        i % 7,
+                        i % 13,
+                        // Enough postings that scoring, too, is split across threads.
+                        (0..20)
+                            .map(|w| format!("w{}", (i + w) % 97))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
                 )
             })
             .collect();
         let mut batched = Index::default();
-        batched.insert_many(&texts, |(n, d)| entry(n, d));
+        batched.insert_many(&tools);
         batched.renormalize();
         let mut single = Index::default();
-        for text in &texts {
-            single.insert_many(std::slice::from_ref(text), |(n, d)| entry(n, d));
+        for tool in &tools {
+            single.insert_many(std::slice::from_ref(tool));
         }
         single.renormalize();
         // Later duplicates replaced earlier ones in both.
         assert_eq!(batched.len(), 1500);
         assert_eq!(single.len(), 1500);
-        for query in ["item 42 kind 3", "store 12", "gets items 2999"] {
+        assert_lists_match_documents(&batched);
+        assert_lists_match_documents(&single);
+        for query in ["item 42 kind 3", "store 12", "gets items 2999", "get"] {
             let names = |index: &Index| -> Vec<(String, u32)> {
                 index
                     .search(query, 10, |_| true)
                     .into_iter()
-                    .map(|h| (index.doc(h.doc).name.to_string(), (h.score * 1e4) as u32))
+                    .map(|h| (h.tool.name().to_owned(), (h.score * 1e4) as u32))
                     .collect()
             };
             assert_eq!(names(&batched), names(&single), "{query}");
+        }
+    }
+
+    /// Every term of every document lists it once, and no list holds anything else.
+    fn assert_lists_match_documents(index: &Index) {
+        let mut listed = 0;
+        for (id, doc) in index.docs.iter().enumerate() {
+            let Some(doc) = doc else { continue };
+            for &term in doc.terms.iter() {
+                let postings = &index.postings[term as usize];
+                let of_doc = postings.iter().filter(|p| p.doc as usize == id).count();
+                assert_eq!(of_doc, 1, "{} in {}", term, doc.tool.name());
+                listed += 1;
+            }
+        }
+        assert_eq!(index.postings.iter().map(Vec::len).sum::<usize>(), listed);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn cuts_cover_every_term_in_parts_of_about_equal_size(
+            sizes in proptest::collection::vec(0u32..1000, 0..200),
+            parts in 1usize..6,
+        ) {
+            let ends = cuts(&sizes, parts);
+            proptest::prop_assert!(ends.len() <= parts.max(1));
+            proptest::prop_assert_eq!(ends.last().copied(), Some(sizes.len()));
+            proptest::prop_assert!(ends.windows(2).all(|w| w[0] < w[1]));
+            // No part holds more than its share plus one term.
+            let total: u32 = sizes.iter().sum();
+            let largest = sizes.iter().copied().max().unwrap_or(0);
+            let mut start = 0;
+            for &end in &ends {
+                let part: u32 = sizes[start..end].iter().sum();
+                proptest::prop_assert!(part as usize <= (total as usize).div_ceil(parts) + largest as usize);
+                start = end;
+            }
         }
     }
 }

@@ -31,8 +31,8 @@ mod text;
 
 use std::sync::{Arc, PoisonError, RwLock};
 
+use index::Index;
 pub use index::Ranking;
-use index::{Entry, Field, Index};
 pub use search_tool::{SEARCH_TOOLS, install};
 pub use session::{Deferral, ToolSession};
 pub use text::{terms, words};
@@ -98,9 +98,6 @@ pub struct Match<'a> {
 #[derive(Debug, Default)]
 pub struct Catalog {
     index: Index,
-    /// The tools indexed, to tell a replaced tool from the one indexed and to know which are
-    /// `core`.
-    tools: rustc_hash::FxHashMap<Box<str>, Tool>,
 }
 
 impl Catalog {
@@ -113,7 +110,6 @@ impl Catalog {
     pub fn with_ranking(registry: &Registry, ranking: Ranking) -> Self {
         let mut catalog = Self {
             index: Index::with_ranking(ranking),
-            tools: Default::default(),
         };
         catalog.add(registry.tools());
         catalog
@@ -126,16 +122,12 @@ impl Catalog {
 
     /// Indexes tools and recomputes the norms.
     fn add(&mut self, tools: &[Tool]) {
-        self.index.insert_many(tools, entry);
+        self.index.insert_many(tools);
         self.index.renormalize();
-        for tool in tools {
-            self.tools.insert(tool.name().into(), tool.clone());
-        }
     }
 
     /// Removes a tool; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        self.tools.remove(name);
         let removed = self.index.remove(name);
         if removed {
             self.index.renormalize();
@@ -146,20 +138,19 @@ impl Catalog {
     /// Brings the catalog in line with `registry`: tools gone are removed, new ones added, and
     /// tools replaced under the same name indexed anew.
     pub fn sync(&mut self, registry: &Registry) {
-        let gone: Vec<Box<str>> = self
+        let gone: Vec<Tool> = self
             .index
-            .names()
-            .filter(|name| registry.get(name).is_none())
-            .map(Into::into)
+            .tools()
+            .filter(|tool| registry.get(tool.name()).is_none())
+            .cloned()
             .collect();
-        for name in gone {
-            self.tools.remove(&name);
-            self.index.remove(&name);
+        for tool in gone {
+            self.index.remove(tool.name());
         }
         let changed: Vec<Tool> = registry
             .tools()
             .iter()
-            .filter(|tool| !self.tools.get(tool.name()).is_some_and(|t| t.same(tool)))
+            .filter(|tool| !self.index.get(tool.name()).is_some_and(|t| t.same(tool)))
             .cloned()
             .collect();
         self.add(&changed);
@@ -167,21 +158,21 @@ impl Catalog {
 
     /// The tools that best match `query`, best first.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Vec<Match<'_>> {
-        let keep = |doc: &index::Doc| {
-            options.domain.as_deref().is_none_or(|d| &*doc.domain == d)
-                && (options.include_core || !self.tools.get(&*doc.name).is_some_and(Tool::is_core))
+        let keep = |tool: &Tool| {
+            options
+                .domain
+                .as_deref()
+                .is_none_or(|d| tool.domain().name == d)
+                && (options.include_core || !tool.is_core())
         };
         self.index
             .search(query, options.limit, keep)
             .into_iter()
-            .map(|hit| {
-                let doc = self.index.doc(hit.doc);
-                Match {
-                    name: &doc.name,
-                    hint: &doc.hint,
-                    domain: &doc.domain,
-                    score: hit.score,
-                }
+            .map(|hit| Match {
+                name: hit.tool.name(),
+                hint: hit.tool.hint(),
+                domain: &hit.tool.domain().name,
+                score: hit.score,
             })
             .collect()
     }
@@ -213,58 +204,10 @@ impl Catalog {
         self.index.len() == 0
     }
 
-    /// Bytes it holds on the heap (an estimate from capacities).
+    /// Bytes it holds on the heap (an estimate from capacities; the tools themselves are
+    /// shared with the registry).
     pub fn heap_bytes(&self) -> usize {
-        // The tools themselves are shared with the registry; only the map's entries are ours.
         self.index.heap_bytes()
-            + self.tools.capacity() * (std::mem::size_of::<(Box<str>, Tool)>() + 1)
-            + self.tools.keys().map(|k| k.len()).sum::<usize>()
-    }
-}
-
-/// What the index reads of a tool, field by field.
-fn entry(tool: &Tool) -> Entry<'_> {
-    let domain = tool.domain();
-    let mut texts = vec![
-        (Field::Name, tool.name()),
-        (Field::Summary, tool.label()),
-        (Field::Summary, tool.hint()),
-        (Field::Description, tool.description()),
-        (Field::Domain, &*domain.name),
-        (Field::Domain, &*domain.description),
-    ];
-    params_text(tool.input_schema(), &mut texts);
-    texts.extend(
-        tool.examples()
-            .iter()
-            .map(|e| (Field::Examples, e.label.as_ref())),
-    );
-    Entry {
-        name: tool.name(),
-        hint: tool.hint(),
-        domain: &domain.name,
-        texts,
-    }
-}
-
-/// Parameter names and descriptions, from the input schema's top-level properties. Keys are
-/// found by scanning, not hashing: schemas have few keys, and this runs for every tool indexed.
-fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)>) {
-    fn field<'v>(object: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
-        object
-            .as_object()?
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
-    }
-    let Some(props) = field(schema, "properties").and_then(|p| p.as_object()) else {
-        return;
-    };
-    for (name, prop) in props {
-        out.push((Field::Params, name.as_str()));
-        if let Some(d) = field(prop, "description").and_then(|d| d.as_str()) {
-            out.push((Field::Params, d));
-        }
     }
 }
 

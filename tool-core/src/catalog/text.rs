@@ -98,15 +98,24 @@ fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut capitals = false;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Lowercase letters and digits (most bytes) start or end nothing: step over them eight
+        // at a time.
+        if let Some(eight) = bytes.get(i..i + 8) {
+            let run = lowercase_run(eight.try_into().unwrap_or([0; 8]));
+            i += run;
+            if run == 8 {
+                continue;
+            }
+        }
+        let Some(&b) = bytes.get(i) else { break };
         let class = ASCII_CLASS[usize::from(b)];
         if class == SEPARATOR {
             emit(&text[start..i], capitals);
             start = i + 1;
             capitals = false;
-            continue;
-        }
-        if class == CAPITAL {
+        } else if class == CAPITAL {
             if i > start {
                 let prev = bytes[i - 1];
                 let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
@@ -118,8 +127,26 @@ fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
             }
             capitals = true;
         }
+        i += 1;
     }
     emit(&text[start..], capitals);
+}
+
+/// How many of the eight ASCII bytes, from the first, are lowercase letters or digits: each
+/// byte's range is tested with two additions, all eight at once (no byte is over 0x7F, so no
+/// sum carries into the next byte).
+fn lowercase_run(eight: [u8; 8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    let bytes = u64::from_le_bytes(eight);
+    // The high bit of each byte: set when the byte is within lo..=hi.
+    let within = |lo: u8, hi: u8| {
+        let at_least = bytes + ONES * u64::from(0x80 - lo);
+        let above = bytes + ONES * u64::from(0x7F - hi);
+        at_least & !above & HIGH
+    };
+    let other = !(within(b'a', b'z') | within(b'0', b'9')) & HIGH;
+    (other.trailing_zeros() / 8) as usize
 }
 
 fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
@@ -582,28 +609,56 @@ mod tests {
         assert!(expansions(&stem("zebra")).is_empty());
     }
 
+    /// The words of `text` as the general (char by char) path splits them, written out again
+    /// the simplest way, to check the ASCII fast path against.
+    fn general_words(text: &str) -> Vec<String> {
+        let mut general = Vec::new();
+        let mut lower = String::new();
+        for run in text.split(|c: char| !c.is_alphanumeric()) {
+            let mut start = 0;
+            let chars: Vec<(usize, char)> = run.char_indices().collect();
+            for k in 1..chars.len() {
+                let (i, cur) = chars[k];
+                let prev = chars[k - 1].1;
+                let next_lower = chars.get(k + 1).is_some_and(|(_, c)| c.is_lowercase());
+                if (prev.is_lowercase() && cur.is_uppercase())
+                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                {
+                    emit(&run[start..i], &mut lower, &mut |w: &str| {
+                        general.push(w.to_owned())
+                    });
+                    start = i;
+                }
+            }
+            emit(&run[start..], &mut lower, &mut |w: &str| {
+                general.push(w.to_owned())
+            });
+        }
+        general
+    }
+
     proptest::proptest! {
         #[test]
         fn ascii_fast_path_splits_like_the_general_one(text in "[ -~]{0,200}") {
-            let mut general = Vec::new();
-            let mut lower = String::new();
-            for run in text.split(|c: char| !c.is_alphanumeric()) {
-                let mut start = 0;
-                let chars: Vec<(usize, char)> = run.char_indices().collect();
-                for k in 1..chars.len() {
-                    let (i, cur) = chars[k];
-                    let prev = chars[k - 1].1;
-                    let next_lower = chars.get(k + 1).is_some_and(|(_, c)| c.is_lowercase());
-                    if (prev.is_lowercase() && cur.is_uppercase())
-                        || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
-                    {
-                        emit(&run[start..i], &mut lower, &mut |w: &str| general.push(w.to_owned()));
-                        start = i;
-                    }
-                }
-                emit(&run[start..], &mut lower, &mut |w: &str| general.push(w.to_owned()));
-            }
-            proptest::prop_assert_eq!(words(&text), general);
+            proptest::prop_assert_eq!(words(&text), general_words(&text));
+        }
+
+        #[test]
+        fn ascii_fast_path_splits_identifiers_and_prose_like_the_general_one(
+            text in "([a-z0-9]{1,12}|[A-Z]{1,3}|[ _.,:/-]){0,40}"
+        ) {
+            // Long runs of lowercase letters and digits, which the fast path steps over.
+            proptest::prop_assert_eq!(words(&text), general_words(&text));
+        }
+
+        #[test]
+        fn eight_bytes_at_once_count_a_lowercase_run_like_one_at_a_time(eight: [u8; 8]) {
+            let eight = eight.map(|b| b & 0x7F);
+            let one_by_one = eight
+                .iter()
+                .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                .count();
+            proptest::prop_assert_eq!(lowercase_run(eight), one_by_one);
         }
 
         #[test]

@@ -96,7 +96,7 @@ pub(super) struct Doc {
     lens: [u16; FIELDS],
     /// Distinct terms, for removal.
     terms: Box<[TermId]>,
-    /// The domain name's terms.
+    /// The domain name's terms (with domain grouping on; else empty).
     domain_terms: Box<[TermId]>,
     /// Where its postings wait while not yet in the term lists: (pending batch, place in it).
     waiting: Option<(u32, u32)>,
@@ -128,23 +128,22 @@ impl PartialEq for Named {
 impl Eq for Named {}
 
 /// What the index reads of a tool, field by field.
-fn texts(tool: &Tool) -> Vec<(Field, &str)> {
+fn texts<'t>(tool: &'t Tool, texts: &mut Vec<(Field, &'t str)>) {
     let domain = tool.domain();
-    let mut texts = vec![
+    texts.extend([
         (Field::Name, tool.name()),
         (Field::Summary, tool.label()),
         (Field::Summary, tool.hint()),
         (Field::Description, tool.description()),
         (Field::Domain, &*domain.name),
         (Field::Domain, &*domain.description),
-    ];
-    params_text(tool.input_schema(), &mut texts);
+    ]);
+    params_text(tool.input_schema(), texts);
     texts.extend(
         tool.examples()
             .iter()
             .map(|e| (Field::Examples, e.label.as_ref())),
     );
-    texts
 }
 
 /// Parameter names and descriptions, from the input schema's top-level properties. Keys are
@@ -184,7 +183,7 @@ struct Tokenized {
     lens: [u16; FIELDS],
     /// Its distinct terms, in the order first read.
     terms: Box<[u32]>,
-    /// The terms of the domain's name.
+    /// The terms of the domain's name (with domain grouping on; else empty).
     domain_terms: Box<[u32]>,
 }
 
@@ -202,8 +201,8 @@ impl Runs {
 }
 
 impl Batch {
-    fn tokenize(tools: &[Tool], stemming: bool) -> Self {
-        let mut words = Words::new(stemming);
+    fn tokenize(tools: &[Tool], ranking: Ranking) -> Self {
+        let mut words = Words::new(ranking.stemming);
         // Per term: the document (numbered from 1) that last counted it, where in that
         // document's counts it is, and how many documents have it; counting needs no sort and
         // no map per document.
@@ -212,13 +211,17 @@ impl Batch {
         let mut df: Vec<u32> = Vec::new();
         // Every document's counts, one document after the other, grouped by term at the end.
         let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        // Reused: a tool's texts borrow from the tool, and every tool outlives the batch.
+        let mut texts_of = Vec::new();
         let docs: Vec<Tokenized> = tools
             .iter()
             .zip(1u32..)
             .map(|(tool, doc)| {
                 let mut lens = [0u16; FIELDS];
                 let first = counts.len();
-                for (field, text) in texts(tool) {
+                texts_of.clear();
+                texts(tool, &mut texts_of);
+                for &(field, text) in &texts_of {
                     let field = field as usize;
                     text::for_each_word(text, |word| {
                         let Some(term) = words.term(word) else {
@@ -241,10 +244,13 @@ impl Batch {
                         lens[field] = lens[field].saturating_add(1);
                     });
                 }
+                // Read only when a query naming the domain boosts it.
                 let mut domain_terms = Vec::new();
-                text::for_each_word(&tool.domain().name, |w| {
-                    domain_terms.push(words.term_of(w));
-                });
+                if ranking.domains {
+                    text::for_each_word(&tool.domain().name, |w| {
+                        domain_terms.push(words.term_of(w));
+                    });
+                }
                 Tokenized {
                     tool: tool.clone(),
                     lens,
@@ -456,8 +462,8 @@ impl Index {
     /// Adds tools, a later one replacing an earlier one of the same name. Large batches are
     /// read and split into terms on every core; terms are then numbered here, in order.
     pub fn insert_many(&mut self, tools: &[Tool]) {
-        let stemming = self.ranking.stemming;
-        let batches = in_parallel(tools, 1024, |part| Batch::tokenize(part, stemming));
+        let ranking = self.ranking;
+        let batches = in_parallel(tools, 1024, |part| Batch::tokenize(part, ranking));
         for batch in batches {
             self.add_batch(batch);
         }
@@ -971,6 +977,35 @@ mod tests {
             };
             assert_eq!(names(&batched), names(&single), "{query}");
         }
+    }
+
+    #[test]
+    fn a_query_naming_a_domain_boosts_its_tools_only_with_domain_grouping_on() {
+        let in_domain = |name: &str, domain: &'static str| {
+            let mut registry = Registry::empty();
+            let tool = DynamicTool::new(name.to_owned(), "Lists issues.", serde_json::json!({}))
+                .domain(domain, "");
+            registry.register(tool).unwrap();
+            registry.tools()[0].clone()
+        };
+        let tools = [
+            in_domain("list_issues", "github"),
+            in_domain("list_tickets", "gitlab"),
+        ];
+        let scores = |domains: bool| {
+            let mut index = Index::with_ranking(Ranking {
+                domains,
+                ..Ranking::default()
+            });
+            index.insert_many(&tools);
+            index.renormalize();
+            let hits = index.search("github issues", 2, |_| true);
+            let score = |name: &str| hits.iter().find(|h| h.tool.name() == name).unwrap().score;
+            (score("list_issues"), score("list_tickets"))
+        };
+        let (off, on) = (scores(false), scores(true));
+        assert!((on.0 / off.0 - DOMAIN_BOOST).abs() < 1e-4, "{on:?} {off:?}");
+        assert!((on.1 / off.1 - 1.0).abs() < 1e-4, "{on:?} {off:?}");
     }
 
     /// Every term of every document lists it once, and no list holds anything else.

@@ -83,10 +83,15 @@ struct QueryTerm {
 }
 type TermId = u32;
 
+/// A term's count in each field of a tool, saturating at 255: past a few, BM25's `tf / (k1 +
+/// tf)` hardly moves, and a byte per field makes a posting 12 bytes instead of 16 (postings are
+/// most of the index, and of the fresh memory a build touches).
+type Counts = [u8; FIELDS];
+
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     doc: DocId,
-    tf: [u16; FIELDS],
+    tf: Counts,
 }
 
 /// One indexed tool.
@@ -173,9 +178,8 @@ struct Batch {
     /// The batch's distinct terms (stems, when stemming is on), by their number.
     terms: Vec<Box<str>>,
     docs: Vec<Tokenized>,
-    /// The batch's postings grouped by term, each naming its document by its place in `docs`.
-    /// Grouped on the batch's thread, so the index copies whole runs into its lists.
-    postings: Runs,
+    /// How many documents have each term.
+    df: Vec<u32>,
 }
 
 struct Tokenized {
@@ -183,34 +187,23 @@ struct Tokenized {
     lens: [u16; FIELDS],
     /// Its distinct terms, in the order first read.
     terms: Box<[u32]>,
+    /// Its count of each of them, in the same order. Each document's in its own allocation:
+    /// one growing buffer for all would be copied into fresh pages at every doubling.
+    counts: Box<[(u32, Counts)]>,
     /// The terms of the domain's name (with domain grouping on; else empty).
     domain_terms: Box<[u32]>,
-}
-
-/// Postings grouped by term: term `t`'s are `postings[starts[t]..starts[t + 1]]`.
-#[derive(Debug)]
-struct Runs {
-    postings: Vec<Posting>,
-    starts: Vec<u32>,
-}
-
-impl Runs {
-    fn of(&self, term: usize) -> &[Posting] {
-        &self.postings[self.starts[term] as usize..self.starts[term + 1] as usize]
-    }
 }
 
 impl Batch {
     fn tokenize(tools: &[Tool], ranking: Ranking) -> Self {
         let mut words = Words::new(ranking.stemming);
-        // Per term: the document (numbered from 1) that last counted it, where in that
+        // Per term: the document (numbered from 1) that last counted it and where in that
         // document's counts it is, and how many documents have it; counting needs no sort and
         // no map per document.
-        let mut last_doc: Vec<u32> = Vec::new();
-        let mut at: Vec<u32> = Vec::new();
+        let mut seen: Vec<(u32, u32)> = Vec::new();
         let mut df: Vec<u32> = Vec::new();
-        // Every document's counts, one document after the other, grouped by term at the end.
-        let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
+        // The document's counts, reused.
+        let mut counts: Vec<(u32, Counts)> = Vec::new();
         // Reused: a tool's texts borrow from the tool, and every tool outlives the batch.
         let mut texts_of = Vec::new();
         let docs: Vec<Tokenized> = tools
@@ -218,7 +211,7 @@ impl Batch {
             .zip(1u32..)
             .map(|(tool, doc)| {
                 let mut lens = [0u16; FIELDS];
-                let first = counts.len();
+                counts.clear();
                 texts_of.clear();
                 texts(tool, &mut texts_of);
                 for &(field, text) in &texts_of {
@@ -228,18 +221,18 @@ impl Batch {
                             return; // a stopword
                         };
                         let t = term as usize;
-                        if t >= last_doc.len() {
-                            last_doc.resize(t + 1, 0);
-                            at.resize(t + 1, 0);
+                        if t >= seen.len() {
+                            seen.resize(t + 1, (0, 0));
                             df.resize(t + 1, 0);
                         }
-                        if last_doc[t] != doc {
-                            last_doc[t] = doc;
-                            at[t] = counts.len() as u32;
+                        let (last_doc, at) = &mut seen[t];
+                        if *last_doc != doc {
+                            *last_doc = doc;
+                            *at = counts.len() as u32;
                             df[t] += 1;
                             counts.push((term, [0; FIELDS]));
                         }
-                        let tf = &mut counts[at[t] as usize].1[field];
+                        let tf = &mut counts[*at as usize].1[field];
                         *tf = tf.saturating_add(1);
                         lens[field] = lens[field].saturating_add(1);
                     });
@@ -254,43 +247,17 @@ impl Batch {
                 Tokenized {
                     tool: tool.clone(),
                     lens,
-                    terms: counts[first..].iter().map(|&(term, _)| term).collect(),
+                    terms: counts.iter().map(|&(term, _)| term).collect(),
+                    counts: counts.as_slice().into(),
                     domain_terms: domain_terms.into(),
                 }
             })
             .collect();
-        // A counting sort: each term's run starts after the runs of the terms before it.
         df.resize(words.terms.len(), 0);
-        let mut starts = Vec::with_capacity(df.len() + 1);
-        let mut next = 0u32;
-        starts.push(0);
-        for &n in &df {
-            next += n;
-            starts.push(next);
-        }
-        let mut fill = starts.clone();
-        let mut postings = vec![
-            Posting {
-                doc: 0,
-                tf: [0; FIELDS]
-            };
-            counts.len()
-        ];
-        let mut counts = counts.iter();
-        for (place, doc) in docs.iter().enumerate() {
-            for &(term, tf) in counts.by_ref().take(doc.terms.len()) {
-                let slot = &mut fill[term as usize];
-                postings[*slot as usize] = Posting {
-                    doc: place as DocId,
-                    tf,
-                };
-                *slot += 1;
-            }
-        }
         Self {
             terms: words.terms,
             docs,
-            postings: Runs { postings, starts },
+            df,
         }
     }
 }
@@ -406,7 +373,10 @@ struct Pending {
     terms: Vec<TermId>,
     /// The id of each of the batch's documents, [`GONE`] once removed.
     docs: Vec<DocId>,
-    postings: Runs,
+    /// Each document's counts of its distinct terms (numbered as the batch's).
+    counts: Vec<Box<[(u32, Counts)]>>,
+    /// How many documents have each of the batch's terms.
+    df: Vec<u32>,
 }
 
 /// A pending document removed before its postings were listed.
@@ -477,8 +447,9 @@ impl Index {
         // Pushed first: a later document of this batch may replace an earlier one.
         self.pending.push(Pending {
             docs: Vec::with_capacity(batch.docs.len()),
+            counts: Vec::with_capacity(batch.docs.len()),
             terms,
-            postings: batch.postings,
+            df: batch.df,
         });
         for (place, doc) in (0u32..).zip(batch.docs) {
             self.remove(doc.tool.name());
@@ -491,6 +462,7 @@ impl Index {
             };
             let pending = &mut self.pending[at as usize];
             pending.docs.push(id);
+            pending.counts.push(doc.counts);
             let global = |mut local: Box<[u32]>| {
                 for term in local.iter_mut() {
                     *term = pending.terms[*term as usize];
@@ -568,8 +540,8 @@ impl Index {
         // hold most of them).
         let mut sizes: Vec<u32> = self.postings.iter().map(|l| l.len() as u32).collect();
         for batch in &pending {
-            for (local, &term) in batch.terms.iter().enumerate() {
-                sizes[term as usize] += batch.postings.of(local).len() as u32;
+            for (&term, &df) in batch.terms.iter().zip(&batch.df) {
+                sizes[term as usize] += df;
             }
         }
         // Each part of the terms takes its pending postings, then scores its lists in place:
@@ -733,8 +705,9 @@ impl Index {
                 .pending
                 .iter()
                 .map(|p| {
-                    (p.terms.capacity() + p.docs.capacity() + p.postings.starts.capacity()) * 4
-                        + p.postings.postings.capacity() * size_of::<Posting>()
+                    (p.terms.capacity() + p.docs.capacity() + p.df.capacity()) * 4
+                        + p.counts.iter().map(|c| c.len()).sum::<usize>()
+                            * size_of::<(u32, Counts)>()
                 })
                 .sum::<usize>()
             + self.by_name.capacity() * (size_of::<(Named, DocId)>() + 1);
@@ -761,7 +734,8 @@ impl Index {
 }
 
 /// Appends to `lists` (the lists of terms `first..`, each to be `sizes` long) the pending
-/// postings of their terms.
+/// postings of their terms. Every part reads all the counts, in order: a pass over memory
+/// already there costs less than a copy grouped by term would in fresh memory.
 fn append(lists: &mut [Vec<Posting>], first: usize, sizes: &[u32], pending: &[Pending]) {
     if pending.is_empty() {
         return;
@@ -769,16 +743,17 @@ fn append(lists: &mut [Vec<Posting>], first: usize, sizes: &[u32], pending: &[Pe
     for (list, &size) in lists.iter_mut().zip(sizes) {
         list.reserve_exact(size as usize - list.len());
     }
-    let len = lists.len();
     for batch in pending {
-        for (local, &term) in batch.terms.iter().enumerate() {
-            let Some(i) = (term as usize).checked_sub(first).filter(|&i| i < len) else {
+        for (&doc, counts) in batch.docs.iter().zip(&batch.counts) {
+            if doc == GONE {
                 continue;
-            };
-            lists[i].extend(batch.postings.of(local).iter().filter_map(|p| {
-                let doc = batch.docs[p.doc as usize];
-                (doc != GONE).then_some(Posting { doc, tf: p.tf })
-            }));
+            }
+            for &(local, tf) in counts.iter() {
+                let term = batch.terms[local as usize] as usize;
+                if let Some(list) = term.checked_sub(first).and_then(|i| lists.get_mut(i)) {
+                    list.push(Posting { doc, tf });
+                }
+            }
         }
     }
 }

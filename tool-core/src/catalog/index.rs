@@ -91,6 +91,10 @@ type Counts = [u8; FIELDS];
 #[derive(Debug, Clone, Copy)]
 struct Posting {
     doc: DocId,
+    /// The saturated BM25F term frequency, `tf / (k1 + tf)` with `tf` the field-weighted,
+    /// length-normalised count: a search only multiplies it by the term's idf and weight.
+    /// Recomputed when documents come or go (the average lengths move).
+    score: f32,
     tf: Counts,
 }
 
@@ -348,10 +352,6 @@ impl Words {
 #[derive(Debug, Default)]
 pub(super) struct Index {
     ranking: Ranking,
-    /// Per term, each posting's saturated BM25F term frequency, `tf / (k1 + tf)` with `tf` the
-    /// field-weighted, length-normalised count: a search only multiplies it by the term's idf
-    /// and weight. Recomputed when documents come or go (the average lengths move).
-    scored: Vec<Vec<(DocId, f32)>>,
     dictionary: HashMap<Box<str>, TermId>,
     postings: Vec<Vec<Posting>>,
     /// By id; `None` for the ids of removed tools, which new ones reuse.
@@ -546,35 +546,32 @@ impl Index {
         }
         // Each part of the terms takes its pending postings, then scores its lists in place:
         // after the first build, rescoring allocates nothing.
-        let score = |first: usize, lists: &mut [Vec<Posting>], out: &mut [Vec<(DocId, f32)>]| {
+        let score = |first: usize, lists: &mut [Vec<Posting>]| {
             let sizes = &sizes[first..first + lists.len()];
             append(lists, first, sizes, &pending);
-            for (list, out) in lists.iter().zip(out) {
-                out.clear();
-                out.extend(list.iter().map(|p| {
-                    let norm = &norms[p.doc as usize];
-                    let tf: f32 = (0..FIELDS).map(|f| f32::from(p.tf[f]) * norm[f]).sum();
-                    (p.doc, tf / (K1 + tf))
-                }));
+            for posting in lists.iter_mut().flatten() {
+                let norm = &norms[posting.doc as usize];
+                let tf: f32 = (0..FIELDS)
+                    .map(|f| f32::from(posting.tf[f]) * norm[f])
+                    .sum();
+                posting.score = tf / (K1 + tf);
             }
         };
-        self.scored.resize_with(self.postings.len(), Vec::new);
         let total = sizes.iter().map(|&s| s as usize).sum();
-        // A list costs about as much as 8 postings besides its postings (its allocations), as
+        // A list costs about as much as 3 postings besides its postings (its allocation), as
         // measured on 10k tools.
-        let ends = cuts(&sizes, 8, threads_for(total, 32_768));
+        let ends = cuts(&sizes, 3, threads_for(total, 32_768));
         if let [_] = ends[..] {
-            score(0, &mut self.postings, &mut self.scored);
+            score(0, &mut self.postings);
         } else {
             std::thread::scope(|scope| {
-                let (mut lists, mut out) = (&mut self.postings[..], &mut self.scored[..]);
+                let mut lists = &mut self.postings[..];
                 let mut first = 0;
                 for end in ends {
                     let (part, rest) = std::mem::take(&mut lists).split_at_mut(end - first);
-                    let (part_out, rest_out) = std::mem::take(&mut out).split_at_mut(end - first);
-                    (lists, out) = (rest, rest_out);
+                    lists = rest;
                     let score = &score;
-                    scope.spawn(move || score(first, part, part_out));
+                    scope.spawn(move || score(first, part));
                     first = end;
                 }
             });
@@ -652,7 +649,7 @@ impl Index {
                 group,
             } in &query
             {
-                let Some(postings) = self.scored.get(term as usize) else {
+                let Some(postings) = self.postings.get(term as usize) else {
                     continue;
                 };
                 if postings.is_empty() {
@@ -660,8 +657,8 @@ impl Index {
                 }
                 let df = postings.len() as f32;
                 let scale = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                for &(doc, saturated) in postings {
-                    scratch.add(doc, scale * saturated, group);
+                for posting in postings {
+                    scratch.add(posting.doc, scale * posting.score, group);
                 }
             }
             let hits: Vec<Hit> = scratch
@@ -716,12 +713,7 @@ impl Index {
             .iter()
             .map(|p| p.capacity() * size_of::<Posting>())
             .sum::<usize>()
-            + self.postings.capacity() * size_of::<Vec<Posting>>()
-            + self
-                .scored
-                .iter()
-                .map(|p| p.capacity() * size_of::<(DocId, f32)>())
-                .sum::<usize>();
+            + self.postings.capacity() * size_of::<Vec<Posting>>();
         let docs: usize = self
             .docs
             .iter()
@@ -751,7 +743,11 @@ fn append(lists: &mut [Vec<Posting>], first: usize, sizes: &[u32], pending: &[Pe
             for &(local, tf) in counts.iter() {
                 let term = batch.terms[local as usize] as usize;
                 if let Some(list) = term.checked_sub(first).and_then(|i| lists.get_mut(i)) {
-                    list.push(Posting { doc, tf });
+                    list.push(Posting {
+                        doc,
+                        tf,
+                        score: 0.0,
+                    });
                 }
             }
         }

@@ -266,86 +266,103 @@ impl Batch {
     }
 }
 
-/// Numbers words in the order they are first seen and gives each its term: its stem's number
-/// when stemming (`issue`, `issues` are one term), else its own. Stopwords and stems are worked
-/// out once per distinct word. Words of up to 16 bytes are keyed by their bytes packed into an
-/// integer: no string comparison per lookup.
+/// Gives each word its term: its stem's number when stemming (`issue`, `issues` are one
+/// term), else its own, numbered in the order first seen. Stopwords and stems are worked out
+/// once per distinct word.
 struct Words {
     stemming: bool,
-    short: HashMap<u128, u32>,
-    long: HashMap<Box<str>, u32>,
-    /// Per word: its term, and whether it is a stopword.
-    word_terms: Vec<(u32, bool)>,
+    /// Per word: its term, with [`STOPWORD`] set for a stopword.
+    words: WordMap,
     /// The distinct terms, by number.
     terms: Vec<Box<str>>,
-    stems: HashMap<Box<str>, u32>,
+    /// Per stem: its term.
+    stems: WordMap,
 }
+
+/// Marks a stopword's term in [`Words::words`].
+const STOPWORD: u32 = 1 << 31;
 
 impl Words {
     fn new(stemming: bool) -> Self {
         Self {
             stemming,
-            short: HashMap::default(),
-            long: HashMap::default(),
-            word_terms: Vec::new(),
+            words: WordMap::default(),
             terms: Vec::new(),
-            stems: HashMap::default(),
+            stems: WordMap::default(),
         }
     }
 
     /// The word's term, or `None` for a stopword.
     fn term(&mut self, word: &str) -> Option<u32> {
-        let number = self.number(word) as usize;
-        let (term, stopword) = self.word_terms[number];
-        (!stopword).then_some(term)
+        let term = self.marked(word);
+        (term & STOPWORD == 0).then_some(term)
     }
 
     /// The word's term, stopword or not (a domain's name is kept whole).
     fn term_of(&mut self, word: &str) -> u32 {
-        let number = self.number(word) as usize;
-        self.word_terms[number].0
+        self.marked(word) & !STOPWORD
     }
 
-    /// The word's number: a lookup for a word seen before (almost every word read).
+    /// The word's term, marked when a stopword: a lookup for a word seen before (almost every
+    /// word read).
     #[inline]
-    fn number(&mut self, word: &str) -> u32 {
+    fn marked(&mut self, word: &str) -> u32 {
         let key = pack(word);
-        let seen = match key {
-            Some(key) => self.short.get(&key),
-            None => self.long.get(word),
-        };
-        match seen {
-            Some(&number) => number,
+        match self.words.get(word, key) {
+            Some(term) => term,
             None => self.first_sight(word, key),
         }
     }
 
     #[cold]
     fn first_sight(&mut self, word: &str, key: Option<u128>) -> u32 {
-        let number = self.word_terms.len() as u32;
+        let stem = match self.stemming {
+            true => text::stem(word),
+            false => std::borrow::Cow::Borrowed(word),
+        };
+        let stem_key = pack(&stem);
+        let term = match self.stems.get(&stem, stem_key) {
+            Some(term) => term,
+            None => {
+                let term = self.terms.len() as u32;
+                self.stems.insert(&stem, stem_key, term);
+                self.terms.push(stem.into());
+                term
+            }
+        };
+        let marked = if text::is_stopword(word) {
+            term | STOPWORD
+        } else {
+            term
+        };
+        self.words.insert(word, key, marked);
+        marked
+    }
+}
+
+/// A map from words to numbers. Words of up to 16 bytes are keyed by their bytes packed into
+/// an integer ([`pack`]): no string to hash or compare, and none to allocate.
+#[derive(Default)]
+struct WordMap {
+    short: HashMap<u128, u32>,
+    long: HashMap<Box<str>, u32>,
+}
+
+impl WordMap {
+    /// `word`'s number; `key` is `pack(word)`.
+    #[inline]
+    fn get(&self, word: &str, key: Option<u128>) -> Option<u32> {
+        match key {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(word).copied(),
+        }
+    }
+
+    fn insert(&mut self, word: &str, key: Option<u128>, number: u32) {
         match key {
             Some(key) => self.short.insert(key, number),
             None => self.long.insert(word.into(), number),
         };
-        let term = self.new_term(word);
-        self.word_terms.push((term, text::is_stopword(word)));
-        number
-    }
-
-    fn new_term(&mut self, word: &str) -> u32 {
-        let next = self.terms.len() as u32;
-        if !self.stemming {
-            self.terms.push(word.into());
-            return next;
-        }
-        let stem = text::stem(word);
-        if let Some(&term) = self.stems.get(&*stem) {
-            return term;
-        }
-        let stem: Box<str> = stem.into();
-        self.stems.insert(stem.clone(), next);
-        self.terms.push(stem);
-        next
     }
 }
 
@@ -442,6 +459,12 @@ impl Index {
     /// Indexes the documents of a batch, its terms numbered as terms of this index. Its
     /// postings wait in `pending` for [`Index::renormalize`].
     fn add_batch(&mut self, batch: Batch) {
+        // Grown once per batch, not rehashed and copied as they fill.
+        self.dictionary.reserve(batch.terms.len());
+        self.postings.reserve(batch.terms.len());
+        self.by_name.reserve(batch.docs.len());
+        self.docs
+            .reserve(batch.docs.len().saturating_sub(self.free.len()));
         let terms: Vec<TermId> = batch.terms.into_iter().map(|t| self.intern(t)).collect();
         let at = self.pending.len() as u32;
         // Pushed first: a later document of this batch may replace an earlier one.

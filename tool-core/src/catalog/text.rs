@@ -73,28 +73,18 @@ static ASCII_CLASS: [u8; 256] = {
 /// [`for_each_word`] for ASCII text (almost every tool's): words are slices of `text`, copied
 /// only when they hold capitals to lowercase.
 fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
-    let mut lower = [0u8; 64];
-    let mut emit = |word: &str, capitals: bool| {
+    // Inlined at each of its three uses: one call per word, to `f`.
+    #[inline(always)]
+    fn emit(word: &str, capitals: bool, f: &mut impl FnMut(&str)) {
         if word.is_empty() {
             return;
         }
-        if !capitals {
-            return f(word);
+        if capitals {
+            return lowercased(word, f);
         }
-        let mut owned;
-        let out = match lower.get_mut(..word.len()) {
-            Some(out) => out,
-            None => {
-                owned = vec![0u8; word.len()];
-                &mut owned[..]
-            }
-        };
-        for (o, b) in out.iter_mut().zip(word.bytes()) {
-            *o = b.to_ascii_lowercase();
-        }
-        // ASCII letters and digits, lowercased: still UTF-8.
-        f(std::str::from_utf8(out).unwrap_or_default());
-    };
+        f(word)
+    }
+    let mut emit = |word: &str, capitals: bool| emit(word, capitals, f);
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut capitals = false;
@@ -130,6 +120,24 @@ fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
         i += 1;
     }
     emit(&text[start..], capitals);
+}
+
+/// Calls `f` with `word` (ASCII letters and digits) lowercased.
+fn lowercased(word: &str, f: &mut impl FnMut(&str)) {
+    let mut lower = [0u8; 64];
+    let mut owned;
+    let out = match lower.get_mut(..word.len()) {
+        Some(out) => out,
+        None => {
+            owned = vec![0u8; word.len()];
+            &mut owned[..]
+        }
+    };
+    for (o, b) in out.iter_mut().zip(word.bytes()) {
+        *o = b.to_ascii_lowercase();
+    }
+    // ASCII letters and digits, lowercased: still UTF-8.
+    f(std::str::from_utf8(out).unwrap_or_default());
 }
 
 /// How many of the eight ASCII bytes, from the first, are lowercase letters or digits: each

@@ -36,6 +36,7 @@ pub mod defs;
 pub mod error;
 pub mod exec;
 pub mod output;
+mod parallel;
 pub mod protocol;
 pub mod registry;
 pub mod render;

@@ -445,9 +445,11 @@ impl Registry {
     pub fn from_defs(
         defs: impl IntoIterator<Item = &'static ToolDef>,
     ) -> Result<Self, RegistryError> {
-        let mut tools = defs
+        // Each definition's schemas are generated and normalised on their own: on every core
+        // for a large set (the bulk of a server's start-up).
+        let defs: Vec<&'static ToolDef> = defs.into_iter().collect();
+        let mut tools = crate::parallel::map_in_parallel(&defs, 32, |def| Tool::from_def(def))
             .into_iter()
-            .map(Tool::from_def)
             .collect::<Result<Vec<_>, _>>()?;
         tools.sort_by(order);
         let mut registry = Self {

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::text;
 use crate::Tool;
+use crate::parallel::{in_parallel, threads_for};
 
 /// The fields of a tool that are indexed, with their weight in the score. The name says most
 /// about what a tool does; examples and parameters say least.
@@ -796,42 +797,6 @@ fn cuts(sizes: &[u32], overhead: u32, parts: usize) -> Vec<usize> {
         ends.push(sizes.len());
     }
     ends
-}
-
-/// How many threads to split `items` items over: one per core, with at least `per_thread` each.
-fn threads_for(items: usize, per_thread: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items / per_thread)
-        .max(1)
-}
-
-/// `f` over `items` split into consecutive parts, one per core when there are at least
-/// `per_thread` items for each; the results in order.
-fn in_parallel<T: Sync, R: Send>(
-    items: &[T],
-    per_thread: usize,
-    f: impl Fn(&[T]) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads_for(items.len(), per_thread);
-    if threads == 1 {
-        return vec![f(items)];
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| f(part)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
 }
 
 /// A word of at most 16 bytes as an integer, its bytes in order and zeros after: words hold

@@ -374,18 +374,18 @@ const SCHEMA_MAP_KEYWORDS: &[&str] = &[
 /// `false` stays: `additionalProperties: false` is wanted.
 fn normalise(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
-    for key in SCHEMA_KEYWORDS {
-        if let Some(sub) = map.get_mut(*key) {
+    // One pass over the keys a schema has (a few), not a hashed lookup of every keyword.
+    for (key, sub) in map.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_KEYWORDS.contains(&key) {
             visit(sub);
-        }
-    }
-    for key in SCHEMA_ARRAY_KEYWORDS {
-        if let Some(Value::Array(subs)) = map.get_mut(*key) {
-            subs.iter_mut().for_each(visit);
-        }
-    }
-    for key in SCHEMA_MAP_KEYWORDS {
-        if let Some(Value::Object(subs)) = map.get_mut(*key) {
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) {
+            if let Value::Array(subs) = sub {
+                subs.iter_mut().for_each(visit);
+            }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key)
+            && let Value::Object(subs) = sub
+        {
             subs.values_mut().for_each(visit);
         }
     }

@@ -1,0 +1,85 @@
+//! Splitting work that is the same for every item (tools to index, definitions to build) over
+//! the cores, for the start-up and build paths where a few thousand tools add up.
+
+/// How many threads to split `items` items over: one per core, with at least `per_thread` each.
+pub(crate) fn threads_for(items: usize, per_thread: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items / per_thread)
+        .max(1)
+}
+
+/// `f` over `items` split into consecutive parts, one per core when there are at least
+/// `per_thread` items for each; the results in order. A panic in `f` is raised again here.
+pub(crate) fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads_for(items.len(), per_thread);
+    if threads == 1 {
+        return vec![f(items)];
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| f(part)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// `f` over every item, on every core when there are at least `per_thread` items for each; the
+/// results in the items' order.
+pub(crate) fn map_in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let parts = in_parallel(items, per_thread, |part| {
+        part.iter().map(&f).collect::<Vec<R>>()
+    });
+    if let [_] = parts[..] {
+        return parts.into_iter().flatten().collect();
+    }
+    let mut all = Vec::with_capacity(items.len());
+    parts.into_iter().for_each(|part| all.extend(part));
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_items_order_however_they_are_split() {
+        let items: Vec<u32> = (0..10_000).collect();
+        for per_thread in [1, 7, 4096, 20_000] {
+            let doubled = map_in_parallel(&items, per_thread, |i| i * 2);
+            assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+            let sums = in_parallel(&items, per_thread, |part| part.iter().sum::<u32>());
+            assert_eq!(sums.iter().sum::<u32>(), items.iter().sum::<u32>());
+        }
+        assert!(map_in_parallel(&[] as &[u32], 1, |i| *i).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "item 5000")]
+    fn a_panic_in_a_worker_is_raised_to_the_caller() {
+        let items: Vec<u32> = (0..10_000).collect();
+        map_in_parallel(&items, 1, |&i| {
+            if i == 5000 {
+                panic!("item 5000");
+            }
+            i
+        });
+    }
+}

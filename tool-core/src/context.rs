@@ -132,7 +132,7 @@ impl ToolContext {
             principal: inner.principal.clone(),
             root: inner.root.clone(),
             headers: inner.headers.clone(),
-            cancel: inner.cancel.child_token(),
+            cancel: Cancel::ChildOf(inner.cancel.clone()),
             extensions: Extensions {
                 map: HashMap::new(),
                 parent: Some(inner.extensions.clone()),
@@ -280,7 +280,7 @@ pub struct ContextBuilder {
     principal: Option<String>,
     root: Option<ToolRoot>,
     headers: RequestHeaders,
-    cancel: CancellationToken,
+    cancel: Cancel,
     extensions: Extensions,
     audit: Arc<dyn AuditSink>,
     events: Arc<dyn EventSink>,
@@ -293,7 +293,7 @@ impl Default for ContextBuilder {
             principal: None,
             root: None,
             headers: RequestHeaders::default(),
-            cancel: CancellationToken::new(),
+            cancel: Cancel::New,
             extensions: Extensions::default(),
             audit: Arc::new(TracingAudit),
             events: Arc::new(TracingEvents),
@@ -328,7 +328,7 @@ impl ContextBuilder {
 
     /// Uses `token` to cancel the call.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.cancel = Cancel::Given(token);
         self
     }
 
@@ -365,13 +365,27 @@ impl ContextBuilder {
                 depth: 0,
                 executor: None,
                 headers: self.headers,
-                cancel: self.cancel,
+                cancel: match self.cancel {
+                    Cancel::Given(token) => token,
+                    Cancel::ChildOf(parent) => parent.child_token(),
+                    Cancel::New => CancellationToken::new(),
+                },
                 extensions: Arc::new(self.extensions),
                 audit: self.audit,
                 events: self.events,
             }),
         }
     }
+}
+
+/// The token a built context gets, made at [`ContextBuilder::build`]: a server that passes each
+/// request's own token (as the MCP server does) then makes no child token only to drop it.
+enum Cancel {
+    /// Set with [`ContextBuilder::cancellation`].
+    Given(CancellationToken),
+    /// A child of the context derived from ([`ToolContext::derive`]).
+    ChildOf(CancellationToken),
+    New,
 }
 
 /// The directory that tools touching files work under (the `fs` tools read only inside it;
@@ -749,6 +763,24 @@ mod tests {
         assert_eq!(child.extension::<u8>(), Some(&7));
         parent.cancellation().cancel();
         assert!(child.is_cancelled());
+    }
+
+    #[test]
+    fn a_derived_context_is_cancelled_with_its_base_unless_given_its_own_token() {
+        let base = ToolContext::new();
+        let derived = base.derive().build();
+        let own = CancellationToken::new();
+        let given = base.derive().cancellation(own.clone()).build();
+        // Cancelling a derived context leaves its base alone.
+        derived.cancellation().cancel();
+        assert!(!base.is_cancelled());
+        let derived = base.derive().build();
+        base.cancellation().cancel();
+        assert!(derived.is_cancelled());
+        assert!(!given.is_cancelled());
+        own.cancel();
+        assert!(given.is_cancelled());
+        assert!(!ToolContext::builder().build().is_cancelled());
     }
 
     #[test]

@@ -190,10 +190,10 @@ struct Batch {
 struct Tokenized {
     tool: Tool,
     lens: [u16; FIELDS],
-    /// Its distinct terms, in the order first read.
+    /// Its distinct terms, in the order first read: the document's own list (for removal),
+    /// allocated here on the batch's thread rather than taken out of `counts` on the index's.
     terms: Box<[u32]>,
-    /// Its count of each of them, in the same order. Each document's in its own allocation:
-    /// one growing buffer for all would be copied into fresh pages at every doubling.
+    /// Its count of each of them, in the same order.
     counts: Box<[(u32, Counts)]>,
     /// The terms of the domain's name (with domain grouping on; else empty).
     domain_terms: Box<[u32]>,
@@ -512,14 +512,12 @@ impl Index {
 
     /// Removes a tool; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        let Some(doc) = self
-            .by_name
-            .remove(name)
-            .and_then(|id| Some((id, self.docs[id as usize].take()?)))
-        else {
+        let Some(id) = self.by_name.remove(name) else {
             return false;
         };
-        let (id, doc) = doc;
+        let Some(doc) = self.docs[id as usize].take() else {
+            return false;
+        };
         match doc.waiting {
             Some((batch, place)) => self.pending[batch as usize].docs[place as usize] = GONE,
             None => {

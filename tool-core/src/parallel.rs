@@ -44,15 +44,12 @@ pub(crate) fn map_in_parallel<T: Sync, R: Send>(
     per_thread: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let parts = in_parallel(items, per_thread, |part| {
+    in_parallel(items, per_thread, |part| {
         part.iter().map(&f).collect::<Vec<R>>()
-    });
-    if let [_] = parts[..] {
-        return parts.into_iter().flatten().collect();
-    }
-    let mut all = Vec::with_capacity(items.len());
-    parts.into_iter().for_each(|part| all.extend(part));
-    all
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 #[cfg(test)]

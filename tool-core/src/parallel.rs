@@ -16,24 +16,37 @@ pub(crate) fn in_parallel<T: Sync, R: Send>(
     per_thread: usize,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = threads_for(items.len(), per_thread);
-    if threads == 1 {
+    split_over(items, threads_for(items.len(), per_thread), f)
+}
+
+/// `f` over `items` in `threads` consecutive parts (fewer when there are too few items).
+fn split_over<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    if threads <= 1 {
         return vec![f(items)];
     }
-    let chunk = items.len().div_ceil(threads);
+    let chunk = items.len().div_ceil(threads).max(1);
+    // The caller takes the last part itself: one thread (its stack, its malloc arena) fewer.
+    let (first, last) = items.split_at(((threads - 1) * chunk).min(items.len()));
     std::thread::scope(|scope| {
-        let workers: Vec<_> = items
+        let workers: Vec<_> = first
             .chunks(chunk)
             .map(|part| scope.spawn(|| f(part)))
             .collect();
-        workers
+        let own = f(last);
+        let mut results: Vec<R> = workers
             .into_iter()
             .map(|worker| {
                 worker
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect()
+            .collect();
+        results.push(own);
+        results
     })
 }
 
@@ -66,6 +79,21 @@ mod tests {
             assert_eq!(sums.iter().sum::<u32>(), items.iter().sum::<u32>());
         }
         assert!(map_in_parallel(&[] as &[u32], 1, |i| *i).is_empty());
+    }
+
+    #[test]
+    fn every_item_is_in_exactly_one_part_for_any_number_of_threads() {
+        for len in [0usize, 1, 2, 3, 9, 64, 65, 1000] {
+            let items: Vec<usize> = (0..len).collect();
+            for threads in 0..=12 {
+                let parts = split_over(&items, threads, |part| part.to_vec());
+                assert_eq!(parts.concat(), items, "{len} items over {threads} threads");
+                assert!(
+                    parts.len() <= threads.max(1),
+                    "{len} items over {threads} threads"
+                );
+            }
+        }
     }
 
     #[test]

@@ -154,6 +154,16 @@ impl Tool {
     pub fn name(&self) -> &str {
         &self.inner.name
     }
+    /// The name as held: borrowed for the life of the program when the tool is linked.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn name_cow(&self) -> Cow<'static, str> {
+        self.inner.name.clone()
+    }
+    /// The description as held: borrowed for the life of the program when the tool is linked.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn description_cow(&self) -> Cow<'static, str> {
+        self.inner.description.clone()
+    }
     /// For the model: what the tool returns and when to use it.
     pub fn description(&self) -> &str {
         &self.inner.description

@@ -305,16 +305,18 @@ pub fn mcp_output_schema(output: &Value) -> Value {
         map.remove("$schema");
         defs = map.remove("$defs");
     }
-    let mut wrapped = json!({
-        "$schema": schema::DIALECT,
-        "type": "object",
-        "properties": {"result": inner},
-        "required": ["result"],
-    });
-    if let (Value::Object(map), Some(defs)) = (&mut wrapped, defs) {
-        map.insert("$defs".into(), defs);
+    // Built by hand: `json!` would copy `inner` again through `Serialize`.
+    let mut wrapped = Map::with_capacity(5);
+    wrapped.insert("$schema".into(), schema::DIALECT.into());
+    wrapped.insert("type".into(), "object".into());
+    let mut properties = Map::with_capacity(1);
+    properties.insert("result".into(), inner);
+    wrapped.insert("properties".into(), Value::Object(properties));
+    wrapped.insert("required".into(), Value::Array(vec!["result".into()]));
+    if let Some(defs) = defs {
+        wrapped.insert("$defs".into(), defs);
     }
-    wrapped
+    Value::Object(wrapped)
 }
 
 #[cfg(test)]

@@ -320,14 +320,16 @@ impl Live {
             .iter()
             .filter(|t| deferred == DeferredTools::Listed || t.is_core())
             .collect();
-        // Rendered on every core for a large set: a third of a 200-tool server's start-up.
+        // Built on every core for a large set: a third of a 200-tool server's start-up.
         let listed = crate::parallel::map_in_parallel(&tools, 32, |tool| {
-            // The renderer's output is always a valid Tool; skip rather than fail if not.
-            listed_tool(render::mcp(tool))
-                .inspect_err(|e| {
-                    tracing::error!(tool = tool.name(), error = %e, "cannot list the tool over MCP");
-                })
-                .ok()
+            let listed = listed_tool(tool);
+            if listed.is_none() {
+                tracing::error!(
+                    tool = tool.name(),
+                    "cannot list the tool over MCP: its input schema is not a JSON object"
+                );
+            }
+            listed
         })
         .into_iter()
         .flatten()
@@ -336,30 +338,41 @@ impl Live {
     }
 }
 
-/// A rendered MCP definition as rmcp's `Tool`. The schemas and `_meta` are moved in as they
-/// are: deserializing them would rebuild every map they hold (a third of a 200-tool server's
-/// start-up).
-fn listed_tool(def: Value) -> Result<rmcp::model::Tool, serde_json::Error> {
-    let Value::Object(mut def) = def else {
-        return serde_json::from_value(def);
+/// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
+/// deserializing it again cost a third of a 200-tool server's start-up). `None` when the input
+/// schema is not an object, which MCP cannot carry.
+fn listed_tool(tool: &crate::Tool) -> Option<rmcp::model::Tool> {
+    let Value::Object(input) = tool.input_schema() else {
+        return None;
     };
-    // Objects are taken out, leaving empty ones; anything else stays for serde to refuse.
-    let mut take = |key: &str| match def.get_mut(key) {
-        Some(Value::Object(map)) => Some(std::mem::take(map)),
-        _ => None,
-    };
-    let (input, output, meta) = (take("inputSchema"), take("outputSchema"), take("_meta"));
-    let mut tool: rmcp::model::Tool = serde_json::from_value(Value::Object(def))?;
-    if let Some(input) = input {
-        tool.input_schema = Arc::new(input);
-    }
-    if let Some(output) = output {
-        tool.output_schema = Some(Arc::new(output));
-    }
-    if let Some(meta) = meta {
-        tool.meta = Some(rmcp::model::MetaObject(meta));
-    }
-    Ok(tool)
+    let a = tool.annotations();
+    let mut annotations = rmcp::model::ToolAnnotations::with_title(tool.label());
+    annotations.read_only_hint = Some(a.read_only);
+    annotations.destructive_hint = Some(a.destructive);
+    annotations.idempotent_hint = Some(a.idempotent);
+    annotations.open_world_hint = Some(a.open_world);
+    let mut meta = serde_json::Map::new();
+    meta.insert(
+        "tool-core/domain".into(),
+        tool.domain().name.as_ref().into(),
+    );
+    meta.insert("tool-core/hint".into(), tool.hint().into());
+    meta.insert("tool-core/label".into(), tool.label().into());
+    meta.insert("tool-core/core".into(), tool.is_core().into());
+    let mut listed = rmcp::model::Tool::default();
+    listed.name = tool.name_cow();
+    listed.title = Some(tool.label().to_owned());
+    listed.description = Some(tool.description_cow());
+    listed.input_schema = Arc::new(input.clone());
+    listed.output_schema = tool
+        .output_schema()
+        .and_then(|output| match render::mcp_output_schema(output) {
+            Value::Object(output) => Some(Arc::new(output)),
+            _ => None,
+        });
+    listed.annotations = Some(annotations);
+    listed.meta = Some(rmcp::model::MetaObject(meta));
+    Some(listed)
 }
 
 impl ServerHandler for McpServer {
@@ -521,39 +534,46 @@ mod tests {
     fn listed_tools_are_what_serde_makes_of_the_rendering() {
         let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
         registry
-            .register(
+            .register_all([
                 DynamicTool::new(
                     "get_thing",
                     "Gets a thing.",
                     json!({"type": "object", "properties": {"id": {"type": "string"}}}),
                 )
-                .output_schema(json!({"type": "integer"})),
-            )
+                .output_schema(json!({"type": "integer", "$defs": {"x": {}}})),
+                DynamicTool::new("list_things", "", json!({"type": "object"}))
+                    .output_schema(json!({"type": "object", "properties": {}}))
+                    .domain("things", "Things")
+                    .label("Listing")
+                    .hint("Lists things")
+                    .core(true),
+            ])
             .unwrap();
         assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
         for tool in registry.tools() {
             let def = render::mcp(tool);
             let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
-            assert_eq!(listed_tool(def).unwrap(), expected, "{}", tool.name());
+            let listed = listed_tool(tool).unwrap();
+            assert_eq!(listed, expected, "{}", tool.name());
+            assert_eq!(
+                serde_json::to_value(&listed).unwrap(),
+                def,
+                "{}",
+                tool.name()
+            );
         }
     }
 
     #[test]
-    fn a_definition_serde_refuses_is_refused_alike() {
-        for def in [
-            json!({"name": "x", "inputSchema": 5}),
-            json!({"name": "x"}),
-            json!({"name": "x", "inputSchema": {}, "_meta": []}),
-            json!({"name": "x", "inputSchema": {}, "outputSchema": "no"}),
-            json!([]),
-        ] {
-            let serde =
-                serde_json::from_value::<rmcp::model::Tool>(def.clone()).map_err(|e| e.to_string());
-            assert_eq!(
-                listed_tool(def.clone()).map_err(|e| e.to_string()),
-                serde,
-                "{def}"
-            );
+    fn a_tool_whose_input_schema_is_not_an_object_is_not_listed() {
+        for schema in [Value::Null, json!(5), json!([]), json!(true)] {
+            let tool = DynamicTool::new("x", "d", schema.clone());
+            let mut registry = Registry::empty();
+            registry.register(tool).unwrap();
+            let tool = &registry.tools()[0];
+            // serde refuses the rendering too: MCP has no way to carry it.
+            assert!(serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool)).is_err());
+            assert_eq!(listed_tool(tool), None, "{schema}");
         }
     }
 }

@@ -1,7 +1,6 @@
 //! The request-scoped context every call runs in, and the extractors a handler can take from it.
 
 use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::path::Path;
@@ -134,7 +133,7 @@ impl ToolContext {
             headers: inner.headers.clone(),
             cancel: Cancel::ChildOf(inner.cancel.clone()),
             extensions: Extensions {
-                map: HashMap::new(),
+                values: Vec::new(),
                 parent: Some(inner.extensions.clone()),
             },
             audit: inner.audit.clone(),
@@ -186,10 +185,7 @@ impl ToolContext {
         nested: bool,
     ) -> Self {
         let inner = &self.inner;
-        let deadline = match (inner.deadline, deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = earliest(inner.deadline, deadline);
         Self {
             inner: Arc::new(Inner {
                 call_id,
@@ -205,6 +201,19 @@ impl ToolContext {
                 events: inner.events.clone(),
             }),
         }
+    }
+
+    /// This context, made for one call alone, as the context of that call run by `executor`:
+    /// updated in place when nothing else holds it (no second context, no child token), else
+    /// a child as [`for_executor`](Self::for_executor) makes.
+    pub(crate) fn into_executor(mut self, executor: &Executor, deadline: Option<Instant>) -> Self {
+        let Some(inner) = Arc::get_mut(&mut self.inner) else {
+            let call_id = self.inner.call_id.clone();
+            return self.for_executor(call_id, executor, deadline, false);
+        };
+        inner.deadline = earliest(inner.deadline, deadline);
+        inner.executor = Some(executor.clone());
+        self
     }
 
     /// The directory tools that touch files work under, when one is configured.
@@ -417,28 +426,46 @@ impl ToolRoot {
     }
 }
 
+/// The earlier of two deadlines, either of which may be unset.
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// A type map of configuration and shared state, layered over the map of the context it was
 /// derived from.
+///
+/// A layer holds a handful of values (one per call over MCP), so it is a list searched in
+/// order, not a hash map: no table to allocate and no hashing on the path of every call.
 #[derive(Default)]
 struct Extensions {
-    map: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    values: Vec<(TypeId, Box<dyn Any + Send + Sync>)>,
     parent: Option<Arc<Extensions>>,
 }
 
 impl Extensions {
+    /// Adds `value`, replacing one of the same type in this layer.
     fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.map.insert(TypeId::of::<T>(), Box::new(value));
+        let id = TypeId::of::<T>();
+        let value: Box<dyn Any + Send + Sync> = Box::new(value);
+        match self.values.iter_mut().find(|(t, _)| *t == id) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((id, value)),
+        }
     }
 
     fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        match self.map.get(&TypeId::of::<T>()) {
-            Some(value) => value.downcast_ref(),
+        let id = TypeId::of::<T>();
+        match self.values.iter().find(|(t, _)| *t == id) {
+            Some((_, value)) => value.downcast_ref(),
             None => self.parent.as_deref()?.get(),
         }
     }
 
     fn len(&self) -> usize {
-        self.map.len() + self.parent.as_deref().map_or(0, Self::len)
+        self.values.len() + self.parent.as_deref().map_or(0, Self::len)
     }
 }
 
@@ -781,6 +808,23 @@ mod tests {
         own.cancel();
         assert!(given.is_cancelled());
         assert!(!ToolContext::builder().build().is_cancelled());
+    }
+
+    #[test]
+    fn an_extension_replaces_one_of_its_type_and_shadows_the_base() {
+        let base = ToolContext::builder()
+            .extension(1u8)
+            .extension("base")
+            .extension(2u8)
+            .build();
+        assert_eq!(base.extension::<u8>(), Some(&2));
+        assert_eq!(base.extension::<&str>(), Some(&"base"));
+        let derived = base.derive().extension(3u8).build();
+        assert_eq!(derived.extension::<u8>(), Some(&3));
+        assert_eq!(derived.extension::<&str>(), Some(&"base"));
+        assert_eq!(derived.extension::<u16>(), None);
+        assert_eq!(base.extension::<u8>(), Some(&2));
+        assert_eq!(derived.inner.extensions.len(), 3);
     }
 
     #[test]

@@ -134,6 +134,19 @@ fn count_runs() -> u32 {
     COUNTED.fetch_add(1, Ordering::SeqCst) + 1
 }
 
+/// Returns the call's id and whether it has a deadline.
+#[tool(domain = demo, label = "Reading the call", hint = "Call id")]
+fn get_call_info(ctx: &ToolContext) -> String {
+    format!("{} {}", ctx.call_id(), ctx.deadline().is_some())
+}
+
+/// Cancels its own call's token.
+#[tool(domain = demo, label = "Stopping", hint = "Cancels itself")]
+fn stop_self(token: CancellationToken) -> bool {
+    token.cancel();
+    true
+}
+
 fn executor() -> Executor {
     Executor::new(Registry::linked().expect("tools link"))
 }
@@ -466,4 +479,52 @@ impl tracing::field::Visit for FieldText {
     fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
         self.0.push(format!("{}={value}", field.name()));
     }
+}
+
+#[tokio::test]
+async fn a_context_made_for_one_call_is_taken_over_as_it_is() {
+    let ex = executor();
+    let ctx = ToolContext::builder().call_id("req-7").build();
+    let out = ex.call_in("get_call_info", json!({}), ctx).await.unwrap();
+    assert_eq!(out.data(), Some(&json!("req-7 true")));
+    // Tools it calls run under it, as under `call`.
+    let ctx = ToolContext::builder().call_id("req-8").build();
+    let out = ex.call_in("add_two", json!({"n": 1}), ctx).await.unwrap();
+    assert_eq!(out.data(), Some(&json!(3)));
+    // Its token is the call's own, not a child's: a tool that cancels it cancels it.
+    let token = CancellationToken::new();
+    let ctx = ToolContext::builder().cancellation(token.clone()).build();
+    ex.call_in("stop_self", json!({}), ctx).await.unwrap();
+    assert!(token.is_cancelled());
+    let token = CancellationToken::new();
+    let ctx = ToolContext::builder().cancellation(token.clone()).build();
+    ex.call("stop_self", json!({}), &ctx).await.unwrap();
+    assert!(!token.is_cancelled(), "`call` derives a child");
+    // And cancelling it cancels the call.
+    let token = CancellationToken::new();
+    let ctx = ToolContext::builder().cancellation(token.clone()).build();
+    let call = ex.call_in("sleep_for", json!({"ms": 5000}), ctx);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        token.cancel();
+    });
+    assert_eq!(call.await.unwrap_err().kind(), ErrorKind::Cancelled);
+}
+
+#[tokio::test]
+async fn a_context_still_held_elsewhere_is_derived_from_not_changed() {
+    let ex = executor();
+    let token = CancellationToken::new();
+    let ctx = ToolContext::builder()
+        .call_id("req-9")
+        .cancellation(token.clone())
+        .build();
+    let kept = ctx.clone();
+    let out = ex.call_in("get_call_info", json!({}), ctx).await.unwrap();
+    assert_eq!(out.data(), Some(&json!("req-9 true")));
+    ex.call_in("stop_self", json!({}), kept.clone())
+        .await
+        .unwrap();
+    assert_eq!(kept.deadline(), None);
+    assert!(!token.is_cancelled());
 }

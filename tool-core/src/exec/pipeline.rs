@@ -112,6 +112,18 @@ impl ToolCall {
     }
 }
 
+/// The context a call runs in: derived from the caller's, or the caller's own.
+enum Within<'a> {
+    /// A child of `parent`: its own id and token, one level deeper when `nested`.
+    Child {
+        parent: &'a ToolContext,
+        call_id: String,
+        nested: bool,
+    },
+    /// A context built for this call alone, taken over.
+    Own(ToolContext),
+}
+
 /// Runs calls through the pipeline. Cloning is cheap; build one per registry and share it.
 ///
 /// ```
@@ -184,8 +196,25 @@ impl Executor {
         input: impl Into<CallInput>,
         ctx: &ToolContext,
     ) -> CallResult {
-        self.run(ctx.call_id().to_owned(), name, input.into(), ctx, false)
-            .await
+        let within = Within::Child {
+            parent: ctx,
+            call_id: ctx.call_id().to_owned(),
+            nested: false,
+        };
+        self.run(within, name, input.into()).await
+    }
+
+    /// Runs one call in `ctx`, a context built for this call alone (as a server builds one per
+    /// request): it is taken over as it is, not derived from, so the call is cancelled by
+    /// `ctx`'s own token and a tool that cancels its token cancels `ctx`. Cheaper than
+    /// [`call`](Self::call) on every request.
+    pub async fn call_in(
+        &self,
+        name: &str,
+        input: impl Into<CallInput>,
+        ctx: ToolContext,
+    ) -> CallResult {
+        self.run(Within::Own(ctx), name, input.into()).await
     }
 
     /// Runs a batch of calls concurrently (at most `max_concurrency` at once) and returns the
@@ -201,9 +230,12 @@ impl Executor {
             let limit = limit.clone();
             tasks.push(AbortOnDropHandle::new(tokio::spawn(async move {
                 let _permit = limit.acquire_owned().await;
-                executor
-                    .run(call.id, &call.name, call.input, &ctx, false)
-                    .await
+                let within = Within::Child {
+                    parent: &ctx,
+                    call_id: call.id,
+                    nested: false,
+                };
+                executor.run(within, &call.name, call.input).await
             })));
         }
         let mut results = Vec::with_capacity(tasks.len());
@@ -231,22 +263,32 @@ impl Executor {
                 self.inner.policy.max_call_depth
             )));
         }
-        let id = format!("{}/{name}", parent.call_id());
-        self.run(id, name, CallInput::Value(input), parent, true)
-            .await
+        let within = Within::Child {
+            parent,
+            call_id: format!("{}/{name}", parent.call_id()),
+            nested: true,
+        };
+        self.run(within, name, CallInput::Value(input)).await
     }
 
-    async fn run(
-        &self,
-        call_id: String,
-        name: &str,
-        input: CallInput,
-        parent: &ToolContext,
-        nested: bool,
-    ) -> CallResult {
+    async fn run(&self, within: Within<'_>, name: &str, input: CallInput) -> CallResult {
         let registry = &self.inner.registry;
         let Some(tool) = registry.get(name) else {
             return Err(super::unknown_tool(name, &registry.suggest(name)));
+        };
+        let started = Instant::now();
+        let timeout = tool
+            .timeout()
+            .unwrap_or(self.inner.policy.default_timeout)
+            .min(self.inner.policy.max_timeout);
+        let deadline = Some(started + timeout);
+        let ctx = match within {
+            Within::Child {
+                parent,
+                call_id,
+                nested,
+            } => parent.for_executor(call_id, self, deadline, nested),
+            Within::Own(ctx) => ctx.into_executor(self, deadline),
         };
         let span = tracing::info_span!(
             "execute_tool",
@@ -254,16 +296,10 @@ impl Executor {
             otel.kind = "internal",
             gen_ai.operation.name = "execute_tool",
             gen_ai.tool.name = %name,
-            gen_ai.tool.call.id = %call_id,
+            gen_ai.tool.call.id = %ctx.call_id(),
             gen_ai.tool.type = "function",
             error.type = tracing::field::Empty,
         );
-        let started = Instant::now();
-        let timeout = tool
-            .timeout()
-            .unwrap_or(self.inner.policy.default_timeout)
-            .min(self.inner.policy.max_timeout);
-        let ctx = parent.for_executor(call_id, self, Some(started + timeout), nested);
         if ctx.wants_lifecycle() {
             ctx.emit(ToolEvent::Started {
                 call_id: ctx.call_id().to_owned(),

@@ -37,7 +37,12 @@ fn success(tool: &Tool, output: ToolOutput) -> CallToolResult {
         .output_schema()
         .is_some_and(crate::render::mcp_wraps_output);
     let structured = match data {
-        Some(data) if wrapped => Some(json!({ "result": data })),
+        // Moved in by hand: `json!` would copy the output through `Serialize`.
+        Some(data) if wrapped => {
+            let mut object = serde_json::Map::with_capacity(1);
+            object.insert("result".into(), data);
+            Some(Value::Object(object))
+        }
         Some(data @ Value::Object(_)) => Some(data),
         // Without an object output schema, other values travel as the text mirror only.
         _ => None,

@@ -19,7 +19,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
-use tool_core::mcp::{self, HttpOptions, McpServer, MountSpec, ServerOptions};
+use tool_core::mcp::{self, HttpOptions, McpPeer, McpServer, MountSpec, ServerOptions};
 use tool_core::{DynamicTool, LogLevel, Registry, ToolError, ToolOutput};
 
 /// Tools that exercise every path: echo, headers, progress and logs, a wait that only ends
@@ -228,6 +228,39 @@ async fn calls_results_errors_and_unknown_tools() {
         text.contains("echo_inptu") && text.contains("echo_input"),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn every_call_reaches_its_own_client() {
+    let mut tools = registry(Arc::default());
+    let has_client = DynamicTool::new(
+        "has_client",
+        "Says whether the call can reach its client.",
+        json!({"type": "object"}),
+    )
+    .handler(|_, ctx| async move {
+        let peer = ctx.extension::<McpPeer>();
+        let reachable = peer.is_some_and(|p| !p.0.is_transport_closed());
+        Ok(ToolOutput::new(json!(reachable)))
+    });
+    tools.register(has_client).unwrap();
+    let server = McpServer::new(Executor::new(tools));
+    let first = connect(&server, Recorder::default()).await;
+    let second = connect(&server, Recorder::default()).await;
+    // The first call of a connection adds its client to the context; later ones reuse it.
+    for client in [&first, &second, &first, &second] {
+        let out = client
+            .call_tool(call("has_client", json!({})))
+            .await
+            .unwrap();
+        assert_eq!(text(&out), "true");
+    }
+    first.cancel().await.unwrap();
+    let out = second
+        .call_tool(call("has_client", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&out), "true");
 }
 
 // One thread: the SDK's client hands each notification to a task of its own, so only a

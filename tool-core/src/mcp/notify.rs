@@ -1,6 +1,7 @@
 //! Progress and log events of a call, sent to the client as MCP notifications in the order the
 //! tool sent them, and all before the call's result.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
@@ -31,13 +32,14 @@ enum Message {
 struct Parts {
     peer: Peer<RoleServer>,
     progress: Option<ProgressToken>,
-    logger: String,
+    /// The tool's name (borrowed for a linked tool: nothing to allocate per call).
+    logger: Cow<'static, str>,
     runtime: tokio::runtime::Handle,
 }
 
 enum Sending {
     /// No event wanted yet.
-    Idle(Box<Parts>),
+    Idle(Parts),
     Running(mpsc::Sender<Message>, JoinHandle<()>),
     /// The call is over: late events (from an abandoned blocking call) go only to the base
     /// sink.
@@ -63,19 +65,19 @@ impl Notifier {
         progress: Option<ProgressToken>,
         min_level: LogLevel,
         call_id: String,
-        tool: &str,
+        tool: Cow<'static, str>,
         base: ToolContext,
     ) -> Self {
         let wants_progress = progress.is_some();
         let parts = Parts {
             peer,
             progress,
-            logger: tool.to_owned(),
+            logger: tool,
             runtime: tokio::runtime::Handle::current(),
         };
         Self {
             sink: Arc::new(McpEvents {
-                sending: Mutex::new(Sending::Idle(Box::new(parts))),
+                sending: Mutex::new(Sending::Idle(parts)),
                 base,
                 call_id,
                 wants_progress,
@@ -135,7 +137,7 @@ async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
                     to_mcp_level(level),
                     serde_json::Value::String(message),
                 );
-                param.logger = Some(logger.clone());
+                param.logger = Some(logger.to_string());
                 peer.notify_logging_message(param).await
             }
             _ => continue,
@@ -167,7 +169,7 @@ impl EventSink for McpEvents {
         *sending = match std::mem::replace(&mut *sending, Sending::Finished) {
             Sending::Idle(parts) => {
                 let (queue, rx) = mpsc::channel(QUEUE);
-                let task = parts.runtime.clone().spawn(send_all(*parts, rx));
+                let task = parts.runtime.clone().spawn(send_all(parts, rx));
                 Sending::Running(queue, task)
             }
             other => other,

@@ -2,7 +2,7 @@
 //! change while clients are connected.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
@@ -113,6 +113,9 @@ struct Live {
 struct Session {
     /// The lowest log level the client wants, as `LogLevel as u8` (0, debug, until it says).
     min_level: AtomicU8,
+    /// The base context with this connection's client ([`McpPeer`]) added, made at its first
+    /// call: each call's context derives from it rather than adding the peer again.
+    base: OnceLock<ToolContext>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -285,16 +288,18 @@ impl McpServer {
         call_id: String,
         notifier: &Notifier,
     ) -> ToolContext {
+        let base = self.session.base.get_or_init(|| {
+            (self.shared.base.derive())
+                .extension(McpPeer(cx.peer.clone()))
+                .build()
+        });
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
         // the client's `notifications/cancelled`: no further child is needed.
-        let mut builder = self
-            .shared
-            .base
+        let mut builder = base
             .derive()
             .call_id(call_id)
             .cancellation(cx.ct.clone())
-            .events(notifier.sink())
-            .extension(McpPeer(cx.peer.clone()));
+            .events(notifier.sink());
         if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
             builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
         }
@@ -442,13 +447,14 @@ impl ServerHandler for McpServer {
             cx.meta.get_progress_token(),
             min_level,
             call_id.clone(),
-            tool.name(),
+            tool.name_cow(),
             self.shared.base.clone(),
         );
         let ctx = self.call_context(&cx, call_id, &notifier);
         let input = Value::Object(request.arguments.unwrap_or_default());
-        // The context is this call's alone: the executor takes it over.
-        let result = live.executor.call_in(tool.name(), input, ctx).await;
+        // The context is this call's alone: the executor takes it over. Boxed: rmcp moves the
+        // request's future several times before polling it, and the executor's is most of it.
+        let result = Box::pin(live.executor.call_in(tool.name(), input, ctx)).await;
         // Every notification the call sent goes out before its result.
         notifier.finish().await;
         Ok(call_result(tool, result).into())
@@ -495,7 +501,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn request_id(id: &rmcp::model::RequestId) -> String {
     match id {
-        rmcp::model::NumberOrString::Number(n) => format!("mcp_{n}"),
+        // Not `format!`: its machinery cost more than the rest of naming the call.
+        rmcp::model::NumberOrString::Number(n) => {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(*n);
+            let mut id = String::with_capacity(4 + digits.len());
+            id.push_str("mcp_");
+            id.push_str(digits);
+            id
+        }
         rmcp::model::NumberOrString::String(s) => s.to_string(),
     }
 }
@@ -562,6 +576,19 @@ mod tests {
                 "{}",
                 tool.name()
             );
+        }
+    }
+
+    #[test]
+    fn a_call_is_named_by_its_request_id() {
+        use rmcp::model::NumberOrString;
+        for (id, expected) in [
+            (NumberOrString::Number(42), "mcp_42"),
+            (NumberOrString::Number(-7), "mcp_-7"),
+            (NumberOrString::Number(i64::MAX), "mcp_9223372036854775807"),
+            (NumberOrString::String("req-1".into()), "req-1"),
+        ] {
+            assert_eq!(request_id(&id), expected);
         }
     }
 

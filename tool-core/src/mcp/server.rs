@@ -289,9 +289,8 @@ impl McpServer {
         notifier: &Notifier,
     ) -> ToolContext {
         let base = self.session.base.get_or_init(|| {
-            (self.shared.base.derive())
-                .extension(McpPeer(cx.peer.clone()))
-                .build()
+            let with_peer = self.shared.base.derive();
+            with_peer.extension(McpPeer(cx.peer.clone())).build()
         });
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
         // the client's `notifications/cancelled`: no further child is needed.

@@ -309,10 +309,10 @@ impl Executor {
         }
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
         let digest = (!tool.annotations().read_only).then(|| digest(&input));
-        let result = self
-            .attempts(tool, input, &ctx)
-            .instrument(span.clone())
-            .await;
+        // Boxed: a call's future is moved whole (into a spawned task, by a server's dispatch)
+        // before it is first polled, and this part is most of it.
+        let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
+        let result = Box::pin(attempts).await;
         let result = result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes));
         self.finish(tool, &ctx, &span, started, digest, result)
     }
@@ -338,14 +338,18 @@ impl Executor {
                 true => input.clone(),
                 false => input.take(),
             };
-            let result = self.attempt(tool, this.unwrap_or_default(), ctx).await;
-            let Err(error) = &result else { return result };
+            let error = match self.attempt(tool, this.unwrap_or_default(), ctx).await {
+                Ok(output) => return Ok(output),
+                Err(error) => error,
+            };
             let delay = policy.retry.delay(attempt);
             let in_time = ctx.deadline().is_none_or(|d| Instant::now() + delay < d);
             if !error.is_transient() || attempt >= max_attempts || !in_time || ctx.is_cancelled() {
-                return result;
+                return Err(error);
             }
             tracing::info!(attempt, delay_ms = delay.as_millis() as u64, error = %error, "retrying a transient failure");
+            // Dropped before waiting: nothing of a failed attempt is kept across the wait.
+            drop(error);
             tokio::time::sleep(delay).await;
             attempt += 1;
         }
@@ -407,13 +411,18 @@ impl Executor {
             }
         };
         // Biased: once the call is cancelled or out of time, that is its outcome, even if the
-        // tool noticed first and returned something.
-        tokio::select! {
-            biased;
-            () = ctx.cancellation().cancelled() => cancelled(),
-            () = out_of_time => timed_out(),
-            outcome = run => settle(tool, outcome),
-        }
+        // tool noticed first and returned something. Boxed: only a call still running after its
+        // first poll races, and inline, the race's timer and waiter would sit in every call's
+        // future (which its caller may copy several times before polling it).
+        Box::pin(async move {
+            tokio::select! {
+                biased;
+                () = ctx.cancellation().cancelled() => cancelled(),
+                () = out_of_time => timed_out(),
+                outcome = run => settle(tool, outcome),
+            }
+        })
+        .await
     }
 
     /// Records the outcome: tracing for operators (full error), a sanitised error for the

@@ -451,9 +451,8 @@ impl ServerHandler for McpServer {
         );
         let ctx = self.call_context(&cx, call_id, &notifier);
         let input = Value::Object(request.arguments.unwrap_or_default());
-        // The context is this call's alone: the executor takes it over. Boxed: rmcp moves the
-        // request's future several times before polling it, and the executor's is most of it.
-        let result = Box::pin(live.executor.call_in(tool.name(), input, ctx)).await;
+        // The context is this call's alone: the executor takes it over.
+        let result = live.executor.call_in(tool.name(), input, ctx).await;
         // Every notification the call sent goes out before its result.
         notifier.finish().await;
         Ok(call_result(tool, result).into())

@@ -276,16 +276,21 @@ pub fn mcp(tool: &Tool) -> Value {
             "openWorldHint": a.open_world,
         }),
     );
-    def.insert(
-        "_meta".into(),
-        json!({
-            "tool-core/domain": tool.domain().name,
-            "tool-core/hint": tool.hint(),
-            "tool-core/label": tool.label(),
-            "tool-core/core": tool.is_core(),
-        }),
-    );
+    def.insert("_meta".into(), Value::Object(mcp_meta(tool)));
     Value::Object(def)
+}
+
+/// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag.
+pub(crate) fn mcp_meta(tool: &Tool) -> Map<String, Value> {
+    let mut meta = Map::with_capacity(4);
+    meta.insert(
+        "tool-core/domain".into(),
+        tool.domain().name.as_ref().into(),
+    );
+    meta.insert("tool-core/hint".into(), tool.hint().into());
+    meta.insert("tool-core/label".into(), tool.label().into());
+    meta.insert("tool-core/core".into(), tool.is_core().into());
+    meta
 }
 
 /// Whether MCP describes (and sends) this output as `{"result": ...}`: it is not an object.

@@ -355,14 +355,6 @@ fn listed_tool(tool: &crate::Tool) -> Option<rmcp::model::Tool> {
     annotations.destructive_hint = Some(a.destructive);
     annotations.idempotent_hint = Some(a.idempotent);
     annotations.open_world_hint = Some(a.open_world);
-    let mut meta = serde_json::Map::new();
-    meta.insert(
-        "tool-core/domain".into(),
-        tool.domain().name.as_ref().into(),
-    );
-    meta.insert("tool-core/hint".into(), tool.hint().into());
-    meta.insert("tool-core/label".into(), tool.label().into());
-    meta.insert("tool-core/core".into(), tool.is_core().into());
     let mut listed = rmcp::model::Tool::default();
     listed.name = tool.name_cow();
     listed.title = Some(tool.label().to_owned());
@@ -375,7 +367,7 @@ fn listed_tool(tool: &crate::Tool) -> Option<rmcp::model::Tool> {
             _ => None,
         });
     listed.annotations = Some(annotations);
-    listed.meta = Some(rmcp::model::MetaObject(meta));
+    listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
     Some(listed)
 }
 

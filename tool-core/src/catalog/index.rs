@@ -156,22 +156,23 @@ fn texts<'t>(tool: &'t Tool, texts: &mut Vec<(Field, &'t str)>) {
     );
 }
 
-/// Parameter names and descriptions, from the input schema's top-level properties. Keys are
-/// found by scanning, not hashing: schemas have few keys, and this runs for every tool indexed.
+/// Parameter names and descriptions, from the input schema's top-level properties.
 fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)>) {
-    fn field<'v>(object: &'v serde_json::Value, key: &str) -> Option<&'v serde_json::Value> {
-        object
-            .as_object()?
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
-    }
-    let Some(props) = field(schema, "properties").and_then(|p| p.as_object()) else {
+    use crate::schema::key;
+    let Some(props) = schema
+        .as_object()
+        .and_then(|s| key(s, "properties"))
+        .and_then(|p| p.as_object())
+    else {
         return;
     };
     for (name, prop) in props {
         out.push((Field::Params, name.as_str()));
-        if let Some(d) = field(prop, "description").and_then(|d| d.as_str()) {
+        if let Some(d) = prop
+            .as_object()
+            .and_then(|p| key(p, "description"))
+            .and_then(|d| d.as_str())
+        {
             out.push((Field::Params, d));
         }
     }

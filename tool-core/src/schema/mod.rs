@@ -13,6 +13,8 @@ pub use gemini::{json_schema as gemini_json_schema, openapi as gemini_openapi};
 pub use rewrite::{Issue, Rewritten, Severity};
 pub use strict::{StrictTarget, rewrite as strict};
 
+pub(crate) use rewrite::key;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
@@ -65,8 +67,8 @@ pub fn may_drop_nulls(schema: &Value) -> bool {
         }
         match node {
             Value::Object(map) => {
-                if let Some(Value::Object(props)) = map.get("properties") {
-                    let required = map.get("required").and_then(Value::as_array);
+                if let Some(Value::Object(props)) = rewrite::key(map, "properties") {
+                    let required = rewrite::key(map, "required").and_then(Value::as_array);
                     let drops = props.iter().any(|(key, property)| {
                         !required.is_some_and(|r| r.iter().any(|x| x == key))
                             && !accepts_null(resolve(property, root), root)
@@ -151,7 +153,8 @@ fn drop_nulls(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
 fn resolve<'a>(mut schema: &'a Value, root: &'a Value) -> &'a Value {
     for _ in 0..32 {
         let Some(name) = schema
-            .get("$ref")
+            .as_object()
+            .and_then(|map| rewrite::key(map, "$ref"))
             .and_then(Value::as_str)
             .and_then(rewrite::ref_name)
         else {
@@ -176,9 +179,8 @@ fn accepts_null_within(schema: &Value, root: &Value, hops: usize) -> bool {
     let Value::Object(map) = schema else {
         return *schema == Value::Bool(true);
     };
-    if rewrite::types(map).iter().any(|t| t == "null")
-        || map
-            .get("enum")
+    if rewrite::allows_type(map, "null")
+        || rewrite::key(map, "enum")
             .and_then(Value::as_array)
             .is_some_and(|e| e.contains(&Value::Null))
         || !rewrite::constrains(map)
@@ -186,10 +188,12 @@ fn accepts_null_within(schema: &Value, root: &Value, hops: usize) -> bool {
         return true;
     }
     ["anyOf", "oneOf"].iter().any(|k| {
-        map.get(*k).and_then(Value::as_array).is_some_and(|vs| {
-            vs.iter()
-                .any(|v| hops == 0 || accepts_null_within(resolve(v, root), root, hops - 1))
-        })
+        rewrite::key(map, k)
+            .and_then(Value::as_array)
+            .is_some_and(|vs| {
+                vs.iter()
+                    .any(|v| hops == 0 || accepts_null_within(resolve(v, root), root, hops - 1))
+            })
     })
 }
 
@@ -261,7 +265,8 @@ impl ObjectSchema {
 
     /// The root schema: an object that refuses unknown keys.
     pub fn finish(mut self) -> Schema {
-        let mut root = Map::new();
+        // Room for every key below: the map is not rehashed as it fills.
+        let mut root = Map::with_capacity(6);
         root.insert("$schema".into(), DIALECT.into());
         root.insert("type".into(), "object".into());
         root.insert("properties".into(), Value::Object(self.properties));
@@ -300,7 +305,9 @@ pub fn canonical_input(schema: Schema) -> Result<Value, NotAnObject> {
             });
         }
     };
-    root.shift_remove("title");
+    if rewrite::key(root, "title").is_some() {
+        root.shift_remove("title");
+    }
     if !describes_object(root) {
         return Err(NotAnObject {
             found: root
@@ -309,11 +316,14 @@ pub fn canonical_input(schema: Schema) -> Result<Value, NotAnObject> {
                 .unwrap_or_else(|| "not typed".to_owned()),
         });
     }
-    root.entry("type").or_insert_with(|| "object".into());
-    let no_variants = !["oneOf", "anyOf"].iter().any(|k| root.contains_key(*k));
-    if no_variants {
-        root.entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
+    if rewrite::key(root, "type").is_none() {
+        root.insert("type".into(), "object".into());
+    }
+    let no_variants = !["oneOf", "anyOf"]
+        .iter()
+        .any(|k| rewrite::key(root, k).is_some());
+    if no_variants && rewrite::key(root, "properties").is_none() {
+        root.insert("properties".into(), Value::Object(Map::new()));
     }
     Ok(value)
 }
@@ -322,7 +332,9 @@ pub fn canonical_input(schema: Schema) -> Result<Value, NotAnObject> {
 pub fn canonical_output(schema: Schema) -> Value {
     let mut value = schema.to_value();
     normalise(&mut value);
-    if let Value::Object(root) = &mut value {
+    if let Value::Object(root) = &mut value
+        && rewrite::key(root, "title").is_some()
+    {
         root.shift_remove("title");
     }
     value
@@ -331,18 +343,20 @@ pub fn canonical_output(schema: Schema) -> Value {
 /// Whether a root schema describes only objects: `type: object`, or every `oneOf`/`anyOf`
 /// variant does (internally tagged enums).
 fn describes_object(schema: &Map<String, Value>) -> bool {
-    match schema.get("type") {
+    match rewrite::key(schema, "type") {
         Some(Value::String(t)) => t == "object",
         Some(_) => false,
-        None => ["oneOf", "anyOf"].iter().any(|k| match schema.get(*k) {
-            Some(Value::Array(variants)) if !variants.is_empty() => variants.iter().all(|v| {
-                v.as_object().is_some_and(|m| {
-                    m.get("type").and_then(Value::as_str) == Some("object")
-                        || m.contains_key("$ref")
-                })
+        None => ["oneOf", "anyOf"]
+            .iter()
+            .any(|k| match rewrite::key(schema, k) {
+                Some(Value::Array(variants)) if !variants.is_empty() => variants.iter().all(|v| {
+                    v.as_object().is_some_and(|m| {
+                        m.get("type").and_then(Value::as_str) == Some("object")
+                            || m.contains_key("$ref")
+                    })
+                }),
+                _ => false,
             }),
-            _ => false,
-        }),
     }
 }
 

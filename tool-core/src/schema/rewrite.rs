@@ -256,9 +256,19 @@ pub(crate) fn types(map: &Map<String, Value>) -> Vec<String> {
     }
 }
 
+/// Whether a schema's `type` allows `name` (as a string or in an array), without the copies
+/// [`types`] makes.
+pub(crate) fn allows_type(map: &Map<String, Value>, name: &str) -> bool {
+    match key(map, "type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
 /// Whether a schema says something about the value's shape (otherwise it accepts anything).
 pub(crate) fn constrains(map: &Map<String, Value>) -> bool {
-    [
+    const SHAPING: [&str; 9] = [
         "type",
         "$ref",
         "anyOf",
@@ -268,15 +278,60 @@ pub(crate) fn constrains(map: &Map<String, Value>) -> bool {
         "const",
         "properties",
         "items",
-    ]
-    .iter()
-    .any(|k| map.contains_key(*k))
+    ];
+    if map.len() <= SMALL {
+        return map.keys().any(|k| SHAPING.contains(&k.as_str()));
+    }
+    SHAPING.iter().any(|k| map.contains_key(*k))
+}
+
+/// Schema objects with at most this many keys (most of them) are searched by scanning.
+const SMALL: usize = 8;
+
+/// `map[name]`. `serde_json::Map` keeps its order in an `IndexMap`, which hashes the key with
+/// SipHash; for the few keys of most schema objects a scan costs a fraction of that, on paths
+/// every tool's schemas take at start-up.
+pub(crate) fn key<'m>(map: &'m Map<String, Value>, name: &str) -> Option<&'m Value> {
+    if map.len() > SMALL {
+        return map.get(name);
+    }
+    map.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    proptest::proptest! {
+        /// The scan and the hashed lookup agree, below and above the size where they switch,
+        /// and so do `allows_type` and `types`.
+        #[test]
+        fn small_map_lookups_are_the_maps_own(
+            keys in proptest::collection::vec("[a-z$]{1,3}", 0..14),
+            wanted in "[a-z$]{1,3}",
+            typed in proptest::option::of(proptest::collection::vec(
+                proptest::sample::select(vec!["null", "object", "string", "integer"]), 0..3)),
+        ) {
+            let mut map: Map<String, Value> =
+                keys.iter().enumerate().map(|(i, k)| (k.clone(), json!(i))).collect();
+            proptest::prop_assert_eq!(key(&map, &wanted), map.get(&wanted));
+            proptest::prop_assert_eq!(key(&map, "type"), map.get("type"));
+            if let Some(typed) = typed {
+                let value = match typed.as_slice() {
+                    [one] => json!(one),
+                    many => json!(many),
+                };
+                map.insert("type".into(), value);
+            }
+            for name in ["null", "object", "string"] {
+                proptest::prop_assert_eq!(
+                    allows_type(&map, name),
+                    types(&map).iter().any(|t| t == name)
+                );
+            }
+        }
+    }
 
     #[test]
     fn pointers_escape_tokens() {

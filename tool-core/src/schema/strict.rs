@@ -6,7 +6,8 @@
 use serde_json::{Map, Value, json};
 
 use super::rewrite::{
-    Issues, Rewritten, child, constrains, describe, merge_all_of, note, recursive_defs, types,
+    Issues, Rewritten, allows_type, child, constrains, describe, merge_all_of, note,
+    recursive_defs, types,
 };
 
 /// Which provider's strict subset.
@@ -364,7 +365,7 @@ impl Cx {
     /// Closes objects. OpenAI: every property required, optional ones nullable. Anthropic
     /// strict accepts optional properties, so they stay optional (no union spent on `null`).
     fn object(&mut self, map: &mut Map<String, Value>, ptr: &str) {
-        let is_object = types(map).iter().any(|t| t == "object") || map.contains_key("properties");
+        let is_object = allows_type(map, "object") || map.contains_key("properties");
         if !is_object {
             return;
         }
@@ -459,7 +460,7 @@ fn add_null_to_enum(map: &mut Map<String, Value>) {
 }
 
 fn accepts_null(map: &Map<String, Value>) -> bool {
-    types(map).iter().any(|t| t == "null")
+    allows_type(map, "null")
         || map
             .get("anyOf")
             .and_then(Value::as_array)

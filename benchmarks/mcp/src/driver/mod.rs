@@ -499,7 +499,7 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
                     match kind {
                         Kind::TypeScript => "run scripts/node-env",
                         Kind::Python => "run scripts/python-env",
-                        _ => "build with `cargo build --profile dist -p bench-mcp`",
+                        _ => "build with `cargo build --release -p bench-mcp`",
                     }
                 );
                 continue;

@@ -485,8 +485,16 @@ impl Registry {
         let at = self
             .tools
             .partition_point(|t| order(t, &tool) == std::cmp::Ordering::Less);
+        // The index moves the tools after `at` one place on, rather than being rebuilt (a key
+        // allocated per tool, for every tool registered).
+        for i in self.by_name.values_mut() {
+            if *i >= at {
+                *i += 1;
+            }
+        }
+        self.by_name.insert(Arc::from(tool.name()), at);
         self.tools.insert(at, tool);
-        self.reindex()
+        Ok(())
     }
 
     /// Adds many tools at once (sorting and indexing once, not per tool): all of them, or none
@@ -527,11 +535,13 @@ impl Registry {
 
     /// Removes a tool; returns it if it was there.
     pub fn unregister(&mut self, name: &str) -> Option<Tool> {
-        let at = self.by_name.get(name).copied()?;
-        let tool = self.tools.remove(at);
-        // Names were unique before, so reindexing cannot fail.
-        let _ = self.reindex();
-        Some(tool)
+        let at = self.by_name.remove(name)?;
+        for i in self.by_name.values_mut() {
+            if *i > at {
+                *i -= 1;
+            }
+        }
+        Some(self.tools.remove(at))
     }
 
     fn reindex(&mut self) -> Result<(), RegistryError> {
@@ -671,6 +681,40 @@ mod tests {
         assert!(r.get("a_x").is_none());
         assert_eq!(r.domains().len(), 2);
         assert_eq!(r.in_domain("z").count(), 1);
+    }
+
+    proptest::proptest! {
+        /// However tools come and go one at a time, every name finds its own tool, and the
+        /// order is what a registry built at once has.
+        #[test]
+        fn lookup_follows_single_registrations_and_removals(
+            steps in proptest::collection::vec((0u8..12, 0u8..3, proptest::bool::ANY), 0..40),
+        ) {
+            let mut r = Registry::empty();
+            let mut present = std::collections::BTreeMap::new();
+            for (n, d, add) in steps {
+                let name = format!("tool_{n}");
+                let domain = ["a", "b", "c"][usize::from(d)];
+                if add && !present.contains_key(&name) {
+                    r.register(DynamicTool::new(name.clone(), "d", json!({"type": "object"}))
+                        .domain(domain, "x"))
+                        .unwrap();
+                    present.insert(name, domain);
+                } else if !add {
+                    proptest::prop_assert_eq!(r.unregister(&name).is_some(), present.remove(&name).is_some());
+                }
+                for tool in r.tools() {
+                    proptest::prop_assert_eq!(r.get(tool.name()).map(Tool::name), Some(tool.name()));
+                }
+                proptest::prop_assert_eq!(r.len(), present.len());
+                let mut expected: Vec<(&str, &str)> =
+                    present.iter().map(|(n, d)| (*d, n.as_str())).collect();
+                expected.sort();
+                let actual: Vec<(&str, &str)> =
+                    r.tools().iter().map(|t| (&*t.domain().name, t.name())).collect();
+                proptest::prop_assert_eq!(actual, expected);
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The compile-time rules of `#[tool]`: every `fail/` case has its expected diagnostics in a
 //! `.stderr` beside it; every `pass/` case compiles and runs.
 //!
-//! After changing a diagnostic on purpose: `TRYBUILD=overwrite cargo test -p tests --test ui`,
-//! then read the new `.stderr` files before committing them.
+//! After changing a diagnostic on purpose: `TRYBUILD=overwrite cargo test -p ui-suite`, then
+//! read the new `.stderr` files before committing them.
 
 #[test]
 fn ui() {

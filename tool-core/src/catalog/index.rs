@@ -182,7 +182,7 @@ fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)
 /// needs no access to the index, so batches are made on several threads at once.
 struct Batch {
     /// The batch's distinct terms (stems, when stemming is on), by their number.
-    terms: Vec<Box<str>>,
+    terms: Vec<Term>,
     docs: Vec<Tokenized>,
     /// How many documents have each term.
     df: Vec<u32>,
@@ -276,7 +276,7 @@ struct Words {
     /// Per word: its term, with [`STOPWORD`] set for a stopword.
     words: WordMap,
     /// The distinct terms, by number.
-    terms: Vec<Box<str>>,
+    terms: Vec<Term>,
     /// Per stem: its term.
     stems: WordMap,
 }
@@ -330,7 +330,10 @@ impl Words {
             None => {
                 let term = self.terms.len() as u32;
                 self.stems.insert(&stem, stem_key, term);
-                self.terms.push(stem.into());
+                self.terms.push(match stem_key {
+                    Some(key) => Term::Short(key),
+                    None => Term::Long(stem.into()),
+                });
                 term
             }
         };
@@ -346,10 +349,18 @@ impl Words {
 
 /// A map from words to numbers. Words of up to 16 bytes are keyed by their bytes packed into
 /// an integer ([`pack`]): no string to hash or compare, and none to allocate.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct WordMap {
     short: HashMap<u128, u32>,
     long: HashMap<Box<str>, u32>,
+}
+
+/// A term as a batch hands it to the index: packed when it is short (almost every term), so
+/// neither the batch allocates it nor the index hashes its text.
+#[derive(Debug)]
+enum Term {
+    Short(u128),
+    Long(Box<str>),
 }
 
 impl WordMap {
@@ -368,12 +379,25 @@ impl WordMap {
             None => self.long.insert(word.into(), number),
         };
     }
+
+    /// `term`'s number, `next` when it is new.
+    fn number(&mut self, term: Term, next: u32) -> u32 {
+        match term {
+            Term::Short(key) => *self.short.entry(key).or_insert(next),
+            Term::Long(word) => *self.long.entry(word).or_insert(next),
+        }
+    }
+
+    /// The number of `word`, a term.
+    fn of(&self, word: &str) -> Option<u32> {
+        self.get(word, pack(word))
+    }
 }
 
 #[derive(Debug, Default)]
 pub(super) struct Index {
     ranking: Ranking,
-    dictionary: HashMap<Box<str>, TermId>,
+    dictionary: WordMap,
     postings: Vec<Vec<Posting>>,
     /// By id; `None` for the ids of removed tools, which new ones reuse.
     docs: Vec<Option<Doc>>,
@@ -464,7 +488,7 @@ impl Index {
     /// postings wait in `pending` for [`Index::renormalize`].
     fn add_batch(&mut self, batch: Batch) {
         // Grown once per batch, not rehashed and copied as they fill.
-        self.dictionary.reserve(batch.terms.len());
+        self.dictionary.short.reserve(batch.terms.len());
         self.postings.reserve(batch.terms.len());
         self.by_name.reserve(batch.docs.len());
         self.docs
@@ -610,9 +634,9 @@ impl Index {
         }
     }
 
-    fn intern(&mut self, term: Box<str>) -> TermId {
+    fn intern(&mut self, term: Term) -> TermId {
         let next = self.postings.len() as TermId;
-        let id = *self.dictionary.entry(term).or_insert(next);
+        let id = self.dictionary.number(term, next);
         if id == next {
             self.postings.push(Vec::new());
         }
@@ -641,12 +665,12 @@ impl Index {
                     }),
                 };
             let stem = self.normal(word);
-            if let Some(&term) = self.dictionary.get(&*stem) {
+            if let Some(term) = self.dictionary.of(&stem) {
                 add(term, 1.0);
             }
             if self.ranking.synonyms {
                 for expansion in text::expansions(&text::stem(word)) {
-                    if let Some(&term) = self.dictionary.get(expansion.as_str()) {
+                    if let Some(term) = self.dictionary.of(expansion) {
                         add(term, EXPANSION_WEIGHT);
                     }
                 }
@@ -721,8 +745,10 @@ impl Index {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         // The tools themselves are shared with the registry: only references to them count.
-        let strings: usize = self.dictionary.keys().map(|k| k.len()).sum::<usize>();
-        let maps = self.dictionary.capacity() * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
+        let dictionary = &self.dictionary;
+        let strings: usize = dictionary.long.keys().map(|k| k.len()).sum::<usize>();
+        let maps = dictionary.short.capacity() * (size_of::<u128>() + size_of::<TermId>() + 1)
+            + dictionary.long.capacity() * (size_of::<Box<str>>() + size_of::<TermId>() + 1)
             + self
                 .pending
                 .iter()
@@ -897,11 +923,40 @@ mod tests {
     }
 
     #[test]
+    fn terms_longer_than_a_packed_key_are_found_too() {
+        // 16 bytes packs; 17 and more are kept as text, by the batch and by the index.
+        let mut index = Index::default();
+        index.insert_many(&[
+            tool(
+                "get_locale",
+                "Hyperconvergedinfrastructurehub settings, sixteencharword",
+            ),
+            tool("get_zone", "Timezone settings"),
+        ]);
+        index.insert_many(&[tool(
+            "set_locale",
+            "Changes the hyperconvergedinfrastructurehub",
+        )]);
+        index.renormalize();
+        let long = index.normal("hyperconvergedinfrastructurehub");
+        assert!(long.len() > 16 && pack(&long).is_none());
+        assert!(index.dictionary.long.contains_key(&*long));
+        assert!(index.dictionary.of("sixteencharword").is_some());
+        let mut found: Vec<&str> = index
+            .search("hyperconvergedinfrastructurehub", 5, |_| true)
+            .iter()
+            .map(|h| h.tool.name())
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, ["get_locale", "set_locale"]);
+    }
+
+    #[test]
     fn words_sharing_a_stem_count_as_one_term() {
         let mut index = Index::default();
         index.insert_many(&[tool("list_issues", "issue issues Issue")]);
         index.renormalize();
-        let term = index.dictionary["issu"] as usize;
+        let term = index.dictionary.of("issu").unwrap() as usize;
         assert_eq!(index.postings[term].len(), 1);
         let tf = index.postings[term][0].tf;
         assert_eq!(tf[Field::Name as usize], 1);

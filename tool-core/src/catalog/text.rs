@@ -601,7 +601,10 @@ mod tests {
 
     #[test]
     fn every_word_of_a_real_catalog_stems_as_the_stemmer_stems_it() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/catalog/tools.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/catalog/tools.json"
+        );
         let text = std::fs::read_to_string(path).expect("the evaluation catalog");
         let snowball = Stemmer::create(Algorithm::English);
         let mut skipped = 0;

@@ -264,7 +264,7 @@ pub fn is_stopword(word: &str) -> bool {
 /// (`finalise` and `finalize` share a stem).
 pub fn stem(word: &str) -> Cow<'_, str> {
     // Snowball leaves these as they are, and running it costs thousands of instructions a
-    // word: a fifth of building an index.
+    // word: a sixth of building an index.
     if word.len() <= 2 || !may_change(word) {
         return Cow::Borrowed(word);
     }

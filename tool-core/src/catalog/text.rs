@@ -10,12 +10,15 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 /// Splits `text` into lowercase words: on anything that is not a letter or a digit, and inside
 /// identifiers on case changes (`getUserById` -> get, user, by, id; `HTTPServer` -> http,
-/// server). Letters and digits stay together (`k8s`, `v2`).
+/// server). Letters and digits stay together (`k8s`, `v2`). An acronym's plural is the acronym
+/// (`PRs` -> pr, `listURLs` -> list, url): its `s` says nothing about what a tool does, and
+/// split as a case change it would read as two words (`UR`, `Ls`).
 ///
 /// ```
 /// use tool_core::catalog::words;
 /// assert_eq!(words("github__createPullRequest"), ["github", "create", "pull", "request"]);
 /// assert_eq!(words("HTTPServer k8s-pods"), ["http", "server", "k8s", "pods"]);
+/// assert_eq!(words("open PRs, their URLs"), ["open", "pr", "their", "url"]);
 /// ```
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -31,14 +34,14 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut lower = String::new();
     for run in text.split(|c: char| !c.is_alphanumeric()) {
         let mut start = 0;
-        let mut chars = run.char_indices().peekable();
         let mut prev: Option<char> = None;
-        while let Some((i, cur)) = chars.next() {
+        for (i, cur) in run.char_indices() {
             if let Some(prev) = prev {
-                let next_lower = chars.peek().is_some_and(|(_, c)| c.is_lowercase());
+                let mut after = run[i + cur.len_utf8()..].chars();
+                let word_follows = starts_word(after.next(), after.next());
                 // aB, or the B of ABc (an acronym followed by a word).
                 let boundary = (prev.is_lowercase() && cur.is_uppercase())
-                    || (prev.is_uppercase() && cur.is_uppercase() && next_lower);
+                    || (prev.is_uppercase() && cur.is_uppercase() && word_follows);
                 if boundary {
                     emit(&run[start..i], &mut lower, &mut f);
                     start = i;
@@ -47,6 +50,27 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             prev = Some(cur);
         }
         emit(&run[start..], &mut lower, &mut f);
+    }
+}
+
+/// Whether a word starts at the character `next` (followed by `then`) after a capital: a
+/// lowercase letter does, except the `s` that ends an acronym's plural (`URLs`).
+fn starts_word(next: Option<char>, then: Option<char>) -> bool {
+    match next {
+        Some('s') => then.is_some_and(char::is_lowercase),
+        next => next.is_some_and(char::is_lowercase),
+    }
+}
+
+/// An acronym's plural (`PRs`, `URLs`) as the acronym; any other word as it is.
+fn singular(word: &str) -> &str {
+    let mut last = word.chars().rev();
+    let plural = last.next() == Some('s')
+        && last.next().is_some_and(char::is_uppercase)
+        && last.next().is_some_and(char::is_uppercase);
+    match plural {
+        true => &word[..word.len() - 1],
+        false => word,
     }
 }
 
@@ -80,7 +104,7 @@ fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
             return;
         }
         if capitals {
-            return lowercased(word, f);
+            return lowercased(singular(word), f);
         }
         f(word)
     }
@@ -108,9 +132,11 @@ fn ascii_words(text: &str, f: &mut impl FnMut(&str)) {
         } else if class == CAPITAL {
             if i > start {
                 let prev = bytes[i - 1];
-                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                let at = |j: usize| bytes.get(j).map(|&b| char::from(b));
                 // aB, or the B of ABc (an acronym followed by a word).
-                if prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower) {
+                if prev.is_ascii_lowercase()
+                    || (prev.is_ascii_uppercase() && starts_word(at(i + 1), at(i + 2)))
+                {
                     emit(&text[start..i], capitals);
                     start = i;
                 }
@@ -158,6 +184,7 @@ fn lowercase_run(eight: [u8; 8]) -> usize {
 }
 
 fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
+    let word = singular(word);
     if word.is_empty() {
         return;
     }
@@ -621,6 +648,23 @@ mod tests {
     }
 
     #[test]
+    fn an_acronyms_plural_is_the_acronym() {
+        for text in ["getURLs IDs, PRs2", "getURLs IDs, PRs2 café"] {
+            // The second is not ASCII: the general path splits it.
+            let mut expected = vec!["get", "url", "id", "prs2"];
+            if text.ends_with("café") {
+                expected.push("café");
+            }
+            assert_eq!(words(text), expected, "{text}");
+        }
+        // Not plurals: a word after the acronym, a capitalised word, a lowercase plural.
+        assert_eq!(words("HTTPSserver"), ["http", "sserver"]);
+        assert_eq!(words("Save As PDFs"), ["save", "as", "pdf"]);
+        assert_eq!(words("URLsFor apis"), ["url", "for", "apis"]);
+        assert_eq!(words("k8s ÅÄs"), ["k8s", "åä"]);
+    }
+
+    #[test]
     fn british_spellings_share_the_american_stem() {
         assert_eq!(stem("finalise"), stem("finalize"));
         assert_eq!(stem("organisation"), stem("organization"));
@@ -662,7 +706,10 @@ mod tests {
             for k in 1..chars.len() {
                 let (i, cur) = chars[k];
                 let prev = chars[k - 1].1;
-                let next_lower = chars.get(k + 1).is_some_and(|(_, c)| c.is_lowercase());
+                let next = chars.get(k + 1).map(|&(_, c)| c);
+                let plural_s =
+                    next == Some('s') && !chars.get(k + 2).is_some_and(|(_, c)| c.is_lowercase());
+                let next_lower = next.is_some_and(char::is_lowercase) && !plural_s;
                 if (prev.is_lowercase() && cur.is_uppercase())
                     || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
                 {
@@ -687,7 +734,7 @@ mod tests {
 
         #[test]
         fn ascii_fast_path_splits_identifiers_and_prose_like_the_general_one(
-            text in "([a-z0-9]{1,12}|[A-Z]{1,3}|[ _.,:/-]){0,40}"
+            text in "([a-z0-9]{1,12}|[A-Z]{1,3}|[A-Z]{2,3}s|[ _.,:/-]){0,40}"
         ) {
             // Long runs of lowercase letters and digits, which the fast path steps over.
             proptest::prop_assert_eq!(words(&text), general_words(&text));

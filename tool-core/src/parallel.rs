@@ -1,12 +1,24 @@
 //! Splitting work that is the same for every item (tools to index, definitions to build) over
 //! the cores, for the start-up and build paths where a few thousand tools add up.
 
+use std::sync::OnceLock;
+
 /// How many threads to split `items` items over: one per core, with at least `per_thread` each.
 pub(crate) fn threads_for(items: usize, per_thread: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items / per_thread)
-        .max(1)
+    let most = items / per_thread.max(1);
+    // Too few items for two threads (a small registry, one tool inserted into a catalog): the
+    // cores need not be counted.
+    if most < 2 {
+        return 1;
+    }
+    cores().min(most)
+}
+
+/// The cores this process may use, counted once: counting reads the affinity mask and the
+/// cgroup's CPU quota files, a dozen microseconds of system calls each time.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// `f` over `items` split into consecutive parts, one per core when there are at least
@@ -92,6 +104,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn threads_are_cores_at_most_and_each_gets_its_share() {
+        let cores = cores();
+        assert!(cores >= 1);
+        for (items, per_thread) in [
+            (0, 32),
+            (63, 32),
+            (64, 32),
+            (1000, 32),
+            (10, 0),
+            (1 << 20, 1),
+        ] {
+            let threads = threads_for(items, per_thread);
+            assert!(
+                (1..=cores).contains(&threads),
+                "{items} / {per_thread}: {threads}"
+            );
+            if threads > 1 {
+                assert!(
+                    items / threads >= per_thread,
+                    "{items} / {per_thread}: {threads}"
+                );
+            }
+        }
+        assert_eq!(threads_for(63, 32), 1);
+        assert_eq!(threads_for(1 << 20, 1), cores);
     }
 
     #[test]

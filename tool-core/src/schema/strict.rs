@@ -6,8 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::rewrite::{
-    Issues, Rewritten, allows_type, child, constrains, describe, merge_all_of, note,
-    recursive_defs, types,
+    Issues, Rewritten, allows_type, child, constrains, describe, merge_all_of, note, recursive_defs,
 };
 
 /// Which provider's strict subset.
@@ -305,7 +304,7 @@ impl Cx {
             && !self.target.formats().contains(&format.as_str())
         {
             map.shift_remove("format");
-            let numeric = types(map).iter().any(|t| t == "integer" || t == "number");
+            let numeric = allows_type(map, "integer") || allows_type(map, "number");
             if !numeric {
                 note(map, &describe("format", &Value::String(format.clone())));
                 self.issues.warn(

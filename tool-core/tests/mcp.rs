@@ -178,6 +178,41 @@ async fn lists_every_page_with_full_definitions() {
     assert!(bad.to_string().contains("cursor"), "{bad}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_pages_list_every_tool_in_order_as_small_ones_do() {
+    // Pages of more than 32 tools are built on the blocking pool, over the cores; smaller ones
+    // where the request runs. Both must give the same tools, in the same order.
+    let tools: Vec<DynamicTool> = (0..150)
+        .map(|i| {
+            let schema =
+                json!({"type": "object", "properties": {format!("p{i}"): {"type": "integer"}}});
+            DynamicTool::new(format!("tool_{i:03}"), format!("Tool number {i}."), schema)
+        })
+        .collect();
+    let mut registry = Registry::empty();
+    registry.register_all(tools).unwrap();
+    let mut listed = Vec::new();
+    for page_size in [500, 100, 7] {
+        let mut options = ServerOptions::named("test", "1.0");
+        options.page_size = page_size;
+        let server = McpServer::with_options(Executor::new(registry.clone()), options);
+        let client = connect(&server, Recorder::default()).await;
+        let all: Vec<(String, Value)> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.name.to_string(), Value::Object((*t.input_schema).clone())))
+            .collect();
+        assert_eq!(all.len(), 150, "pages of {page_size}");
+        listed.push(all);
+    }
+    assert_eq!(listed[0][42].0, "tool_042");
+    assert_eq!(listed[0][42].1["properties"]["p42"]["type"], "integer");
+    assert_eq!(listed[0], listed[1]);
+    assert_eq!(listed[0], listed[2]);
+}
+
 #[tokio::test]
 async fn hidden_deferred_tools_are_callable_but_not_listed() {
     let mut options = ServerOptions::default();

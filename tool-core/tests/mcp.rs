@@ -128,14 +128,13 @@ impl ClientHandler for Recorder {
     }
 }
 
-/// A client connected to `server` through an in-memory pipe (what stdio carries).
+/// A client connected to `server` through an in-memory pipe, served as stdio is.
 async fn connect(server: &McpServer, recorder: Recorder) -> RunningService<RoleClient, Recorder> {
     let (a, b) = tokio::io::duplex(1 << 16);
-    let handle = server.connection();
+    let server = server.clone();
     tokio::spawn(async move {
-        if let Ok(running) = handle.serve(a).await {
-            let _ = running.waiting().await;
-        }
+        let (read, write) = tokio::io::split(a);
+        let _ = tool_core::mcp::serve_io(server, read, write).await;
     });
     recorder.serve(b).await.expect("the client connects")
 }
@@ -632,11 +631,10 @@ async fn the_newest_protocol_lists_calls_and_subscribes() {
 
     let (server, _) = server(ServerOptions::default());
     let (a, b) = tokio::io::duplex(1 << 16);
-    let handle = server.connection();
+    let served = server.clone();
     tokio::spawn(async move {
-        if let Ok(running) = handle.serve(a).await {
-            let _ = running.waiting().await;
-        }
+        let (read, write) = tokio::io::split(a);
+        let _ = tool_core::mcp::serve_io(served, read, write).await;
     });
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],

@@ -6,7 +6,8 @@
 //!   limits, cancellation, sanitised errors. Progress and log messages a tool sends through its
 //!   [`ToolContext`](crate::ToolContext) become MCP notifications; a change to the tool set
 //!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
-//! - [`serve_stdio`] and [`serve_http`] put a server on a transport; [`HttpOptions`] holds the
+//! - [`serve_stdio`] (or [`serve_io`] on any byte stream) and [`serve_http`] put a server on a
+//!   transport; [`HttpOptions`] holds the
 //!   HTTP security settings (loopback Host and Origin checks, optional bearer-token auth,
 //!   which request headers reach the tools).
 //! - [`mount`] connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
@@ -27,6 +28,7 @@
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]
 
+mod lines;
 mod mount;
 mod notify;
 mod result;
@@ -34,7 +36,7 @@ mod serve;
 mod server;
 
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
-pub use serve::{HttpOptions, ServeError, http_router, serve_http, serve_stdio};
+pub use serve::{HttpOptions, ServeError, http_router, serve_http, serve_io, serve_stdio};
 pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
 
 /// The MCP SDK this module is built on, for its protocol types.

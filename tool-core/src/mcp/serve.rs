@@ -13,7 +13,10 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use tokio::io::{AsyncRead, AsyncWrite};
+
 use super::McpServer;
+use super::lines::Lines;
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]
@@ -32,11 +35,32 @@ pub enum ServeError {
 
 /// Serves `server` on this process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
-    let running = server
-        .connection()
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(Box::new)?;
+    let (read, write) = rmcp::transport::stdio_pipes();
+    serve_io(server, read, write).await
+}
+
+/// Serves `server` as newline-delimited JSON-RPC (MCP's stdio framing) on any byte stream: a
+/// pipe, a socket, a child's stdio. Returns when the client closes its end.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use tool_core::exec::Executor;
+/// use tool_core::mcp::{McpServer, serve_io};
+/// let server = McpServer::new(Executor::new(tool_core::Registry::empty()));
+/// let (client, server_end) = tokio::io::duplex(1 << 16);
+/// let (read, write) = tokio::io::split(server_end);
+/// drop(client); // a client that hangs up before `initialize`
+/// assert!(serve_io(server, read, write).await.is_err());
+/// # });
+/// ```
+pub async fn serve_io(
+    server: McpServer,
+    read: impl AsyncRead + Send + Unpin + 'static,
+    write: impl AsyncWrite + Send + 'static,
+) -> Result<(), ServeError> {
+    let connection = server.connection();
+    let transport = Lines::new(connection.clone(), read, write);
+    let running = connection.serve(transport).await.map_err(Box::new)?;
     running.waiting().await?;
     Ok(())
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -118,6 +119,9 @@ struct Session {
     /// The base context with this connection's client ([`McpPeer`]) added, made at its first
     /// call: each call's context derives from it rather than adding the peer again.
     base: OnceLock<ToolContext>,
+    /// The client, once a session begun with `initialize` is under way: its calls may then be
+    /// answered by the transport itself ([`super::lines`]).
+    peer: OnceLock<Peer<RoleServer>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -305,6 +309,12 @@ impl McpServer {
             builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
         }
         builder.build()
+    }
+
+    /// The client of a session begun with `initialize` (every protocol before 2026-07-28),
+    /// once it said `notifications/initialized`.
+    pub(super) fn session_peer(&self) -> Option<Peer<RoleServer>> {
+        self.session.peer.get().cloned()
     }
 
     fn min_level(&self) -> LogLevel {
@@ -495,6 +505,14 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        // A session without `initialize` (2026-07-28's inline lifecycle) has no client info.
+        let legacy = cx
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.protocol_version < ProtocolVersion::V_2026_07_28);
+        if legacy {
+            let _ = self.session.peer.set(cx.peer.clone());
+        }
         let mut peers = lock(&self.shared.peers);
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);

@@ -1,0 +1,422 @@
+//! The transport [`serve_stdio`](super::serve_stdio) and [`serve_io`](super::serve_io) put a
+//! server on: newline-delimited JSON-RPC, read by the SDK's own codec, with `tools/call`
+//! answered where it is read instead of through the SDK's service loop.
+//!
+//! The service loop hands each request through two channels and three tasks, wraps it in
+//! tracing spans and checks it against every protocol version: about four fifths of the
+//! instructions a `tools/call` costs. Here a call of a session that began with `initialize`
+//! (every protocol before 2026-07-28) goes straight from the reader to its own task, and its
+//! answer straight to the writer. The call runs the same handler with the same context: the
+//! client's peer, its request metadata (progress token, log level), a cancellation token
+//! that `notifications/cancelled` fires, and no answer once cancelled. Everything else
+//! (`initialize`, listings, log levels, requests of the 2026-07-28 protocol, answers to the
+//! server's own requests, malformed lines) goes to the SDK as before.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientNotification, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
+    ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServerHandler as _};
+use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio_util::sync::CancellationToken;
+
+use super::McpServer;
+
+type Writer = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// The longest line read, as the SDK's codec allows (a longer one is dropped, and logged).
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// A server's end of one newline-delimited JSON-RPC connection.
+pub(super) struct Lines<R> {
+    read: R,
+    /// Bytes read and not yet split into lines; `line_start` is where the next one begins.
+    buf: Vec<u8>,
+    line_start: usize,
+    /// Dropping the rest of a line longer than [`MAX_LINE`].
+    discarding: bool,
+    eof: bool,
+    /// The SDK's codec, reading the lines this module passes on (and replying to the ones
+    /// that are JSON but no message).
+    inner: AsyncRwTransport<RoleServer, Feed, Shared>,
+    feed: Feed,
+    calls: Calls,
+}
+
+/// What a call answered here needs.
+struct Calls {
+    out: Arc<Output>,
+    server: McpServer,
+    /// Calls answered here and still running, by request id, to cancel.
+    running: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
+    /// Cancelled when the connection ends: every call running here stops with it.
+    closed: CancellationToken,
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
+    pub(super) fn new(server: McpServer, read: R, write: impl AsyncWrite + Send + 'static) -> Self {
+        let out = Arc::new(Output::new(Box::pin(write)));
+        let feed = Feed::default();
+        Self {
+            read,
+            buf: Vec::with_capacity(8 * 1024),
+            line_start: 0,
+            discarding: false,
+            eof: false,
+            inner: AsyncRwTransport::new(feed.clone(), Shared::new(out.clone())),
+            feed,
+            calls: Calls {
+                out,
+                server,
+                running: Arc::default(),
+                closed: CancellationToken::new(),
+            },
+        }
+    }
+
+    /// Takes every whole line read so far: calls start here, the rest go to the SDK's codec.
+    fn split_lines(&mut self) {
+        while let Some(end) = memchr(&self.buf[self.line_start..]) {
+            let line = &self.buf[self.line_start..self.line_start + end];
+            self.line_start += end + 1;
+            if std::mem::take(&mut self.discarding) {
+                continue;
+            }
+            if !self.calls.start(line) {
+                self.feed.push(line);
+            }
+        }
+        // Keep the unfinished line at the front, unless it has grown too long to keep.
+        self.buf.drain(..self.line_start);
+        self.line_start = 0;
+        if self.buf.len() > MAX_LINE {
+            tracing::error!(
+                max_line_length = MAX_LINE,
+                "Incoming message exceeded the maximum line length, discarding it"
+            );
+            self.buf.clear();
+            self.discarding = true;
+        }
+    }
+}
+
+impl Calls {
+    /// Starts `line` here if it is a call this module may take: a well-formed `tools/call` of
+    /// a session begun with `initialize`, naming no protocol version of its own.
+    fn start(&self, line: &[u8]) -> bool {
+        let Ok(probe) = serde_json::from_slice::<Probe<'_>>(line) else {
+            return false;
+        };
+        if probe.method.as_deref() != Some("tools/call") {
+            return false;
+        }
+        let Some(peer) = self.server.session_peer() else {
+            return false;
+        };
+        let Ok(call) = serde_json::from_slice::<CallLine>(line) else {
+            return false;
+        };
+        let mut params = call.params;
+        let meta = params.meta.take().unwrap_or_default();
+        // A request that names its protocol version is checked by the SDK.
+        if meta.protocol_version().is_some() {
+            return false;
+        }
+        let mut cx = RequestContext::new(call.id, peer);
+        cx.meta = meta;
+        self.run(params, cx);
+        true
+    }
+
+    /// Runs the call in a task of its own, as the SDK does, and writes its answer.
+    fn run(&self, params: CallToolRequestParams, mut cx: RequestContext<RoleServer>) {
+        let id = cx.id.clone();
+        cx.ct = self.closed.child_token();
+        lock(&self.running).insert(id.clone(), cx.ct.clone());
+        let server = self.server.clone();
+        let running = self.running.clone();
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            let result = server.call_tool(params, cx).await;
+            // Gone from the map: the client cancelled it and expects no answer.
+            if lock(&running).remove(&id).is_none() {
+                return;
+            }
+            let answer: ServerJsonRpcMessage = match result {
+                Ok(response) => JsonRpcMessage::response(ServerResult::from(response), id),
+                Err(error) => JsonRpcMessage::error(error, Some(id)),
+            };
+            if let Err(error) = out.send(&answer).await {
+                tracing::debug!(%error, "the client is gone: a call's answer was not sent");
+            }
+        });
+    }
+
+    /// Cancels a call running here, if `message` is the client's `notifications/cancelled`.
+    fn cancel(&self, message: &RxJsonRpcMessage<RoleServer>) {
+        if let JsonRpcMessage::Notification(notification) = message
+            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+            && let Some(id) = &cancelled.params.request_id
+            && let Some(call) = lock(&self.running).remove(id)
+        {
+            call.cancel();
+        }
+    }
+}
+
+/// Enough of a line to tell a call from the rest; other fields are skipped unread.
+#[derive(Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+}
+
+/// A `tools/call` request, read straight into the SDK's types.
+#[derive(Deserialize)]
+struct CallLine {
+    #[allow(dead_code)] // Read to refuse what is not JSON-RPC 2.0.
+    jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    params: CallToolRequestParams,
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        // Queued now, written by whoever writes next: messages leave in the order they are sent.
+        let queued = self.calls.out.queue(&item);
+        let out = self.calls.out.clone();
+        async move {
+            queued?;
+            out.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        // Cancel-safe, as the service loop needs: reading keeps a partial line in `buf`, and
+        // the SDK's codec keeps its own.
+        loop {
+            self.split_lines();
+            if self.eof {
+                self.feed.close();
+                let message = self.inner.receive().await;
+                match &message {
+                    Some(message) => self.calls.cancel(message),
+                    None => self.calls.closed.cancel(),
+                }
+                return message;
+            }
+            tokio::select! {
+                biased;
+                message = self.inner.receive() => {
+                    if let Some(message) = &message {
+                        self.calls.cancel(message);
+                    }
+                    // The SDK sees a cancellation too: it cancels the requests it runs itself.
+                    return message;
+                }
+                read = self.read.read_buf(&mut self.buf) => match read {
+                    Ok(0) => self.eof = true,
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::error!(%error, "Error reading from stream");
+                        self.eof = true;
+                    }
+                },
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        self.calls.closed.cancel();
+        self.calls.out.flush().await
+    }
+}
+
+impl<R> Drop for Lines<R> {
+    fn drop(&mut self) {
+        self.calls.closed.cancel();
+    }
+}
+
+/// The lines passed on to the SDK's codec: a reader over a queue this module fills.
+#[derive(Clone, Default)]
+struct Feed(Arc<Mutex<FeedState>>);
+
+#[derive(Default)]
+struct FeedState {
+    bytes: std::collections::VecDeque<u8>,
+    closed: bool,
+    reader: Option<std::task::Waker>,
+}
+
+impl Feed {
+    fn push(&self, line: &[u8]) {
+        let mut state = lock(&self.0);
+        state.bytes.extend(line);
+        state.bytes.push_back(b'\n');
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+    }
+
+    fn close(&self) {
+        let mut state = lock(&self.0);
+        state.closed = true;
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+    }
+}
+
+impl AsyncRead for Feed {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let mut state = lock(&self.0);
+        if state.bytes.is_empty() {
+            if state.closed {
+                return Poll::Ready(Ok(()));
+            }
+            state.reader = Some(cx.waker().clone());
+            return Poll::Pending;
+        }
+        let n = buf.remaining().min(state.bytes.len());
+        let (front, back) = state.bytes.as_slices();
+        let from_front = n.min(front.len());
+        buf.put_slice(&front[..from_front]);
+        buf.put_slice(&back[..n - from_front]);
+        state.bytes.drain(..n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Every message of a connection goes out through one writer, whole lines at a time. A
+/// sender queues its line, then takes the writer in turn and writes everything queued so
+/// far: under load one write carries many answers, and a sender that finds its line already
+/// written has nothing left to do.
+struct Output {
+    queued: Mutex<Vec<u8>>,
+    writer: tokio::sync::Mutex<(Writer, Vec<u8>)>,
+}
+
+impl Output {
+    fn new(writer: Writer) -> Self {
+        Self {
+            queued: Mutex::new(Vec::new()),
+            writer: tokio::sync::Mutex::new((writer, Vec::new())),
+        }
+    }
+
+    fn queue(&self, message: &TxJsonRpcMessage<RoleServer>) -> io::Result<()> {
+        let mut queued = lock(&self.queued);
+        let start = queued.len();
+        if let Err(error) = serde_json::to_writer(&mut *queued, message) {
+            queued.truncate(start);
+            return Err(error.into());
+        }
+        queued.push(b'\n');
+        Ok(())
+    }
+
+    fn queue_bytes(&self, bytes: &[u8]) {
+        lock(&self.queued).extend_from_slice(bytes);
+    }
+
+    async fn send(&self, message: &TxJsonRpcMessage<RoleServer>) -> io::Result<()> {
+        self.queue(message)?;
+        self.flush().await
+    }
+
+    /// Writes everything queued, after whatever an earlier sender is writing.
+    async fn flush(&self) -> io::Result<()> {
+        let mut guard = self.writer.lock().await;
+        let (writer, batch) = &mut *guard;
+        // Swapped with the spare buffer: neither is reallocated once both have grown.
+        std::mem::swap(batch, &mut *lock(&self.queued));
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let written = writer.write_all(batch).await;
+        batch.clear();
+        written?;
+        writer.flush().await
+    }
+}
+
+/// The writer the SDK's codec is given (for its replies to malformed lines): it passes whole
+/// lines to the connection's [`Output`], so they never land inside another message.
+struct Shared {
+    out: Arc<Output>,
+    line: Vec<u8>,
+    flushing: Option<Pin<Box<dyn Future<Output = io::Result<()>> + Send>>>,
+}
+
+impl Shared {
+    fn new(out: Arc<Output>) -> Self {
+        Self {
+            out,
+            line: Vec::new(),
+            flushing: None,
+        }
+    }
+}
+
+impl AsyncWrite for Shared {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        this.line.extend_from_slice(buf);
+        // Only complete lines leave: JSON text holds no raw newline, so each is a message.
+        if let Some(end) = this.line.iter().rposition(|&b| b == b'\n') {
+            this.out.queue_bytes(&this.line[..=end]);
+            this.line.drain(..=end);
+        }
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let flushing = this.flushing.get_or_insert_with(|| {
+            let out = this.out.clone();
+            Box::pin(async move { out.flush().await })
+        });
+        let done = flushing.as_mut().poll(cx);
+        if done.is_ready() {
+            this.flushing = None;
+        }
+        done
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

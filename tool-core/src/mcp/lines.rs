@@ -41,9 +41,10 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 /// A server's end of one newline-delimited JSON-RPC connection.
 pub(super) struct Lines<R> {
     read: R,
-    /// Bytes read and not yet split into lines; `line_start` is where the next one begins.
+    /// Bytes read and not yet split into lines. The unfinished line is at the front, and its
+    /// first `scanned` bytes hold no newline: a long line is searched once, not per read.
     buf: Vec<u8>,
-    line_start: usize,
+    scanned: usize,
     /// Dropping the rest of a line longer than [`MAX_LINE`].
     discarding: bool,
     eof: bool,
@@ -70,8 +71,8 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
         let feed = Feed::default();
         Self {
             read,
-            buf: Vec::with_capacity(8 * 1024),
-            line_start: 0,
+            buf: Vec::new(),
+            scanned: 0,
             discarding: false,
             eof: false,
             inner: AsyncRwTransport::new(feed.clone(), Shared::new(out.clone())),
@@ -87,10 +88,17 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
 
     /// Takes every whole line read so far: calls start here, the rest go to the SDK's codec.
     fn split_lines(&mut self) {
-        while let Some(end) = memchr(&self.buf[self.line_start..]) {
-            let line = &self.buf[self.line_start..self.line_start + end];
-            self.line_start += end + 1;
+        let mut start = 0;
+        while let Some(end) = newline(&self.buf[start + self.scanned..]) {
+            let end = start + self.scanned + end;
+            let line = &self.buf[start..end];
+            start = end + 1;
+            self.scanned = 0;
             if std::mem::take(&mut self.discarding) {
+                continue;
+            }
+            if line.len() > MAX_LINE {
+                too_long();
                 continue;
             }
             if !self.calls.start(line) {
@@ -98,15 +106,34 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
             }
         }
         // Keep the unfinished line at the front, unless it has grown too long to keep.
-        self.buf.drain(..self.line_start);
-        self.line_start = 0;
+        self.buf.drain(..start);
+        self.scanned = self.buf.len();
         if self.buf.len() > MAX_LINE {
-            tracing::error!(
-                max_line_length = MAX_LINE,
-                "Incoming message exceeded the maximum line length, discarding it"
-            );
+            too_long();
             self.buf.clear();
+            self.scanned = 0;
             self.discarding = true;
+        }
+    }
+}
+
+fn too_long() {
+    tracing::error!(
+        max_line_length = MAX_LINE,
+        "Incoming message exceeded the maximum line length, discarding it"
+    );
+}
+
+/// Reads more bytes into `buf`; false at the end of the stream.
+async fn fill(read: &mut (impl AsyncRead + Unpin), buf: &mut Vec<u8>) -> bool {
+    const CHUNK: usize = 8 * 1024;
+    buf.reserve(CHUNK);
+    match read.read_buf(buf).await {
+        Ok(0) => false,
+        Ok(_) => true,
+        Err(error) => {
+            tracing::error!(%error, "Error reading from stream");
+            false
         }
     }
 }
@@ -191,7 +218,7 @@ struct CallLine {
     params: CallToolRequestParams,
 }
 
-fn memchr(bytes: &[u8]) -> Option<usize> {
+fn newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
@@ -234,14 +261,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {
                     // The SDK sees a cancellation too: it cancels the requests it runs itself.
                     return message;
                 }
-                read = self.read.read_buf(&mut self.buf) => match read {
-                    Ok(0) => self.eof = true,
-                    Ok(_) => {}
-                    Err(error) => {
-                        tracing::error!(%error, "Error reading from stream");
-                        self.eof = true;
-                    }
-                },
+                more = fill(&mut self.read, &mut self.buf) => self.eof = !more,
             }
         }
     }
@@ -419,4 +439,227 @@ impl AsyncWrite for Shared {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+    use rmcp::ServiceExt as _;
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+
+    use super::*;
+    use crate::exec::Executor;
+    use crate::{DynamicTool, Registry, ToolError, ToolOutput};
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+    fn server() -> McpServer {
+        let object = json!({"type": "object"});
+        let mut registry = Registry::empty();
+        registry
+            .register_all([
+                DynamicTool::new("add_numbers", "Adds a and b.", object.clone()).handler(
+                    |input, _| async move {
+                        let sum =
+                            input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
+                        Ok(ToolOutput::text(sum.to_string()))
+                    },
+                ),
+                DynamicTool::new("wait_forever", "Waits until cancelled.", object).handler(
+                    |_, ctx| async move {
+                        ctx.cancellation().cancelled().await;
+                        Err(ToolError::failed("cancelled"))
+                    },
+                ),
+            ])
+            .unwrap();
+        McpServer::new(Executor::new(registry))
+    }
+
+    /// A raw client: the test's end of a connection served by [`Lines`], and the connection's
+    /// server handle.
+    struct Raw {
+        write: tokio::io::WriteHalf<DuplexStream>,
+        read: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+        connection: McpServer,
+    }
+
+    impl Raw {
+        fn start() -> Self {
+            let (client, served) = tokio::io::duplex(1 << 16);
+            let connection = server().connection();
+            let transport = {
+                let (read, write) = tokio::io::split(served);
+                Lines::new(connection.clone(), read, write)
+            };
+            let handle = connection.clone();
+            tokio::spawn(async move {
+                if let Ok(running) = handle.serve(transport).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            let (read, write) = tokio::io::split(client);
+            Self {
+                write,
+                read: BufReader::new(read),
+                connection,
+            }
+        }
+
+        async fn send(&mut self, bytes: &[u8]) {
+            self.write.write_all(bytes).await.unwrap();
+        }
+
+        async fn line(&mut self) -> Value {
+            let mut line = String::new();
+            tokio::time::timeout(Duration::from_secs(5), self.read.read_line(&mut line))
+                .await
+                .expect("an answer in time")
+                .unwrap();
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+        }
+
+        /// Initializes, and waits until calls are answered by the transport.
+        async fn initialized(&mut self) {
+            self.send(format!("{INITIALIZE}\n{INITIALIZED}\n").as_bytes())
+                .await;
+            assert_eq!(self.line().await["id"], 0);
+            for _ in 0..500 {
+                if self.connection.session_peer().is_some() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            panic!("the session did not start");
+        }
+    }
+
+    fn call(id: i64, a: i64, b: i64) -> String {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "add_numbers", "arguments": {"a": a, "b": b}}})
+        .to_string()
+    }
+
+    #[tokio::test]
+    async fn calls_are_answered_here_and_other_lines_as_the_sdk_answers_them() {
+        let mut raw = Raw::start();
+        raw.initialized().await;
+        // Not JSON: ignored, as the SDK does. JSON but no message: `Invalid request`. Blank
+        // lines and CRLF endings are read as lines.
+        raw.send(b"not json\n\n{\"foo\": 1}\n").await;
+        let invalid = raw.line().await;
+        assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+        raw.send(format!("{}\r\n", call(7, 2, 3)).as_bytes()).await;
+        let answer = raw.line().await;
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
+        // An unknown tool is a protocol error, as from the SDK's path.
+        raw.send(
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope"}}
+"#,
+        )
+        .await;
+        let unknown = raw.line().await;
+        assert_eq!(unknown["id"], "x");
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+        // Requests other than calls reach the SDK.
+        raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n")
+            .await;
+        assert_eq!(raw.line().await["id"], 8);
+    }
+
+    #[tokio::test]
+    async fn a_call_before_initialize_is_the_sdks_to_answer() {
+        let mut raw = Raw::start();
+        raw.send(format!("{INITIALIZE}\n").as_bytes()).await;
+        assert_eq!(raw.line().await["id"], 0);
+        // Before `notifications/initialized` the session is the SDK's alone.
+        raw.send(format!("{}\n", call(1, 1, 1)).as_bytes()).await;
+        let answer = raw.line().await;
+        assert_eq!(answer["id"], 1);
+        assert!(raw.connection.session_peer().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_stops_and_is_not_answered() {
+        let mut raw = Raw::start();
+        raw.initialized().await;
+        let wait =
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_forever"}}"#;
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+        raw.send(format!("{wait}\n").as_bytes()).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        raw.send(format!("{cancel}\n").as_bytes()).await;
+        // The call returns when cancelled; had its answer been sent, it would come first.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        raw.send(format!("{}\n", call(4, 1, 2)).as_bytes()).await;
+        let next = raw.line().await;
+        assert_eq!(next["id"], 4, "{next}");
+    }
+
+    #[tokio::test]
+    async fn a_line_too_long_is_dropped_and_the_next_one_read() {
+        let mut raw = Raw::start();
+        raw.initialized().await;
+        // A call at the end of an over-long line is part of that line: dropped with it.
+        let mut long = vec![b' '; MAX_LINE + 10];
+        long.extend_from_slice(call(99, 1, 1).as_bytes());
+        long.push(b'\n');
+        raw.send(&long).await;
+        raw.send(format!("{}\n", call(5, 2, 2)).as_bytes()).await;
+        let answer = raw.line().await;
+        assert_eq!(answer["id"], 5, "{answer}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// However the bytes are cut into reads (a call may arrive before the session has
+        /// started, and go the SDK's way), every call is answered once, with its own sum.
+        #[test]
+        fn answers_do_not_depend_on_how_the_input_is_cut(
+            cuts in proptest::collection::vec(0usize..2000, 0..12),
+            calls in 1usize..20,
+        ) {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let mut raw = Raw::start();
+                let mut input = format!("{INITIALIZE}\n{INITIALIZED}\n");
+                for i in 1..=calls {
+                    let i = i as i64;
+                    input.push_str(&call(i, i, 10 * i));
+                    input.push('\n');
+                }
+                let input = input.into_bytes();
+                let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % input.len()).collect();
+                cuts.sort_unstable();
+                let mut from = 0;
+                for cut in cuts.into_iter().chain([input.len()]) {
+                    raw.send(&input[from..cut]).await;
+                    raw.write.flush().await.unwrap();
+                    tokio::task::yield_now().await;
+                    from = cut;
+                }
+                let mut seen = std::collections::BTreeMap::new();
+                for _ in 0..=calls {
+                    let answer = raw.line().await;
+                    let id = answer["id"].as_i64().unwrap();
+                    if id > 0 {
+                        let text = answer["result"]["content"][0]["text"].clone();
+                        assert_eq!(text, json!((11 * id).to_string()), "{answer}");
+                    }
+                    assert!(seen.insert(id, ()).is_none(), "answered twice: {id}");
+                }
+                assert_eq!(seen.len(), calls + 1);
+            });
+        }
+    }
 }

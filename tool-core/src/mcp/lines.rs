@@ -1,16 +1,17 @@
 //! The transport [`serve_stdio`](super::serve_stdio) and [`serve_io`](super::serve_io) put a
-//! server on: newline-delimited JSON-RPC, read by the SDK's own codec, with `tools/call`
-//! answered where it is read instead of through the SDK's service loop.
+//! server on: newline-delimited JSON-RPC, with `tools/call` answered where it is read instead
+//! of through the SDK's service loop.
 //!
-//! The service loop hands each request through two channels and three tasks, wraps it in
-//! tracing spans and checks it against every protocol version: about four fifths of the
-//! instructions a `tools/call` costs. Here a call of a session that began with `initialize`
-//! (every protocol before 2026-07-28) goes straight from the reader to its own task, and its
-//! answer straight to the writer. The call runs the same handler with the same context: the
-//! client's peer, its request metadata (progress token, log level), a cancellation token
-//! that `notifications/cancelled` fires, and no answer once cancelled. Everything else
-//! (`initialize`, listings, log levels, requests of the 2026-07-28 protocol, answers to the
-//! server's own requests, malformed lines) goes to the SDK as before.
+//! The SDK's codec parses every line into a large untagged enum, and its service loop hands
+//! each request through two channels and three tasks inside tracing spans: together about four
+//! fifths of the instructions a `tools/call` cost. Here the lines are split and looked at
+//! first. A call of a session begun with `initialize` (every protocol before 2026-07-28) is
+//! parsed straight into the SDK's `CallToolRequestParams`, run in a task of its own by the same
+//! handler with the context the SDK would build (the client's peer, the request's metadata, a
+//! cancellation token that `notifications/cancelled` fires), and answered straight to the
+//! writer, or not at all once cancelled. Every other line (`initialize`, listings, log levels,
+//! requests of the 2026-07-28 protocol, answers to the server's own requests, malformed lines)
+//! goes on to the SDK's own codec and service loop, as before.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

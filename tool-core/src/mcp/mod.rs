@@ -1,5 +1,7 @@
 //! Tools over MCP (feature `mcp`), through the official Rust SDK (`rmcp`): its protocol types,
-//! its stdio and Streamable HTTP transports and its client. No JSON-RPC is written here.
+//! its service loop, its line codec, its Streamable HTTP transport and its client. Only the
+//! hot path of stdio is this crate's own: a `tools/call` is read and answered by the transport
+//! (`lines`), with the SDK's types and the same handler.
 //!
 //! - [`McpServer`] answers `tools/list` from the MCP renderer's definitions (cached, paginated)
 //!   and runs `tools/call` through the [`Executor`](crate::exec::Executor): input limits, time
@@ -7,9 +9,8 @@
 //!   [`ToolContext`](crate::ToolContext) become MCP notifications; a change to the tool set
 //!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
 //! - [`serve_stdio`] (or [`serve_io`] on any byte stream) and [`serve_http`] put a server on a
-//!   transport; [`HttpOptions`] holds the
-//!   HTTP security settings (loopback Host and Origin checks, optional bearer-token auth,
-//!   which request headers reach the tools).
+//!   transport; [`HttpOptions`] holds the HTTP security settings (loopback Host and Origin
+//!   checks, optional bearer-token auth, which request headers reach the tools).
 //! - [`mount`] connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
 //!   turns its tools into [`DynamicTool`](crate::DynamicTool)s named `NAME__tool`, so one
 //!   registry, catalog and executor offer local and remote tools alike.

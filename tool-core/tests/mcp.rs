@@ -128,15 +128,23 @@ impl ClientHandler for Recorder {
     }
 }
 
-/// A client connected to `server` through an in-memory pipe, served as stdio is.
-async fn connect(server: &McpServer, recorder: Recorder) -> RunningService<RoleClient, Recorder> {
-    let (a, b) = tokio::io::duplex(1 << 16);
+/// The client's end of an in-memory pipe on which `server` is served, as stdio is.
+fn serve_pipe(server: &McpServer) -> tokio::io::DuplexStream {
+    let (served, client) = tokio::io::duplex(1 << 16);
     let server = server.clone();
     tokio::spawn(async move {
-        let (read, write) = tokio::io::split(a);
+        let (read, write) = tokio::io::split(served);
         let _ = tool_core::mcp::serve_io(server, read, write).await;
     });
-    recorder.serve(b).await.expect("the client connects")
+    client
+}
+
+/// A client connected to `server` through an in-memory pipe.
+async fn connect(server: &McpServer, recorder: Recorder) -> RunningService<RoleClient, Recorder> {
+    recorder
+        .serve(serve_pipe(server))
+        .await
+        .expect("the client connects")
 }
 
 /// The text of a result's first content block.
@@ -630,17 +638,11 @@ async fn the_newest_protocol_lists_calls_and_subscribes() {
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 
     let (server, _) = server(ServerOptions::default());
-    let (a, b) = tokio::io::duplex(1 << 16);
-    let served = server.clone();
-    tokio::spawn(async move {
-        let (read, write) = tokio::io::split(a);
-        let _ = tool_core::mcp::serve_io(served, read, write).await;
-    });
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
     let client = Recorder::default()
-        .serve_with_lifecycle(b, lifecycle)
+        .serve_with_lifecycle(serve_pipe(&server), lifecycle)
         .await
         .expect("discover succeeds");
     assert_eq!(client.list_all_tools().await.unwrap().len(), 5);

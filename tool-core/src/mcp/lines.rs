@@ -144,16 +144,15 @@ impl Calls {
     /// Starts `line` here if it is a call this module may take: a well-formed `tools/call` of
     /// a session begun with `initialize`, naming no protocol version of its own.
     fn start(&self, line: &[u8]) -> bool {
-        let Ok(probe) = serde_json::from_slice::<Probe<'_>>(line) else {
+        // Any other line fails to parse here (its params are not a call's), or names another
+        // method: both go on to the SDK, which reads them as before.
+        let Ok(call) = serde_json::from_slice::<CallLine<'_>>(line) else {
             return false;
         };
-        if probe.method.as_deref() != Some("tools/call") {
+        if call.method != "tools/call" {
             return false;
         }
         let Some(peer) = self.server.session_peer() else {
-            return false;
-        };
-        let Ok(call) = serde_json::from_slice::<CallLine>(line) else {
             return false;
         };
         let mut params = call.params;
@@ -183,7 +182,13 @@ impl Calls {
                 return;
             }
             let answer: ServerJsonRpcMessage = match result {
-                Ok(response) => JsonRpcMessage::response(ServerResult::from(response), id),
+                Ok(response) => {
+                    // The wire shape the SDK gives a session begun with `initialize`.
+                    let mut result = ServerResult::from(response);
+                    result.strip_result_type_for_legacy_peer();
+                    result.strip_non_object_output_for_legacy_peer();
+                    JsonRpcMessage::response(result, id)
+                }
                 Err(error) => JsonRpcMessage::error(error, Some(id)),
             };
             if let Err(error) = out.send(&answer).await {
@@ -204,19 +209,14 @@ impl Calls {
     }
 }
 
-/// Enough of a line to tell a call from the rest; other fields are skipped unread.
-#[derive(Deserialize)]
-struct Probe<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-}
-
 /// A `tools/call` request, read straight into the SDK's types.
 #[derive(Deserialize)]
-struct CallLine {
+struct CallLine<'a> {
     #[allow(dead_code)] // Read to refuse what is not JSON-RPC 2.0.
     jsonrpc: JsonRpcVersion2_0,
     id: RequestId,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
     params: CallToolRequestParams,
 }
 
@@ -526,14 +526,19 @@ mod tests {
             self.send(format!("{INITIALIZE}\n{INITIALIZED}\n").as_bytes())
                 .await;
             assert_eq!(self.line().await["id"], 0);
-            for _ in 0..500 {
-                if self.connection.session_peer().is_some() {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(2)).await;
-            }
-            panic!("the session did not start");
+            started(&self.connection).await;
         }
+    }
+
+    /// Waits until the connection's session has begun (`notifications/initialized` handled).
+    async fn started(connection: &McpServer) {
+        for _ in 0..2500 {
+            if connection.session_peer().is_some() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        panic!("the session did not start");
     }
 
     fn call(id: i64, a: i64, b: i64) -> String {
@@ -542,44 +547,74 @@ mod tests {
         .to_string()
     }
 
-    #[tokio::test]
-    async fn calls_are_answered_here_and_other_lines_as_the_sdk_answers_them() {
-        let mut raw = Raw::start();
-        raw.initialized().await;
-        // Not JSON: ignored, as the SDK does. JSON but no message: `Invalid request`. Blank
-        // lines and CRLF endings are read as lines.
-        raw.send(b"not json\n\n{\"foo\": 1}\n").await;
-        let invalid = raw.line().await;
-        assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
-        raw.send(format!("{}\r\n", call(7, 2, 3)).as_bytes()).await;
-        let answer = raw.line().await;
-        assert_eq!(answer["id"], 7);
-        assert_eq!(answer["result"]["content"][0]["text"], "5", "{answer}");
-        // An unknown tool is a protocol error, as from the SDK's path.
-        raw.send(
-            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope"}}
-"#,
-        )
-        .await;
-        let unknown = raw.line().await;
-        assert_eq!(unknown["id"], "x");
-        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
-        // Requests other than calls reach the SDK.
-        raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n")
-            .await;
-        assert_eq!(raw.line().await["id"], 8);
+    /// Everything `opening` and then `rest` get back from a server on this transport, or on the
+    /// SDK's own, sorted by id; read until the server has been quiet for a while.
+    async fn answers(opening: &str, rest: &str, through_lines: bool) -> Vec<Value> {
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let connection = server().connection();
+        let handle = connection.clone();
+        tokio::spawn(async move {
+            let running = if through_lines {
+                let (read, write) = tokio::io::split(served);
+                let transport = Lines::new(handle.clone(), read, write);
+                handle.serve(transport).await
+            } else {
+                handle.serve(served).await
+            };
+            if let Ok(running) = running {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, mut write) = tokio::io::split(client);
+        write.write_all(opening.as_bytes()).await.unwrap();
+        // Once the session has started, this transport answers the calls itself.
+        started(&connection).await;
+
+        write.write_all(rest.as_bytes()).await.unwrap();
+        let mut read = BufReader::new(read);
+        let mut answers = Vec::new();
+        loop {
+            let mut line = String::new();
+            let quiet = Duration::from_millis(300);
+            match tokio::time::timeout(quiet, read.read_line(&mut line)).await {
+                Ok(Ok(n)) if n > 0 => answers.push(serde_json::from_str::<Value>(&line).unwrap()),
+                _ => break,
+            }
+        }
+        answers.sort_by_key(|a| a["id"].to_string());
+        answers
     }
 
+    /// Whatever a call's line looks like, and whether or not it comes before the session has
+    /// started, the client gets what the SDK's own transport would give it.
     #[tokio::test]
-    async fn a_call_before_initialize_is_the_sdks_to_answer() {
-        let mut raw = Raw::start();
-        raw.send(format!("{INITIALIZE}\n").as_bytes()).await;
-        assert_eq!(raw.line().await["id"], 0);
-        // Before `notifications/initialized` the session is the SDK's alone.
-        raw.send(format!("{}\n", call(1, 1, 1)).as_bytes()).await;
-        let answer = raw.line().await;
-        assert_eq!(answer["id"], 1);
-        assert!(raw.connection.session_peer().is_none());
+    async fn every_line_is_answered_as_the_sdks_own_transport_answers_it() {
+        // A call before `initialized` is the SDK's to answer, on either transport.
+        let opening = format!("{INITIALIZE}\n{}\n{INITIALIZED}\n", call(1, 1, 1));
+        let lines = [
+            "not json",
+            r#"{"foo": 1}"#,
+            "",
+            &format!("{}\r", call(2, 2, 3)),
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"nope"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1},"_meta":{"protocolVersion":"2025-06-18"}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add_numbers","arguments":[1,2]}}"#,
+            r#"{"jsonrpc":"1.0","id":5,"method":"tools/call","params":{"name":"add_numbers"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add_numbers"}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+        ];
+        let rest = lines.join("\n") + "\n";
+        let sdk = answers(&opening, &rest, false).await;
+        let ours = answers(&opening, &rest, true).await;
+        assert_eq!(ours, sdk);
+        // Eight requests answered, and two lines that are JSON but no message (`foo`, and
+        // JSON-RPC 1.0); the calls with their sums.
+        assert_eq!(ours.len(), 10, "{ours:#?}");
+        let sum = |id: i64| {
+            ours.iter().find(|a| a["id"] == id).unwrap()["result"]["content"][0]["text"].clone()
+        };
+        assert_eq!((sum(1), sum(2)), (json!("2"), json!("5")));
     }
 
     #[tokio::test]

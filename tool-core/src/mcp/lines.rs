@@ -116,6 +116,11 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
             self.scanned = 0;
             self.discarding = true;
         }
+        // A large request's buffer is not kept for the rest of the connection.
+        const KEEP: usize = 64 * 1024;
+        if self.buf.is_empty() && self.buf.capacity() > KEEP {
+            self.buf = Vec::new();
+        }
     }
 }
 
@@ -647,6 +652,27 @@ mod tests {
         raw.send(format!("{}\n", call(5, 2, 2)).as_bytes()).await;
         let answer = raw.line().await;
         assert_eq!(answer["id"], 5, "{answer}");
+    }
+
+    #[tokio::test]
+    async fn a_large_line_leaves_no_large_buffer_behind() {
+        let (_client, served) = tokio::io::duplex(64);
+        let (read, write) = tokio::io::split(served);
+        let mut lines = Lines::new(server().connection(), read, write);
+        let mut big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+            "x".repeat(1 << 20)
+        );
+        big.push('\n');
+        lines.buf.extend_from_slice(big.as_bytes());
+        lines.split_lines();
+        assert!(
+            lines.buf.capacity() <= 64 * 1024,
+            "{}",
+            lines.buf.capacity()
+        );
+        // The line itself went on to the SDK's codec.
+        assert_eq!(lock(&lines.feed.0).bytes.len(), big.len());
     }
 
     proptest! {

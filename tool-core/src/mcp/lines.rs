@@ -40,6 +40,9 @@ type Writer = Pin<Box<dyn AsyncWrite + Send>>;
 /// The longest line read, as the SDK's codec allows (a longer one is dropped, and logged).
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// The largest buffer kept once empty: enough for the usual message, not for a rare large one.
+const KEEP: usize = 64 * 1024;
+
 /// A server's end of one newline-delimited JSON-RPC connection.
 pub(super) struct Lines<R> {
     read: R,
@@ -117,7 +120,6 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
             self.discarding = true;
         }
         // A large request's buffer is not kept for the rest of the connection.
-        const KEEP: usize = 64 * 1024;
         if self.buf.is_empty() && self.buf.capacity() > KEEP {
             self.buf = Vec::new();
         }
@@ -387,6 +389,11 @@ impl Output {
         }
         let written = writer.write_all(batch).await;
         batch.clear();
+        // A large answer (a listing) leaves no buffer of its size behind: the next swap would
+        // hand it to the queue, and both would stay that large while the server idles.
+        if batch.capacity() > KEEP {
+            *batch = Vec::new();
+        }
         written?;
         writer.flush().await
     }
@@ -673,6 +680,20 @@ mod tests {
         );
         // The line itself went on to the SDK's codec.
         assert_eq!(lock(&lines.feed.0).bytes.len(), big.len());
+    }
+
+    #[tokio::test]
+    async fn a_large_answer_leaves_no_large_buffer_behind() {
+        let (_client, served) = tokio::io::duplex(4 << 20);
+        let out = Output::new(Box::pin(served));
+        for _ in 0..2 {
+            let mut line = vec![b' '; 1 << 20];
+            line.push(b'\n');
+            out.queue_bytes(&line);
+            out.flush().await.unwrap();
+        }
+        assert!(lock(&out.queued).capacity() <= KEEP);
+        assert!(out.writer.lock().await.1.capacity() <= KEEP);
     }
 
     proptest! {

@@ -1,6 +1,6 @@
 //! The transport [`serve_stdio`](super::serve_stdio) and [`serve_io`](super::serve_io) put a
-//! server on: newline-delimited JSON-RPC, with `tools/call` answered where it is read instead
-//! of through the SDK's service loop.
+//! server on: newline-delimited JSON-RPC, with `tools/call` and `tools/list` answered where
+//! they are read instead of through the SDK's service loop.
 //!
 //! The SDK's codec parses every line into a large untagged enum, and its service loop hands
 //! each request through two channels and three tasks inside tracing spans: together about four
@@ -9,7 +9,9 @@
 //! parsed straight into the SDK's `CallToolRequestParams`, run in a task of its own by the same
 //! handler with the context the SDK would build (the client's peer, the request's metadata, a
 //! cancellation token that `notifications/cancelled` fires), and answered straight to the
-//! writer, or not at all once cancelled. Every other line (`initialize`, listings, log levels,
+//! writer, or not at all once cancelled. A listing of such a session is written straight from
+//! the registry ([`super::listing`]), without the copy of every schema the SDK's types need.
+//! Every other line (`initialize`, log levels,
 //! requests of the 2026-07-28 protocol, answers to the server's own requests, malformed lines)
 //! goes on to the SDK's own codec and service loop, as before.
 
@@ -21,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequestParams, ClientNotification, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, ClientNotification, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
+    PaginatedRequestParams, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -148,14 +150,19 @@ async fn fill(read: &mut (impl AsyncRead + Unpin), buf: &mut Vec<u8>) -> bool {
 }
 
 impl Calls {
-    /// Starts `line` here if it is a call this module may take: a well-formed `tools/call` of
-    /// a session begun with `initialize`, naming no protocol version of its own.
+    /// Starts `line` here if it is a request this module may take: a well-formed `tools/call`
+    /// or `tools/list` of a session begun with `initialize`, naming no protocol version of its
+    /// own.
     fn start(&self, line: &[u8]) -> bool {
-        // Any other line fails to parse here (its params are not a call's), or names another
-        // method: both go on to the SDK, which reads them as before.
-        let Ok(call) = serde_json::from_slice::<CallLine<'_>>(line) else {
-            return false;
-        };
+        // Any other line fails to parse as either (its params are not a call's, nor a
+        // listing's), or names another method: both go on to the SDK, which reads them as before.
+        match serde_json::from_slice::<CallLine<'_>>(line) {
+            Ok(call) => self.start_call(call),
+            Err(_) => self.start_listing(line),
+        }
+    }
+
+    fn start_call(&self, call: CallLine<'_>) -> bool {
         if call.method != "tools/call" {
             return false;
         }
@@ -171,6 +178,49 @@ impl Calls {
         let mut cx = RequestContext::new(call.id, peer);
         cx.meta = meta;
         self.run(params, cx);
+        true
+    }
+
+    /// Writes the page of `tools/list` asked for straight from the registry (see
+    /// [`super::listing`]), in a task of its own: a large page takes a millisecond.
+    fn start_listing(&self, line: &[u8]) -> bool {
+        let Ok(list) = serde_json::from_slice::<ListLine<'_>>(line) else {
+            return false;
+        };
+        if list.method != "tools/list" || self.server.session_peer().is_none() {
+            return false;
+        }
+        let params = list.params.unwrap_or_default();
+        if params
+            .meta
+            .is_some_and(|meta| meta.protocol_version().is_some())
+        {
+            return false;
+        }
+        let page = self.server.list_page(params.cursor.as_deref());
+        let id = list.id;
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            // Written out of the queue's lock: other answers are not held up while it is.
+            let line = match page {
+                Ok(page) => line_of(&JsonRpcResponse {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id,
+                    result: page,
+                }),
+                Err(error) => line_of(&ServerJsonRpcMessage::error(error, Some(id))),
+            };
+            let sent = match line {
+                Ok(line) => {
+                    out.queue_bytes(&line);
+                    out.flush().await
+                }
+                Err(error) => Err(error),
+            };
+            if let Err(error) = sent {
+                tracing::debug!(%error, "the client is gone: a listing was not sent");
+            }
+        });
         true
     }
 
@@ -225,6 +275,25 @@ struct CallLine<'a> {
     #[serde(borrow)]
     method: Cow<'a, str>,
     params: CallToolRequestParams,
+}
+
+/// A `tools/list` request.
+#[derive(Deserialize)]
+struct ListLine<'a> {
+    #[allow(dead_code)] // Read to refuse what is not JSON-RPC 2.0.
+    jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(default)]
+    params: Option<PaginatedRequestParams>,
+}
+
+/// `message` as one line of JSON.
+fn line_of(message: &impl serde::Serialize) -> io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(message)?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 fn newline(bytes: &[u8]) -> Option<usize> {
@@ -542,7 +611,7 @@ mod tests {
         }
     }
 
-    /// Waits until the connection's session has begun (`notifications/initialized` handled).
+    /// Waits until the connection's session has begun (its `initialize` handled).
     async fn started(connection: &McpServer) {
         for _ in 0..2500 {
             if connection.session_peer().is_some() {
@@ -601,7 +670,7 @@ mod tests {
     /// started, the client gets what the SDK's own transport would give it.
     #[tokio::test]
     async fn every_line_is_answered_as_the_sdks_own_transport_answers_it() {
-        // A call before `initialized` is the SDK's to answer, on either transport.
+        // A call before `initialized`, read with the `initialize` before it, is the SDK's.
         let opening = format!("{INITIALIZE}\n{}\n{INITIALIZED}\n", call(1, 1, 1));
         let lines = [
             "not json",
@@ -615,18 +684,67 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add_numbers"}}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
             r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":"1"}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"cursor":"3"}}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#,
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"add_numbers","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"1.0","id":13,"method":"tools/list"}"#,
         ];
         let rest = lines.join("\n") + "\n";
         let sdk = answers(&opening, &rest, false).await;
         let ours = answers(&opening, &rest, true).await;
+        // The same requests answered (a clearer message than the whole answers' difference).
+        let ids = |answers: &[Value]| {
+            answers
+                .iter()
+                .map(|a| a["id"].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&ours), ids(&sdk));
         assert_eq!(ours, sdk);
-        // Eight requests answered, and two lines that are JSON but no message (`foo`, and
-        // JSON-RPC 1.0); the calls with their sums.
-        assert_eq!(ours.len(), 10, "{ours:#?}");
+        // Fourteen requests answered, and three lines that are JSON but no message (`foo`,
+        // and JSON-RPC 1.0 twice); the calls with their sums, the listings with their pages.
+        assert_eq!(ours.len(), 17, "{ours:#?}");
         let sum = |id: i64| {
             ours.iter().find(|a| a["id"] == id).unwrap()["result"]["content"][0]["text"].clone()
         };
         assert_eq!((sum(1), sum(2)), (json!("2"), json!("5")));
+        let listed = |id: i64| {
+            let answer = ours.iter().find(|a| a["id"] == id).unwrap();
+            answer["result"]["tools"].as_array().map(Vec::len)
+        };
+        assert_eq!((listed(6), listed(8), listed(9)), (Some(2), Some(1), None));
+    }
+
+    /// A listing of a session begun with `initialize` is this transport's to write; before
+    /// that, or naming a protocol version, it is the SDK's.
+    #[tokio::test]
+    async fn a_listing_is_written_here_once_the_session_has_started() {
+        let mut raw = Raw::start();
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(served);
+        let lines = Lines::new(raw.connection.clone(), read, write);
+        let list = br#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#;
+        let versioned = br#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#;
+        assert!(!lines.calls.start(list));
+        raw.initialized().await;
+        assert!(!lines.calls.start(versioned));
+        assert!(lines.calls.start(list));
+        let mut answer = String::new();
+        BufReader::new(client).read_line(&mut answer).await.unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        let names: Vec<&str> = answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(
+            (&answer["id"], names),
+            (&json!(6), vec!["add_numbers", "wait_forever"])
+        );
     }
 
     #[tokio::test]

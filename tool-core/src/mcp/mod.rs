@@ -1,10 +1,10 @@
 //! Tools over MCP (feature `mcp`), through the official Rust SDK (`rmcp`): its protocol types,
 //! its service loop, its line codec, its Streamable HTTP transport and its client. Only the
-//! hot path of stdio is this crate's own: a `tools/call` is read and answered by the transport
-//! (`lines`), with the SDK's types and the same handler.
+//! hot path of stdio is this crate's own: a `tools/call` or `tools/list` is read and answered
+//! by the transport (`lines`), with the SDK's types and the same handler.
 //!
-//! - [`McpServer`] answers `tools/list` from the MCP renderer's definitions (cached, paginated)
-//!   and runs `tools/call` through the [`Executor`](crate::exec::Executor): input limits, time
+//! - [`McpServer`] answers `tools/list` in the MCP renderer's form (paginated; each page built
+//!   when asked for, not kept) and runs `tools/call` through the [`Executor`](crate::exec::Executor): input limits, time
 //!   limits, cancellation, sanitised errors. Progress and log messages a tool sends through its
 //!   [`ToolContext`](crate::ToolContext) become MCP notifications; a change to the tool set
 //!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
@@ -30,6 +30,7 @@
 #![allow(deprecated)]
 
 mod lines;
+mod listing;
 mod mount;
 mod notify;
 mod result;

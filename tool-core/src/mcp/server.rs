@@ -7,20 +7,21 @@ use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::from_mcp_level;
+use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
 use super::result::call_result;
 use crate::catalog::SharedCatalog;
 use crate::exec::Executor;
-use crate::{LogLevel, Registry, RequestHeaders, ToolContext, render};
+use crate::{LogLevel, Registry, RequestHeaders, ToolContext};
 
 /// Whether `tools/list` shows deferred (non-`core`) tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -119,8 +120,9 @@ struct Session {
     /// The base context with this connection's client ([`McpPeer`]) added, made at its first
     /// call: each call's context derives from it rather than adding the peer again.
     base: OnceLock<ToolContext>,
-    /// The client, once a session begun with `initialize` is under way: its calls may then be
-    /// answered by the transport itself ([`super::lines`]).
+    /// The client, once it began a session with `initialize` (for a protocol before
+    /// 2026-07-28): its calls and listings may then be answered by the transport itself
+    /// ([`super::lines`]).
     peer: OnceLock<Peer<RoleServer>>,
 }
 
@@ -311,10 +313,32 @@ impl McpServer {
         builder.build()
     }
 
-    /// The client of a session begun with `initialize` (every protocol before 2026-07-28),
-    /// once it said `notifications/initialized`.
+    /// The client of a session begun with `initialize` (every protocol before 2026-07-28).
     pub(super) fn session_peer(&self) -> Option<Peer<RoleServer>> {
         self.session.peer.get().cloned()
+    }
+
+    /// The page of `tools/list` that `cursor` asks for (the first without one), or an error
+    /// for a cursor this server did not give.
+    pub(super) fn list_page(&self, cursor: Option<&str>) -> Result<Page, McpError> {
+        let listed = self.live().listed.clone();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| at <= listed.len())
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        format!("cursor `{cursor}` is not one this server gave"),
+                        None,
+                    )
+                })?,
+        };
+        let end = start
+            .saturating_add(self.shared.options.page_size.max(1))
+            .min(listed.len());
+        Ok(Page::new(listed, start..end))
     }
 
     fn min_level(&self) -> LogLevel {
@@ -351,35 +375,6 @@ impl Live {
     }
 }
 
-/// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
-/// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
-/// object, which MCP cannot carry.
-fn listed_tool(tool: &crate::Tool) -> Option<rmcp::model::Tool> {
-    let Value::Object(input) = tool.input_schema() else {
-        return None;
-    };
-    let a = tool.annotations();
-    let mut annotations = rmcp::model::ToolAnnotations::with_title(tool.label());
-    annotations.read_only_hint = Some(a.read_only);
-    annotations.destructive_hint = Some(a.destructive);
-    annotations.idempotent_hint = Some(a.idempotent);
-    annotations.open_world_hint = Some(a.open_world);
-    let mut listed = rmcp::model::Tool::default();
-    listed.name = tool.name_cow();
-    listed.title = Some(tool.label().to_owned());
-    listed.description = Some(tool.description_cow());
-    listed.input_schema = Arc::new(input.clone());
-    listed.output_schema = tool
-        .output_schema()
-        .and_then(|output| match render::mcp_output_schema(output) {
-            Value::Object(output) => Some(Arc::new(output)),
-            _ => None,
-        });
-    listed.annotations = Some(annotations);
-    listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
-    Some(listed)
-}
-
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -401,44 +396,27 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let live = self.live();
-        let start = match request.and_then(|r| r.cursor) {
-            None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|&at| at <= live.listed.len())
-                .ok_or_else(|| {
-                    McpError::invalid_params(
-                        format!("cursor `{cursor}` is not one this server gave"),
-                        None,
-                    )
-                })?,
-        };
-        let end = start
-            .saturating_add(self.shared.options.page_size.max(1))
-            .min(live.listed.len());
-        let listed = live.listed.len();
+        let page = self.list_page(request.and_then(|r| r.cursor).as_deref())?;
+        let next_cursor = page.next_cursor();
         // About 11k instructions a tool. A small page is built here, in about a tenth of a
         // millisecond; a large one (a millisecond for 200 tools on two cores) on the blocking
         // pool, split over the cores, so no call waits behind it on a worker. A blocking thread
         // started for a small server's one listing would stay for its memory and nothing else.
+        // (The stdio transport writes its pages itself, without building these.)
         const INLINE: usize = 32;
-        let page: Vec<Option<rmcp::model::Tool>> = if end - start <= INLINE {
-            live.listed[start..end].iter().map(listed_tool).collect()
+        let tools: Vec<Option<rmcp::model::Tool>> = if page.tools().len() <= INLINE {
+            page.tools().iter().map(listed_tool).collect()
         } else {
             tokio::task::spawn_blocking(move || {
-                crate::parallel::map_in_parallel(&live.listed[start..end], INLINE, listed_tool)
+                crate::parallel::map_in_parallel(page.tools(), INLINE, listed_tool)
             })
             .await
             .map_err(|e| {
                 McpError::internal_error(format!("building the tool list failed: {e}"), None)
             })?
         };
-        let mut result = ListToolsResult::with_all_items(page.into_iter().flatten().collect());
-        if end < listed {
-            result.next_cursor = Some(end.to_string());
-        }
+        let mut result = ListToolsResult::with_all_items(tools.into_iter().flatten().collect());
+        result.next_cursor = next_cursor;
         Ok(result)
     }
 
@@ -504,15 +482,24 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
-    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
-        // A session without `initialize` (2026-07-28's inline lifecycle) has no client info.
-        let legacy = cx
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.protocol_version < ProtocolVersion::V_2026_07_28);
-        if legacy {
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        // What the SDK's own `initialize` does, and the client kept for the transport: from
+        // here on the SDK answers as it does for every protocol before 2026-07-28 (requests
+        // are served before `notifications/initialized` too), so the transport may answer
+        // calls and listings itself. Known before the client has the answer, so before its
+        // first listing.
+        cx.peer.set_peer_info(request.clone());
+        if request.protocol_version < ProtocolVersion::V_2026_07_28 {
             let _ = self.session.peer.set(cx.peer.clone());
         }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         let mut peers = lock(&self.shared.peers);
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);
@@ -571,40 +558,6 @@ mod tests {
     use crate::DynamicTool;
 
     #[test]
-    fn listed_tools_are_what_serde_makes_of_the_rendering() {
-        let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
-        registry
-            .register_all([
-                DynamicTool::new(
-                    "get_thing",
-                    "Gets a thing.",
-                    json!({"type": "object", "properties": {"id": {"type": "string"}}}),
-                )
-                .output_schema(json!({"type": "integer", "$defs": {"x": {}}})),
-                DynamicTool::new("list_things", "", json!({"type": "object"}))
-                    .output_schema(json!({"type": "object", "properties": {}}))
-                    .domain("things", "Things")
-                    .label("Listing")
-                    .hint("Lists things")
-                    .core(true),
-            ])
-            .unwrap();
-        assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
-        for tool in registry.tools() {
-            let def = render::mcp(tool);
-            let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
-            let listed = listed_tool(tool).unwrap();
-            assert_eq!(listed, expected, "{}", tool.name());
-            assert_eq!(
-                serde_json::to_value(&listed).unwrap(),
-                def,
-                "{}",
-                tool.name()
-            );
-        }
-    }
-
-    #[test]
     fn a_call_is_named_by_its_request_id() {
         use rmcp::model::NumberOrString;
         for (id, expected) in [
@@ -614,19 +567,6 @@ mod tests {
             (NumberOrString::String("req-1".into()), "req-1"),
         ] {
             assert_eq!(request_id(&id), expected);
-        }
-    }
-
-    #[test]
-    fn a_tool_whose_input_schema_is_not_an_object_is_not_listed() {
-        for schema in [Value::Null, json!(5), json!([]), json!(true)] {
-            let tool = DynamicTool::new("x", "d", schema.clone());
-            let mut registry = Registry::empty();
-            registry.register(tool).unwrap();
-            let tool = &registry.tools()[0];
-            // serde refuses the rendering too: MCP has no way to carry it.
-            assert!(serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool)).is_err());
-            assert_eq!(listed_tool(tool), None, "{schema}");
         }
     }
 

@@ -12,6 +12,9 @@ fn quick_run_against_tool_core() {
         // Bounded by count, not time: every call of each phase must be made and checked.
         .args([
             "--quick",
+            // Two more starts per round, timed and checked like the measured one.
+            "--starts",
+            "2",
             "--calls",
             "50",
             "--limit",

@@ -4,8 +4,8 @@
 //! targets, and writes the JSON results.
 //!
 //! ```text
-//! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--only KIND,..] [--tools 1,200]
-//!          [--transport stdio,http] [--out FILE] [--root DIR]
+//! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
+//!          [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]
 //! ```
 //! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk. Exit status 1 when a server fails
 //! a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not failed.
@@ -41,6 +41,7 @@ fn parse() -> Result<Args, String> {
             in_flight: 64,
             phase_limit: Duration::from_secs(4),
             start_limit: Duration::from_secs(30),
+            starts: 4,
             log_dir: target.join("bench/mcp-logs"),
         },
         only: Vec::new(),
@@ -61,7 +62,9 @@ fn parse() -> Result<Args, String> {
                 a.cfg.calls = 300;
                 a.cfg.warmup = 20;
                 a.cfg.phase_limit = Duration::from_secs(2);
+                a.cfg.starts = 0;
             }
+            "--starts" => a.cfg.starts = number(value()?)?,
             "--rounds" => a.cfg.rounds = number(value()?)?.max(1),
             "--calls" => a.cfg.calls = number(value()?)?.max(1),
             "--warmup" => a.cfg.warmup = number(value()?)?,
@@ -106,7 +109,7 @@ fn parse() -> Result<Args, String> {
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
-                     [--in-flight N] [--limit SECS] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk] \
+                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk] \
                      [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]"
                     .into());
             }
@@ -218,6 +221,7 @@ fn main() -> ExitCode {
         "warmup": cfg.warmup,
         "in_flight": cfg.in_flight,
         "phase_limit_s": cfg.phase_limit.as_secs_f64(),
+        "stdio_starts_per_round": cfg.starts + 1,
         "quick": args.quick,
     });
     for &mode in &args.modes {
@@ -227,8 +231,9 @@ fn main() -> ExitCode {
         println!("{}", report::targets_table(&targets));
     }
     println!(
-        "medians of {} round(s); at most {} calls and {:.1} s per phase; load average {} before, {} after",
+        "medians of {} round(s); stdio start-up per round the median of {} starts; at most {} calls and {:.1} s per phase; load average {} before, {} after",
         cfg.rounds,
+        cfg.starts + 1,
         cfg.calls,
         cfg.phase_limit.as_secs_f64(),
         meta["machine_before"]["loadavg"].as_str().unwrap_or("?"),

@@ -114,6 +114,10 @@ pub struct Config {
     pub phase_limit: Duration,
     /// A server must answer `initialize` within this.
     pub start_limit: Duration,
+    /// Starts (spawn to the `initialize` answer) measured per round besides the measured
+    /// server's own; the round's start-up is the median of them all. One start is a noisy
+    /// sample on these machines (2 to 9 ms for the same binary within one run).
+    pub starts: usize,
     /// Where servers' stderr goes.
     pub log_dir: PathBuf,
 }

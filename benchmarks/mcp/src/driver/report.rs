@@ -32,7 +32,7 @@ pub struct Medians {
     pub inflight_calls: usize,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }

@@ -133,26 +133,22 @@ impl Conn {
     }
 }
 
-/// Starts `server` on pipes and measures it once.
+/// Starts `server` on pipes and measures it once; its start-up is the median of this start
+/// and `cfg.starts` more.
 pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String> {
     let (stderr, log) = server_log(cfg, server, "stdio", round)?;
-    let start = Instant::now();
-    let mut child = Command::new(&server.program)
-        .args(&server.stdio_args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", server.program.display()))?;
-    let pid = child.id();
-    let mut conn = Conn {
-        writer: BufWriter::with_capacity(1 << 16, child.stdin.take().expect("piped")),
-        reader: BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped")),
-        line: Vec::with_capacity(4096),
-    };
-    let child = Arc::new(Mutex::new(child));
-    let dog = Watchdog::new(child.clone());
-    let result = measure(&mut conn, server, cfg, start, pid, &dog);
+    let mut starts = Vec::with_capacity(cfg.starts + 1);
+    for _ in 0..cfg.starts {
+        let (mut conn, child, dog) = spawn(server, Stdio::null())?;
+        let started = start(&mut conn, &dog, cfg, Instant::now());
+        drop(conn);
+        stop(child, dog);
+        starts.push(started.map_err(|e| format!("a start to time: {e}"))?);
+    }
+    let begun = Instant::now();
+    let (mut conn, child, dog) = spawn(server, stderr.into())?;
+    let pid = child.lock().unwrap_or_else(|e| e.into_inner()).id();
+    let result = measure(&mut conn, server, cfg, begun, pid, &dog);
     let result = result.map_err(|e| {
         let why = if dog.fired() {
             format!("{e} (killed after its time limit)")
@@ -161,9 +157,48 @@ pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String
         };
         format!("{why}; stderr in {}", log.display())
     });
-    drop(dog);
     // Closing stdin is how a stdio server is told to stop.
     drop(conn);
+    stop(child, dog);
+    result.map(|mut sample| {
+        starts.push(sample.startup_ms);
+        sample.startup_ms = super::report::median(starts);
+        sample
+    })
+}
+
+/// Spawns `server` on pipes, with a watchdog over it.
+fn spawn(server: &Server, stderr: Stdio) -> Result<(Conn, Arc<Mutex<Child>>, Watchdog), String> {
+    let mut child = Command::new(&server.program)
+        .args(&server.stdio_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", server.program.display()))?;
+    let conn = Conn {
+        writer: BufWriter::with_capacity(1 << 16, child.stdin.take().expect("piped")),
+        reader: BufReader::with_capacity(1 << 16, child.stdout.take().expect("piped")),
+        line: Vec::with_capacity(4096),
+    };
+    let child = Arc::new(Mutex::new(child));
+    let dog = Watchdog::new(child.clone());
+    Ok((conn, child, dog))
+}
+
+/// Milliseconds from `begun` (the spawn) to the checked `initialize` answer.
+fn start(conn: &mut Conn, dog: &Watchdog, cfg: &Config, begun: Instant) -> Result<f64, String> {
+    dog.arm(cfg.start_limit);
+    conn.send(&initialize_request(0))?;
+    let init: Message = conn.read_message()?;
+    let ms = begun.elapsed().as_secs_f64() * 1000.0;
+    check_initialize(&init)?;
+    Ok(ms)
+}
+
+/// Waits for a server whose stdin is closed to exit (3 s at most, then kills it).
+fn stop(child: Arc<Mutex<Child>>, dog: Watchdog) {
+    drop(dog);
     let mut child = child.lock().unwrap_or_else(|e| e.into_inner());
     let until = Instant::now() + Duration::from_secs(3);
     loop {
@@ -177,23 +212,20 @@ pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String
             }
         }
     }
-    result
 }
 
 fn measure(
     conn: &mut Conn,
     server: &Server,
     cfg: &Config,
-    start: Instant,
+    begun: Instant,
     pid: u32,
     dog: &Watchdog,
 ) -> Result<Sample, String> {
-    let mut sample = Sample::default();
-    dog.arm(cfg.start_limit);
-    conn.send(&initialize_request(0))?;
-    let init: Message = conn.read_message()?;
-    sample.startup_ms = start.elapsed().as_secs_f64() * 1000.0;
-    check_initialize(&init)?;
+    let mut sample = Sample {
+        startup_ms: start(conn, dog, cfg, begun)?,
+        ..Sample::default()
+    };
     conn.send(INITIALIZED)?;
 
     // The listing, every page.

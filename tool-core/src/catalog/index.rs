@@ -75,12 +75,12 @@ impl Default for Ranking {
 
 pub(super) type DocId = u32;
 
-/// A term of a query: its weight, and which of the query's words it stands for.
+/// A term of a query: its weight, and which of the query's words it stands for (a bit each).
 #[derive(Debug, Clone, Copy)]
 struct QueryTerm {
     term: TermId,
     weight: f32,
-    group: u32,
+    words: u64,
 }
 type TermId = u32;
 
@@ -644,42 +644,94 @@ impl Index {
     }
 
     /// The query's terms: what the user typed at weight 1, expansions lower, each with the
-    /// index of the query word it came from (a term two words share goes to the first).
+    /// query words it stands for (a term two words share goes to the first; two neighbours
+    /// joined into one word stand for both), and how many words can match.
     fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, u32) {
         let mut terms: Vec<QueryTerm> = Vec::new();
         let mut words = 0u32;
+        // The word before (and its bit, when it counted), to try the two as one (`data
+        // source` for `datasources`).
+        let mut previous = String::new();
+        let mut previous_bit = 0u64;
         text::for_each_word(query, |word| {
             // Coordination counts at most 64 words; a query that long is mostly noise anyway.
             if text::is_stopword(word) || words >= 64 {
+                previous.clear();
+                previous_bit = 0;
                 return;
             }
-            let group = words;
+            let bit = 1u64 << words;
             let before = terms.len();
-            let mut add =
-                |term: TermId, weight: f32| match terms.iter_mut().find(|t| t.term == term) {
-                    Some(t) => t.weight = t.weight.max(weight),
-                    None => terms.push(QueryTerm {
-                        term,
-                        weight,
-                        group,
-                    }),
-                };
-            let stem = self.normal(word);
-            if let Some(term) = self.dictionary.of(&stem) {
-                add(term, 1.0);
+            let mut add = |term: TermId, weight: f32, words: u64| match terms
+                .iter_mut()
+                .find(|t| t.term == term)
+            {
+                Some(t) => t.weight = t.weight.max(weight),
+                None => terms.push(QueryTerm {
+                    term,
+                    weight,
+                    words,
+                }),
+            };
+            if let Some(term) = self.dictionary.of(&self.normal(word)) {
+                add(term, 1.0, bit);
+            }
+            if !previous.is_empty() {
+                // The joined word stands for both.
+                previous.push_str(word);
+                let both = bit | previous_bit;
+                if let Some(term) = self.dictionary.of(&self.normal(&previous)) {
+                    add(term, 1.0, both);
+                }
+                if self.ranking.synonyms {
+                    for expansion in text::expansions(&text::stem(&previous)) {
+                        if let Some(term) = self.dictionary.of(expansion) {
+                            add(term, EXPANSION_WEIGHT, both);
+                        }
+                    }
+                }
             }
             if self.ranking.synonyms {
                 for expansion in text::expansions(&text::stem(word)) {
                     if let Some(term) = self.dictionary.of(expansion) {
-                        add(term, EXPANSION_WEIGHT);
+                        add(term, EXPANSION_WEIGHT, bit);
                     }
                 }
             }
+            previous.clear();
+            previous.push_str(word);
+            previous_bit = 0;
             // A word no tool uses cannot be matched: it does not count against anyone.
             if terms.len() > before {
                 words += 1;
+                previous_bit = bit;
             }
         });
+        // What the query's paths, URLs, names and amounts say, each kind as one more word
+        // (so a tool about it also matches more of the query), at an expansion's weight.
+        if self.ranking.synonyms {
+            for shape in text::shape_words(query) {
+                if words >= 64 {
+                    break;
+                }
+                let before = terms.len();
+                for word in shape {
+                    let Some(term) = self.dictionary.of(&self.normal(word)) else {
+                        continue;
+                    };
+                    if !terms.iter().any(|t| t.term == term) {
+                        terms.push(QueryTerm {
+                            term,
+                            weight: EXPANSION_WEIGHT,
+                            words: 1 << words,
+                        });
+                    }
+                }
+                if terms.len() > before {
+                    words += 1;
+                }
+            }
+        }
         (terms, words)
     }
 
@@ -695,7 +747,7 @@ impl Index {
             for &QueryTerm {
                 term,
                 weight,
-                group,
+                words: bits,
             } in &query
             {
                 let Some(postings) = self.postings.get(term as usize) else {
@@ -707,7 +759,7 @@ impl Index {
                 let df = postings.len() as f32;
                 let scale = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
                 for posting in postings {
-                    scratch.add(posting.doc, scale * posting.score, group);
+                    scratch.add(posting.doc, scale * posting.score, bits);
                 }
             }
             let hits: Vec<Hit> = scratch
@@ -890,13 +942,13 @@ impl Scratch {
         }
     }
 
-    fn add(&mut self, doc: DocId, score: f32, word: u32) {
+    fn add(&mut self, doc: DocId, score: f32, words: u64) {
         let slot = &mut self.slots[doc as usize];
         if slot.1 == 0 {
             self.touched.push(doc);
         }
         slot.0 += score;
-        slot.1 |= 1 << word;
+        slot.1 |= words;
     }
 }
 
@@ -949,6 +1001,52 @@ mod tests {
             .collect();
         found.sort_unstable();
         assert_eq!(found, ["get_locale", "set_locale"]);
+    }
+
+    fn names<'i>(index: &'i Index, query: &str) -> Vec<&'i str> {
+        index
+            .search(query, 5, |_| true)
+            .iter()
+            .map(|h| h.tool.name())
+            .collect()
+    }
+
+    #[test]
+    fn two_words_of_a_query_match_the_one_word_a_tool_writes() {
+        let mut index = Index::default();
+        index.insert_many(&[
+            tool("list_datasources", "Lists the configured datasources."),
+            tool("get_source", "Gets the data of a source file."),
+            tool("browser_hover", "Moves the pointer onto an element."),
+            tool("browser_click", "Clicks an element."),
+        ]);
+        index.renormalize();
+        // Nothing else of the query is in `list_datasources`: only the joined pair finds it.
+        assert!(names(&index, "which data sources are there").contains(&"list_datasources"));
+        // The joined word's synonyms count too: `mouseover` is a way to say hover.
+        assert_eq!(names(&index, "mouse over the menu"), ["browser_hover"]);
+        // Only neighbours join: a stopword between them keeps them apart.
+        assert_eq!(names(&index, "data of the sources"), ["get_source"]);
+    }
+
+    #[test]
+    fn what_a_querys_tokens_look_like_counts_as_words() {
+        let mut index = Index::default();
+        index.insert_many(&[
+            tool("read_file", "Reads a file at a path."),
+            tool("navigate", "Opens a URL in the browser."),
+            tool("post_message", "Posts a message to a channel."),
+            tool("get_commit", "Shows one commit."),
+        ]);
+        index.renormalize();
+        for (query, expected) in [
+            ("show me ~/notes/todo.md", "read_file"),
+            ("open https://example.com please", "navigate"),
+            ("say hello in #general", "post_message"),
+            ("what changed in 3f9a2c1", "get_commit"),
+        ] {
+            assert_eq!(names(&index, query).first(), Some(&expected), "{query}");
+        }
     }
 
     #[test]

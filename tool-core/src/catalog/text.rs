@@ -418,7 +418,7 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &[
         "delete", "remove", "erase", "destroy", "trash", "discard", "drop", "purge", "wipe",
-        "forget",
+        "forget", "rid", "ditch", "nuke",
     ],
     &["list", "enumerate", "browse", "index"],
     &[
@@ -430,13 +430,26 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &[
         "update", "edit", "modify", "change", "alter", "patch", "set", "tweak", "adjust", "revise",
+        "bump", "sync", "refresh", "rebase",
     ],
-    &["send", "post", "deliver", "dispatch", "notify", "share"],
+    &[
+        "send",
+        "post",
+        "deliver",
+        "dispatch",
+        "notify",
+        "share",
+        "tell",
+        "announce",
+        "broadcast",
+    ],
     &[
         "run", "execute", "invoke", "trigger", "launch", "evaluate", "eval", "call",
     ],
     &["stop", "cancel", "halt", "kill", "terminate", "abort"],
-    &["close", "resolve", "finish", "complete", "done", "archive"],
+    &[
+        "close", "resolve", "finish", "complete", "done", "archive", "finalize", "lock",
+    ],
     &[
         "restart", "reboot", "rollout", "redeploy", "reload", "bounce",
     ],
@@ -466,7 +479,14 @@ const SYNONYMS: &[&[&str]] = &[
     // Things.
     &["repository", "repo", "codebase", "project"],
     &["issue", "ticket", "bug"],
-    &["message", "chat", "dm", "conversation"],
+    &[
+        "message",
+        "chat",
+        "dm",
+        "conversation",
+        "said",
+        "discussion",
+    ],
     &["channel", "room"],
     &["directory", "folder"],
     &["document", "doc", "page", "note"],
@@ -474,14 +494,33 @@ const SYNONYMS: &[&[&str]] = &[
     &["row", "record", "entry"],
     &["table", "schema", "collection"],
     &["kubernetes", "k8s", "cluster"],
-    &["image", "picture", "photo", "screenshot", "media"],
+    &[
+        "image",
+        "picture",
+        "photo",
+        "screenshot",
+        "media",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "svg",
+        "logo",
+    ],
     &["screenshot", "capture", "snapshot"],
     &["email", "mail", "inbox"],
-    &["event", "meeting", "appointment", "calendar"],
+    &[
+        "event",
+        "meeting",
+        "appointment",
+        "calendar",
+        "agenda",
+        "upcoming",
+    ],
     &["availability", "free", "busy", "available", "freebusy"],
     &["customer", "client", "buyer"],
     &["payment", "charge", "pay"],
-    &["price", "cost", "billing", "invoice"],
+    &["price", "cost", "billing", "invoice", "bill", "plan"],
     &["coupon", "discount", "promo"],
     &["product", "item", "sku"],
     &["link", "url", "website", "webpage", "site", "page"],
@@ -496,7 +535,7 @@ const SYNONYMS: &[&[&str]] = &[
         "teammate",
     ],
     &["team", "group", "org", "organization"],
-    &["comment", "reply", "remark", "note"],
+    &["comment", "reply", "remark", "note", "feedback"],
     &["reaction", "emoji", "react"],
     &["label", "tag", "category"],
     &["task", "todo", "chore", "reminder"],
@@ -524,6 +563,7 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &[
         "vulnerability",
+        "vulnerable",
         "alert",
         "finding",
         "cve",
@@ -545,7 +585,15 @@ const SYNONYMS: &[&[&str]] = &[
     &["size", "big", "large", "bytes"],
     &["modified", "changed", "recent", "latest", "newest", "last"],
     &["content", "contents", "text", "body"],
-    &["relation", "relationship", "connection", "edge"],
+    &[
+        "relation",
+        "relationship",
+        "connection",
+        "edge",
+        "link",
+        "connect",
+        "associate",
+    ],
     &["entity", "node"],
     &[
         "location",
@@ -567,12 +615,155 @@ const SYNONYMS: &[&[&str]] = &[
         "directions",
         "commute",
     ],
-    &["elevation", "altitude", "height"],
-    &["secret", "credential", "token", "password", "key"],
+    &["elevation", "altitude", "height", "sea"],
+    &[
+        "secret",
+        "credential",
+        "token",
+        "password",
+        "key",
+        "leak",
+        "leaked",
+    ],
     &["time", "clock"],
     &["weather", "forecast", "temperature"],
     &["workflow", "pipeline", "action"],
+    // What people say for what the tools of common servers do.
+    &["stage", "add"],
+    &["diff", "compare", "difference", "changes"],
+    &["hover", "mouseover"],
+    &[
+        "press",
+        "key",
+        "keystroke",
+        "keyboard",
+        "hotkey",
+        "shortcut",
+        "escape",
+    ],
+    &["resize", "viewport", "dimensions", "width", "window"],
+    &["install", "setup", "provision"],
+    &["dialog", "popup", "modal", "prompt", "confirm"],
+    &["network", "xhr", "http", "traffic", "requests"],
+    &["evaluate", "javascript", "js", "script"],
+    &["generate", "draw", "paint", "illustrate", "render"],
+    &[
+        "index",
+        "indexes",
+        "indices",
+        "speed",
+        "faster",
+        "performance",
+    ],
+    &["many", "bulk", "batch", "multiple", "several"],
+    &["schema", "fields", "columns", "structure", "shape"],
+    &["current", "now", "present"],
+    &[
+        "place",
+        "venue",
+        "business",
+        "restaurant",
+        "cafe",
+        "shop",
+        "hours",
+        "reviews",
+        "rating",
+    ],
+    &["balance", "funds", "money", "cash"],
+    &["payment", "checkout"],
+    &["subscription", "recurring", "membership", "plan"],
+    &["dispute", "chargeback", "chargebacks", "contest"],
+    &["migration", "migrate", "column", "ddl"],
+    &["forward", "expose", "tunnel", "localhost", "port"],
+    &["context", "kubeconfig", "switch"],
+    &["aggregate", "sum", "average", "rollup", "group"],
+    &["gist", "paste", "snippet", "pastebin"],
+    &["notification", "inbox"],
+    &[
+        "dependabot",
+        "dependency",
+        "dependencies",
+        "package",
+        "packages",
+        "npm",
+    ],
+    &["web", "news", "headlines", "internet", "online"],
+    &["browser", "chromium", "chrome", "firefox", "webkit"],
 ];
+
+/// What the shapes of a query's tokens say it is about, in words tools use: a URL is about a
+/// page, a path or a file name about files, `owner/name` about a repository, `#name` about a
+/// channel, `@name` about a user, an address about email, `$20` about money, a hex hash about
+/// a commit. Each kind once, in the order first seen.
+pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
+    const EXTENSIONS: &[&str] = &[
+        "txt", "csv", "json", "md", "png", "jpg", "jpeg", "gif", "svg", "pdf", "log", "yaml",
+        "yml", "toml", "rs", "py", "js", "ts", "html", "css", "xml", "sql", "sh", "zip",
+    ];
+    let mut found: Vec<&'static [&'static str]> = Vec::new();
+    for token in query.split_whitespace() {
+        let token = token.trim_matches(|c: char| "\"'`()[]{},;:?!".contains(c));
+        let token = token.strip_suffix('.').unwrap_or(token);
+        // A name: a letter, then letters, digits and `_-.` (`#1` is a number, not a channel).
+        let word = |s: &str| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+        };
+        // `notes.txt`, `src/main.rs`, and `.csv` or `*.csv` for files of a kind.
+        let extension = token
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| EXTENSIONS.contains(&&*ext.to_ascii_lowercase()));
+        // An abbreviated or full commit hash: hex digits, with at least one letter and digit.
+        let hash = (6..=40).contains(&token.len())
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            && token.bytes().any(|b| b.is_ascii_digit())
+            && token.bytes().any(|b| b.is_ascii_alphabetic());
+        let shape: &'static [&'static str] = if token.starts_with("http://")
+            || token.starts_with("https://")
+            || token.starts_with("www.")
+        {
+            &["url", "page"]
+        } else if token.starts_with('/')
+            || token.starts_with("~/")
+            || token.starts_with("./")
+            || token.starts_with("../")
+            || extension
+        {
+            &["file", "path"]
+        } else if token.len() > 1 && token.starts_with('#') && word(&token[1..]) {
+            &["channel"]
+        } else if token.len() > 1 && token.starts_with('@') && word(&token[1..]) {
+            &["user"]
+        } else if token
+            .split_once('@')
+            .is_some_and(|(user, host)| word(user) && host.contains('.'))
+        {
+            &["email"]
+        } else if token.starts_with('$') && token[1..].starts_with(|c: char| c.is_ascii_digit()) {
+            &["amount", "price"]
+        } else if hash {
+            &["commit"]
+        } else if let Some((owner, name)) = token.split_once('/')
+            && owner.len() > 1
+            && name.len() > 1
+            && word(owner)
+            && word(name)
+            && !is_stopword(owner)
+            && !is_stopword(name)
+        {
+            &["repository"]
+        } else {
+            continue;
+        };
+        if !found.contains(&shape) {
+            found.push(shape);
+        }
+    }
+    found
+}
 
 /// A query term's expansions: stems of its synonyms and abbreviation expansions, excluding
 /// the term itself.
@@ -688,6 +879,22 @@ mod tests {
     }
 
     #[test]
+    fn token_shapes_name_what_a_query_is_about() {
+        let kinds = |q: &str| -> Vec<&str> { shape_words(q).iter().map(|w| w[0]).collect() };
+        assert_eq!(kinds("open https://news.ycombinator.com now"), ["url"]);
+        assert_eq!(kinds("tail /var/log/app.log and ~/x"), ["file"]);
+        assert_eq!(kinds("every *.csv or .png, and results.txt"), ["file"]);
+        assert_eq!(kinds("star torvalds/linux"), ["repository"]);
+        assert_eq!(kinds("tell #deploys, ping @maria"), ["channel", "user"]);
+        assert_eq!(kinds("mail ana@example.com"), ["email"]);
+        assert_eq!(kinds("refund $20 of it"), ["amount"]);
+        assert_eq!(kinds("what did a1b2c3d change"), ["commit"]);
+        // Prose, numbers, and words that only look close are none of these.
+        assert!(kinds("make it faster and/or smaller, e.g. 2x by 12.5 percent, #1 @ 5").is_empty());
+        assert!(kinds("the decade 1990 and a deadbeef cafe").is_empty());
+    }
+
+    #[test]
     fn expansions_cover_synonyms_and_abbreviations() {
         let pr = expansions(&stem("pr"));
         assert!(pr.contains(&"pull".to_owned()) && pr.contains(&"request".to_owned()));
@@ -769,6 +976,14 @@ mod tests {
         fn long_words_lowercase_like_short_ones(word in "[A-Z][a-z]{0,3}|[A-Z]{70,90}") {
             // Words longer than the stack buffer take the allocating path.
             proptest::prop_assert_eq!(words(&word), vec![word.to_lowercase()]);
+        }
+
+        #[test]
+        fn token_shapes_never_panic_and_name_each_kind_once(text in ".{0,200}") {
+            let shapes = shape_words(&text);
+            for (i, shape) in shapes.iter().enumerate() {
+                assert!(!shapes[..i].contains(shape));
+            }
         }
 
         #[test]

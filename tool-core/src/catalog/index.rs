@@ -1,5 +1,6 @@
-//! The inverted index and its ranking: BM25F over a tool's fields, with query expansion,
-//! coordination (tools matching more of the query first) and domain grouping.
+//! The inverted index and its ranking: BM25F over a tool's fields, with query expansion
+//! (synonyms, joined word pairs, token shapes), coordination (tools matching more of the query
+//! first) and domain grouping.
 
 use std::borrow::Borrow;
 use std::cell::RefCell;

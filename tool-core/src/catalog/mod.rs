@@ -5,8 +5,9 @@
 //! with the built-in `search_tools` tool, whose matches a [`ToolSession`] then loads. The index
 //! covers each tool's name (split into words), label, hint, description, parameters, domain and
 //! example labels, ranked with BM25F (per-field weights), English stemming, synonyms and
-//! abbreviations people use (`PR`, `k8s`, `repo`), and a bonus for naming the tool's own action
-//! and object. It is in-process, offline and incremental.
+//! abbreviations people use (`PR`, `k8s`, `repo`), neighbouring query words joined (`data
+//! source`), what a token's shape says (a URL, a path, `#channel`, `$20`), and a bonus for
+//! matching more of the query. It is in-process, offline and incremental.
 //!
 //! ```
 //! use serde_json::json;

@@ -674,30 +674,26 @@ impl Index {
                     words,
                 }),
             };
-            if let Some(term) = self.dictionary.of(&self.normal(word)) {
-                add(term, 1.0, bit);
-            }
-            if !previous.is_empty() {
-                // The joined word stands for both.
-                previous.push_str(word);
-                let both = bit | previous_bit;
-                if let Some(term) = self.dictionary.of(&self.normal(&previous)) {
-                    add(term, 1.0, both);
+            // The word as typed, then its synonyms (stored as stems, so stemmed either way).
+            let mut look_up = |word: &str, words: u64| {
+                let stem = text::stem(word);
+                let normal = if self.ranking.stemming { &*stem } else { word };
+                if let Some(term) = self.dictionary.of(normal) {
+                    add(term, 1.0, words);
                 }
                 if self.ranking.synonyms {
-                    for expansion in text::expansions(&text::stem(&previous)) {
+                    for expansion in text::expansions(&stem) {
                         if let Some(term) = self.dictionary.of(expansion) {
-                            add(term, EXPANSION_WEIGHT, both);
+                            add(term, EXPANSION_WEIGHT, words);
                         }
                     }
                 }
-            }
-            if self.ranking.synonyms {
-                for expansion in text::expansions(&text::stem(word)) {
-                    if let Some(term) = self.dictionary.of(expansion) {
-                        add(term, EXPANSION_WEIGHT, bit);
-                    }
-                }
+            };
+            look_up(word, bit);
+            if !previous.is_empty() {
+                // The joined word stands for both.
+                previous.push_str(word);
+                look_up(&previous, bit | previous_bit);
             }
             previous.clear();
             previous.push_str(word);

@@ -713,7 +713,7 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
         // `notes.txt`, `src/main.rs`, and `.csv` or `*.csv` for files of a kind.
         let extension = token
             .rsplit_once('.')
-            .is_some_and(|(_, ext)| EXTENSIONS.contains(&&*ext.to_ascii_lowercase()));
+            .is_some_and(|(_, ext)| EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)));
         // An abbreviated or full commit hash: hex digits, with at least one letter and digit.
         let hash = (6..=40).contains(&token.len())
             && token

@@ -1,5 +1,6 @@
 //! Runs `mcp-load` in its quickest mode against tool-core's server (stdio and HTTP, 1 and 200
-//! tools): the handshake, the listing check, and every answer checked.
+//! tools) and the floor (stdio, 1 tool): the handshake, the listing check, and every answer
+//! checked.
 
 use std::process::Command;
 
@@ -20,7 +21,7 @@ fn quick_run_against_tool_core() {
             "--limit",
             "15",
             "--only",
-            "tool-core",
+            "tool-core,floor",
             "--out",
         ])
         .arg(&out)
@@ -37,7 +38,15 @@ fn quick_run_against_tool_core() {
     let json: Value = serde_json::from_slice(&std::fs::read(&out).expect("results file")).unwrap();
     let _ = std::fs::remove_file(&out);
     let rows = json["results"].as_array().expect("results");
-    assert_eq!(rows.len(), 4, "stdio and http, 1 and 200 tools: {json}");
+    assert!(
+        stdout.contains("| hand-written loop, no SDK (floor) | 1 |"),
+        "{stdout}"
+    );
+    assert_eq!(
+        rows.len(),
+        5,
+        "tool-core on stdio and http with 1 and 200 tools, the floor on stdio: {json}"
+    );
     for row in rows {
         assert_eq!(row["failures"].as_array().map(Vec::len), Some(0), "{row}");
         let median = &row["median"];

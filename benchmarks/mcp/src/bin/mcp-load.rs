@@ -1,13 +1,14 @@
 //! `mcp-load`: the MCP server benchmark. Runs tool-core's server, rmcp's macro servers (default
-//! and best), the TypeScript SDK and the Python SDK, each with 1 and 200 tools, round by round
-//! (the order rotating), over stdio and Streamable HTTP; prints a table with ratios and the
-//! targets, and writes the JSON results.
+//! and best), the TypeScript SDK and the Python SDK, each with 1 and 200 tools, and a
+//! hand-written loop with no SDK (the floor: stdio, 1 tool), round by round (the order
+//! rotating), over stdio and Streamable HTTP; prints a table with ratios and the targets, and
+//! writes the JSON results.
 //!
 //! ```text
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
 //!          [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]
 //! ```
-//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk. Exit status 1 when a server fails
+//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. Exit status 1 when a server fails
 //! a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not failed.
 
 use std::path::PathBuf;
@@ -109,7 +110,7 @@ fn parse() -> Result<Args, String> {
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
-                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk] \
+                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
                      [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]"
                     .into());
             }

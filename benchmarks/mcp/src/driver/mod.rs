@@ -30,15 +30,19 @@ pub enum Kind {
     TypeScript,
     /// `mcp` 2.x `MCPServer` on CPython.
     Python,
+    /// No SDK: one blocking loop (`floor`), stdio and one tool only. No server can beat it, so
+    /// the others' ratios against it show what the machine allowed in that run.
+    Floor,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::ToolCore,
         Kind::RmcpDefault,
         Kind::RmcpBest,
         Kind::TypeScript,
         Kind::Python,
+        Kind::Floor,
     ];
 
     /// Short key, for `--only` and the JSON file.
@@ -49,6 +53,7 @@ impl Kind {
             Kind::RmcpBest => "rmcp-best",
             Kind::TypeScript => "ts-sdk",
             Kind::Python => "py-sdk",
+            Kind::Floor => "floor",
         }
     }
 
@@ -60,6 +65,7 @@ impl Kind {
             Kind::RmcpBest => "rmcp macros, best",
             Kind::TypeScript => "TypeScript SDK 1.32.2",
             Kind::Python => "Python SDK mcp 2.3.0",
+            Kind::Floor => "hand-written loop, no SDK (floor)",
         }
     }
 }
@@ -479,6 +485,16 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
                         "--http".into(),
                         "{port}".into(),
                     ]),
+                },
+                // Its answers do not depend on the tool count, so one is enough.
+                Kind::Floor if tools != 1 => continue,
+                Kind::Floor => Server {
+                    kind,
+                    tools,
+                    listed: 1,
+                    program: bins.join("floor"),
+                    stdio_args: Vec::new(),
+                    http_args: None,
                 },
                 Kind::Python => Server {
                     kind,

@@ -80,6 +80,9 @@ pub struct Target {
     pub value: f64,
     pub target: String,
     pub pass: bool,
+    /// For a throughput ratio, the floor's ratio to the same server in the same run: the most
+    /// any server could have reached on the machine that day.
+    pub floor: Option<f64>,
 }
 
 fn get(results: &Results, mode: Mode, kind: Kind, tools: usize) -> Option<Medians> {
@@ -97,20 +100,28 @@ pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
             ) else {
                 return;
             };
-            for (phase, value, min) in [
-                ("sequential", tc.seq_req_per_s / b.seq_req_per_s, seq_min),
+            // The floor serves one tool; what it does per call does not depend on the count.
+            let floor = get(results, mode, Kind::Floor, 1);
+            for (phase, rate, min) in [
+                (
+                    "sequential",
+                    (|m: &Medians| m.seq_req_per_s) as fn(&Medians) -> f64,
+                    seq_min,
+                ),
                 (
                     "64 in flight",
-                    tc.inflight_req_per_s / b.inflight_req_per_s,
+                    |m: &Medians| m.inflight_req_per_s,
                     inflight_min,
                 ),
             ] {
+                let value = rate(&tc) / rate(&b);
                 out.push(Target {
                     mode: mode.key(),
                     what: format!("{tools} tool(s), {phase}: tool-core / {}", base.label()),
                     value,
                     target: format!(">= {min}x"),
                     pass: value >= min,
+                    floor: floor.as_ref().map(|f| rate(f) / rate(&b)),
                 });
             }
         };
@@ -129,6 +140,7 @@ pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
                 value: tc.startup_ms,
                 target: "< 5 ms".into(),
                 pass: tc.startup_ms < 5.0,
+                floor: None,
             });
             out.push(Target {
                 mode: mode.key(),
@@ -136,6 +148,7 @@ pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
                 value: tc.idle_rss_mib,
                 target: "< 10 MiB".into(),
                 pass: tc.idle_rss_mib < 10.0,
+                floor: None,
             });
         }
     }
@@ -220,19 +233,21 @@ pub fn table(results: &Results, mode: Mode) -> String {
     out
 }
 
-/// The targets as a markdown table.
+/// The targets as a markdown table; for a ratio, the floor's ratio to the same server beside it.
 pub fn targets_table(targets: &[Target]) -> String {
-    let mut out =
-        String::from("| transport | target | measured | wanted | |\n|---|---|---:|---|---|\n");
+    let mut out = String::from(
+        "| transport | target | measured | wanted | | the floor / the same |\n|---|---|---:|---|---|---:|\n",
+    );
     for t in targets {
         let value = if t.what.contains("tool-core /") {
             format!("{:.2}x", t.value)
         } else {
             format!("{:.2}", t.value)
         };
+        let floor = t.floor.map_or(String::new(), |f| format!("{f:.2}x"));
         writeln!(
             out,
-            "| {} | {} | {value} | {} | {} |",
+            "| {} | {} | {value} | {} | {} | {floor} |",
             t.mode,
             t.what,
             t.target,
@@ -260,4 +275,54 @@ pub fn json(results: &Results, targets: &[Target], meta: Value) -> Value {
         })
         .collect();
     json!({ "meta": meta, "results": rows, "targets": targets })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::Phase;
+
+    fn runs(seq: f64, inflight: f64) -> Runs {
+        let phase = |rate| Phase {
+            req_per_s: rate,
+            ..Phase::default()
+        };
+        Runs {
+            samples: vec![Sample {
+                sequential: phase(seq),
+                in_flight: phase(inflight),
+                ..Sample::default()
+            }],
+            failures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn ratios_carry_the_floors_ratio_to_the_same_server() {
+        let mut results = Results::new();
+        results.insert((Mode::Stdio, Kind::ToolCore, 1), runs(20_000.0, 200_000.0));
+        results.insert((Mode::Stdio, Kind::Python, 1), runs(1_000.0, 1_000.0));
+        results.insert((Mode::Stdio, Kind::Floor, 1), runs(24_000.0, 300_000.0));
+        let found = targets(&results, &[Mode::Stdio]);
+        let [seq, inflight] = &found[..] else {
+            panic!("two targets against Python with one tool: {found:?}");
+        };
+        assert_eq!((seq.value, seq.pass, seq.floor), (20.0, false, Some(24.0)));
+        assert_eq!(
+            (inflight.value, inflight.pass, inflight.floor),
+            (200.0, true, Some(300.0))
+        );
+        let table = targets_table(&found);
+        assert!(
+            table.contains("| 20.00x | >= 25x | MISSED | 24.00x |"),
+            "{table}"
+        );
+
+        results.remove(&(Mode::Stdio, Kind::Floor, 1));
+        assert!(
+            targets(&results, &[Mode::Stdio])
+                .iter()
+                .all(|t| t.floor.is_none())
+        );
+    }
 }

@@ -1,0 +1,120 @@
+//! The floor: an MCP server over stdio with no SDK, one blocking loop on the main thread that
+//! reads a line, answers it and reads the next. It serves `add_numbers` only and knows just the
+//! messages the driver sends (`initialize`, `tools/list`, `tools/call`, notifications), so no
+//! server that does more can be faster. Run in the same round as the others, it shows what the
+//! machine allows that day: a sequential call here is little more than two pipe wake-ups.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::process::ExitCode;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Deserialize)]
+struct Request {
+    #[serde(default)]
+    id: Option<Value>,
+    method: String,
+    #[serde(default)]
+    params: Option<Params>,
+}
+
+#[derive(Deserialize)]
+struct Params {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Arguments>,
+    #[serde(default, rename = "protocolVersion")]
+    protocol_version: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Arguments {
+    a: f64,
+    b: f64,
+}
+
+const TOOLS: &str = r#"{"tools":[{"name":"add_numbers","description":"Adds two numbers and returns their sum.","inputSchema":{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]},"outputSchema":{"type":"object","properties":{"result":{"type":"number"}},"required":["result"]}}]}"#;
+
+/// Writes the answer to `req`, a line; nothing for a notification.
+fn answer(req: &Request, out: &mut impl Write) -> std::io::Result<()> {
+    let Some(id) = &req.id else {
+        return Ok(());
+    };
+    write!(out, r#"{{"jsonrpc":"2.0","id":{id},"#)?;
+    let params = req.params.as_ref();
+    match req.method.as_str() {
+        "initialize" => {
+            let version = params
+                .and_then(|p| p.protocol_version.as_deref())
+                .unwrap_or("2025-06-18");
+            write!(
+                out,
+                r#""result":{{"protocolVersion":{},"capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"floor","version":"0.1.0"}}}}}}"#,
+                Value::from(version)
+            )?;
+        }
+        "tools/list" => write!(out, r#""result":{TOOLS}}}"#)?,
+        "tools/call" => match params.map(|p| (p.name.as_deref(), p.arguments.as_ref())) {
+            Some((Some("add_numbers"), Some(Arguments { a, b }))) => {
+                let sum = Value::from(a + b);
+                write!(
+                    out,
+                    r#""result":{{"content":[{{"type":"text","text":"{sum}"}}],"structuredContent":{{"result":{sum}}},"isError":false}}}}"#
+                )?;
+            }
+            _ => write!(
+                out,
+                r#""error":{{"code":-32602,"message":"add_numbers takes numbers a and b"}}}}"#
+            )?,
+        },
+        "ping" => write!(out, r#""result":{{}}}}"#)?,
+        _ => write!(
+            out,
+            r#""error":{{"code":-32601,"message":"method not found"}}}}"#
+        )?,
+    }
+    out.write_all(b"\n")
+}
+
+fn serve() -> std::io::Result<()> {
+    // Reads of 64 KiB go past stdin's own smaller buffer, so this one sees every byte read.
+    let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return out.flush();
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<Request>(text) {
+            Ok(req) => answer(&req, &mut out)?,
+            Err(e) => {
+                let message = Value::from(format!("parse error: {e}"));
+                writeln!(
+                    out,
+                    r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32700,"message":{message}}}}}"#
+                )?;
+            }
+        }
+        // Answers wait in the buffer while more requests are already read (calls in flight).
+        if input.buffer().is_empty() {
+            out.flush()?;
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match serve() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("floor: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

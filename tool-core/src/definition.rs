@@ -140,8 +140,10 @@ pub type SchemaFn = fn() -> Schema;
 /// Builds the root schema of a tool's output type, when it has one.
 pub type OutputSchemaFn = fn() -> Option<Schema>;
 
-/// Decodes the input and starts the handler; the future owns everything it needs.
-pub type HandlerFn = fn(Value, ToolContext) -> CallFuture;
+/// Decodes the input and starts the handler; the future owns everything it needs. The context
+/// is borrowed: a sync tool runs before this returns, and an async tool that reads the context
+/// clones it into its future, so a call that does not need it costs no reference count.
+pub type HandlerFn = fn(Value, &ToolContext) -> CallFuture;
 
 /// The definition of a tool written with `#[tool]`. Built by the macro only; read it through
 /// [`Tool`](crate::Tool) in a [`Registry`](crate::Registry).

@@ -245,7 +245,7 @@ impl Tool {
             schema::drop_absent_nulls(&mut input, &self.inner.input_schema);
         }
         match &self.inner.handler {
-            Handler::Linked(f) => f(input, ctx.clone()),
+            Handler::Linked(f) => f(input, ctx),
             Handler::Dynamic(f) => f(input, ctx.clone()),
         }
     }

@@ -68,6 +68,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let mut slots = Vec::new();
     let mut extract = Vec::new();
     let mut call_args = Vec::new();
+    let mut uses_ctx = false;
     let mut whole = None;
     for (i, param) in f.params.iter().enumerate() {
         match &param.kind {
@@ -131,12 +132,17 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 whole = Some(ty);
                 call_args.push(quote!(::tool_core::Input(__whole)));
             }
-            ParamKind::ContextRef => call_args.push(quote!(&__ctx)),
+            // An async tool's future owns a clone (below); a sync tool's call borrows it.
+            ParamKind::ContextRef if item.sig.asyncness.is_some() => {
+                uses_ctx = true;
+                call_args.push(quote!(&__ctx));
+            }
+            ParamKind::ContextRef => call_args.push(quote!(__ctx)),
             ParamKind::Extractor { ty } => {
                 let var = format_ident!("__x{}", i);
                 let extract_fn = quote_spanned!(ty.span()=> ::tool_core::__private::extract::<#ty>);
                 extract.push(quote! {
-                    let #var = match #extract_fn(&__ctx) {
+                    let #var = match #extract_fn(__ctx) {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err(e) => return #p::fail(e),
                     };
@@ -241,10 +247,15 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     };
     // A sync tool runs as its call starts: its result needs no boxed future. A future that is
     // not Send is reported at the function's name.
+    // The handler borrows the context; an async tool that reads it owns a clone in its future.
     let future = match item.sig.asyncness {
-        Some(_) => quote_spanned! {fn_name.span()=>
-            ::tool_core::exec::CallFuture::new(async move { #finish })
-        },
+        Some(_) => {
+            let own_ctx = uses_ctx.then(|| quote!(let __ctx = ::core::clone::Clone::clone(__ctx);));
+            quote_spanned! {fn_name.span()=>
+                #own_ctx
+                ::tool_core::exec::CallFuture::new(async move { #finish })
+            }
+        }
         None => quote!(::tool_core::exec::CallFuture::ready(#finish)),
     };
 
@@ -341,7 +352,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
 
             fn __handler(
                 __input: #p::serde_json::Value,
-                __ctx: ::tool_core::ToolContext,
+                __ctx: &::tool_core::ToolContext,
             ) -> ::tool_core::exec::CallFuture {
                 #check
                 #decode

@@ -17,8 +17,8 @@ use tool_core::{ToolContext, ToolDef};
 
 use bench_calls::rmcp_tools::S1AddNumbersArgs;
 use bench_calls::{
-    RmcpEnv, add_input, big_router_1000, core_call, core_registry, core_registry_all, floor_call,
-    floor_dispatch, floor_table, rmcp_args, rmcp_side,
+    RmcpEnv, add_input, big_router_1000, copy_input, core_call, core_registry, core_registry_all,
+    floor_call, floor_dispatch, floor_table, rmcp_args, rmcp_side,
 };
 
 const CALL_SIZES: [usize; 2] = [1, 200];
@@ -30,7 +30,7 @@ fn calls(c: &mut Criterion) {
     let input = add_input();
     let mut g = c.benchmark_group("call");
     g.bench_function("floor", |b| {
-        b.iter(|| black_box(floor_call(black_box(&input).clone())))
+        b.iter(|| black_box(floor_call(copy_input(black_box(&input)))))
     });
     g.bench_function("rmcp_request_context_clone", |b| {
         b.iter(|| black_box(env.ctx.clone()))
@@ -46,7 +46,7 @@ fn calls(c: &mut Criterion) {
                 black_box(floor_dispatch(
                     &table,
                     black_box("add_numbers"),
-                    black_box(&input).clone(),
+                    copy_input(black_box(&input)),
                 ))
             })
         });

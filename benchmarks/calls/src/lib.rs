@@ -82,10 +82,24 @@ pub fn core_registry(n: usize) -> Registry {
     registry
 }
 
-/// One `registry.call` of `add_numbers`.
+/// The copy of the input every side makes per call. One function for every side, so each pays
+/// for the same code: inlined into each caller, LTO compiled the same clone differently for
+/// different sides (589 instructions against 530 at one point).
+#[inline(never)]
+pub fn copy_input(input: &Value) -> Value {
+    input.clone()
+}
+
+/// [`copy_input`] for rmcp's arguments, an object.
+#[inline(never)]
+pub fn copy_args(args: &JsonObject) -> JsonObject {
+    args.clone()
+}
+
+/// One `registry.call` of `add_numbers`, and its result's data.
 pub fn core_call(registry: &Registry, ctx: &ToolContext, input: &Value) -> Value {
-    let out = now(registry.call("add_numbers", input.clone(), ctx)).expect("add_numbers runs");
-    out.data().cloned().unwrap_or(Value::Null)
+    let out = now(registry.call("add_numbers", copy_input(input), ctx)).expect("add_numbers runs");
+    out.into_data().unwrap_or(Value::Null)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,7 +208,7 @@ pub fn rmcp_call<S: Send + Sync + 'static>(
     args: &JsonObject,
 ) -> CallToolResponse {
     let request =
-        CallToolRequestParams::new(Cow::Borrowed("add_numbers")).with_arguments(args.clone());
+        CallToolRequestParams::new(Cow::Borrowed("add_numbers")).with_arguments(copy_args(args));
     let tcc = ToolCallContext::new(server, request, env.ctx.clone());
     now(router.call(tcc)).expect("add_numbers runs")
 }

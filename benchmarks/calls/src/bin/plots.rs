@@ -23,8 +23,8 @@ use tool_core::catalog::{Catalog, SearchOptions};
 mod eval;
 
 use bench_calls::{
-    RmcpEnv, SIZES, add_input, core_call, core_registry, floor_call, floor_dispatch, floor_table,
-    rmcp_args, rmcp_side, time_per_call,
+    RmcpEnv, SIZES, add_input, copy_input, core_call, core_registry, floor_call, floor_dispatch,
+    floor_table, rmcp_args, rmcp_side, time_per_call,
 };
 
 const ROUNDS: usize = 21;
@@ -85,13 +85,13 @@ fn call_sweep() -> Vec<Series> {
         let mut t = [Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         for _ in 0..5 {
             t[0].push(time_per_call(ROUNDS, || {
-                black_box(floor_call(black_box(&input).clone()).ok());
+                black_box(floor_call(copy_input(black_box(&input))).ok());
             }));
             t[1].push(time_per_call(ROUNDS, || {
                 black_box(floor_dispatch(
                     &table,
                     black_box("add_numbers"),
-                    black_box(&input).clone(),
+                    copy_input(black_box(&input)),
                 ));
             }));
             t[2].push(time_per_call(ROUNDS, || {

@@ -7,7 +7,9 @@
 
 use std::hint::black_box;
 
-use bench_calls::{RmcpEnv, add_input, core_call, core_registry, floor_call, rmcp_args, rmcp_side};
+use bench_calls::{
+    RmcpEnv, add_input, copy_input, core_call, core_registry, floor_call, rmcp_args, rmcp_side,
+};
 use tool_core::ToolContext;
 
 #[inline(never)]
@@ -32,7 +34,7 @@ fn main() {
             });
         }
         "floor" => run(iterations, || {
-            black_box(floor_call(black_box(&input).clone()).ok());
+            black_box(floor_call(copy_input(black_box(&input))).ok());
         }),
         "rmcp" => {
             let env = RmcpEnv::new();

@@ -68,7 +68,6 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let mut slots = Vec::new();
     let mut extract = Vec::new();
     let mut call_args = Vec::new();
-    let mut uses_ctx = false;
     let mut whole = None;
     for (i, param) in f.params.iter().enumerate() {
         match &param.kind {
@@ -132,12 +131,12 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 whole = Some(ty);
                 call_args.push(quote!(::tool_core::Input(__whole)));
             }
-            // An async tool's future owns a clone (below); a sync tool's call borrows it.
-            ParamKind::ContextRef if item.sig.asyncness.is_some() => {
-                uses_ctx = true;
-                call_args.push(quote!(&__ctx));
-            }
-            ParamKind::ContextRef => call_args.push(quote!(__ctx)),
+            // A sync tool's call borrows the handler's context; an async tool's future owns a
+            // clone of it (below).
+            ParamKind::ContextRef => call_args.push(match item.sig.asyncness {
+                Some(_) => quote!(&__ctx),
+                None => quote!(__ctx),
+            }),
             ParamKind::Extractor { ty } => {
                 let var = format_ident!("__x{}", i);
                 let extract_fn = quote_spanned!(ty.span()=> ::tool_core::__private::extract::<#ty>);
@@ -245,12 +244,17 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         },
         None => quote!(::core::option::Option::None),
     };
-    // A sync tool runs as its call starts: its result needs no boxed future. A future that is
-    // not Send is reported at the function's name.
-    // The handler borrows the context; an async tool that reads it owns a clone in its future.
+    // A sync tool runs as its call starts: its result needs no boxed future. An async tool that
+    // reads the context owns a clone of it in its future. A future that is not Send is reported
+    // at the function's name.
     let future = match item.sig.asyncness {
         Some(_) => {
-            let own_ctx = uses_ctx.then(|| quote!(let __ctx = ::core::clone::Clone::clone(__ctx);));
+            let reads_ctx = f
+                .params
+                .iter()
+                .any(|param| matches!(param.kind, ParamKind::ContextRef));
+            let own_ctx =
+                reads_ctx.then(|| quote!(let __ctx = ::core::clone::Clone::clone(__ctx);));
             quote_spanned! {fn_name.span()=>
                 #own_ctx
                 ::tool_core::exec::CallFuture::new(async move { #finish })

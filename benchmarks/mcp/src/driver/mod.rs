@@ -30,8 +30,8 @@ pub enum Kind {
     TypeScript,
     /// `mcp` 2.x `MCPServer` on CPython.
     Python,
-    /// No SDK: one blocking loop (`floor`), stdio and one tool only. No server can beat it, so
-    /// the others' ratios against it show what the machine allowed in that run.
+    /// No SDK: one blocking loop (`floor`), stdio and one tool only. Beyond noise no server beats
+    /// it, so the others' ratios against it show what the machine allowed in that run.
     Floor,
 }
 

@@ -80,8 +80,8 @@ pub struct Target {
     pub value: f64,
     pub target: String,
     pub pass: bool,
-    /// For a throughput ratio, the floor's ratio to the same server in the same run: the most
-    /// any server could have reached on the machine that day.
+    /// For a throughput ratio, the floor's ratio to the same server in the same run: about the
+    /// most any server could have reached on the machine that day.
     pub floor: Option<f64>,
 }
 

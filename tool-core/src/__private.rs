@@ -36,13 +36,21 @@ pub struct Param<T> {
 pub const fn param<T: ToolParam>() -> Param<T> {
     Param {
         decode: crate::exec::decode_value::<T>,
-        borrowed: |value| T::deserialize(value).ok(),
+        borrowed: decode_ref::<T>,
         schema: SchemaGenerator::subschema_for::<T>,
     }
 }
 
+/// A named fn rather than a closure: a closure coerced to a fn pointer is called through a
+/// shim LLVM did not inline, while this inlines into the handler's fast path.
+#[inline(always)]
+fn decode_ref<T: ToolParam>(value: &Value) -> Option<T> {
+    T::deserialize(value).ok()
+}
+
 /// The values of an input whose every key is a parameter's, in the order of `keys`; `None`
 /// for any other input. The input is only borrowed, so [`Fields`] can still report problems.
+#[inline]
 pub fn known_keys<'a, const N: usize>(
     input: &'a Value,
     keys: &[&str; N],
@@ -63,6 +71,7 @@ pub fn known_keys<'a, const N: usize>(
 
 /// One parameter decoded as [`Fields::take`] would, without taking the value; `None` where
 /// `take` would record a problem.
+#[inline(always)]
 pub fn decode_borrowed<T>(
     value: Option<&Value>,
     decode: fn(&Value) -> Option<T>,

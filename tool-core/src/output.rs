@@ -117,6 +117,7 @@ impl ToolOutput {
     }
 
     /// Takes the structured data out.
+    #[inline]
     pub fn into_data(self) -> Option<Value> {
         self.data
     }

@@ -240,7 +240,18 @@ impl Tool {
     /// Starts a call with an already parsed input. A sync tool runs here; an async tool runs
     /// as the returned future is polled.
     #[inline]
-    pub fn call(&self, mut input: Value, ctx: &ToolContext) -> CallFuture {
+    pub fn call(&self, input: Value, ctx: &ToolContext) -> CallFuture {
+        // The common case hands the input straight on: a binding that may be borrowed
+        // mutably would cost a copy of the 80-byte value on every call.
+        match &self.inner.handler {
+            Handler::Linked(f) if !self.inner.drops_nulls => f(input, ctx),
+            _ => self.call_general(input, ctx),
+        }
+    }
+
+    /// Every other call: an input whose absent nulls are dropped first, or a dynamic handler.
+    #[inline(never)]
+    fn call_general(&self, mut input: Value, ctx: &ToolContext) -> CallFuture {
         if self.inner.drops_nulls {
             schema::drop_absent_nulls(&mut input, &self.inner.input_schema);
         }
@@ -619,22 +630,31 @@ impl Registry {
     /// bare call (decode and run); [`Executor`](crate::exec::Executor) adds limits, time,
     /// isolation, retries, sanitised errors, audit and events. As with [`Tool::call`], a sync
     /// tool runs here and an async tool as the call is awaited.
+    #[inline]
     pub fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallFuture {
         match self.get(name) {
             Some(tool) => tool.call(input, ctx),
-            None => exec::fail(exec::unknown_tool(name, &self.suggest(name))),
+            None => self.unknown(name),
         }
     }
 
     /// Calls a tool with JSON text as input (as models send it).
     pub fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallFuture {
         let Some(tool) = self.get(name) else {
-            return exec::fail(exec::unknown_tool(name, &self.suggest(name)));
+            return self.unknown(name);
         };
         match exec::parse_input(input) {
             Ok(input) => tool.call(input, ctx),
             Err(e) => exec::fail(e),
         }
+    }
+
+    /// The failed call to a tool that is not here. Kept out of line: inlined, the search for
+    /// suggestions made `call` too large to inline into its callers.
+    #[cold]
+    #[inline(never)]
+    fn unknown(&self, name: &str) -> CallFuture {
+        exec::fail(exec::unknown_tool(name, &self.suggest(name)))
     }
 }
 

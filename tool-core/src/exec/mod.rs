@@ -38,16 +38,17 @@ pub type CallResult = Result<ToolOutput, ToolError>;
 pub struct CallFuture(Call);
 
 enum Call {
-    /// `None` once taken.
-    Ready(Option<CallResult>),
+    Ready(CallResult),
     Running(Pin<Box<dyn Future<Output = CallResult> + Send + 'static>>),
+    /// The ready result was taken.
+    Done,
 }
 
 impl CallFuture {
     /// A call whose result is known.
     #[inline]
     pub fn ready(result: CallResult) -> Self {
-        Self(Call::Ready(Some(result)))
+        Self(Call::Ready(result))
     }
 
     /// A call that runs as `future` is polled.
@@ -59,20 +60,19 @@ impl CallFuture {
 impl Future for CallFuture {
     type Output = CallResult;
 
-    // Inlined into the caller's poll, a ready result skips one frame's copy of it.
+    // Inlined into the caller's poll, a ready result is moved once, into the `Poll`.
     #[inline]
     fn poll(
         mut self: Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<CallResult> {
-        match &mut self.0 {
-            Call::Ready(result) => {
-                std::task::Poll::Ready(result.take().unwrap_or_else(|| {
-                    Err(ToolError::internal("a finished call was polled again"))
-                }))
-            }
-            Call::Running(future) => future.as_mut().poll(cx),
+        if let Call::Running(future) = &mut self.0 {
+            return future.as_mut().poll(cx);
         }
+        std::task::Poll::Ready(match std::mem::replace(&mut self.0, Call::Done) {
+            Call::Ready(result) => result,
+            _ => Err(ToolError::internal("a finished call was polled again")),
+        })
     }
 }
 
@@ -81,6 +81,7 @@ impl std::fmt::Debug for CallFuture {
         let state = match &self.0 {
             Call::Ready(_) => "ready",
             Call::Running(_) => "running",
+            Call::Done => "done",
         };
         f.debug_tuple("CallFuture").field(&state).finish()
     }
@@ -327,6 +328,23 @@ mod tests {
     #[allow(dead_code)]
     struct Item {
         count: u8,
+    }
+
+    #[test]
+    fn a_ready_call_gives_its_result_once() {
+        use std::task::{Context, Poll, Waker};
+        let mut call = CallFuture::ready(Ok(ToolOutput::text("done")));
+        let mut cx = Context::from_waker(Waker::noop());
+        let first = Pin::new(&mut call).poll(&mut cx);
+        assert!(
+            matches!(&first, Poll::Ready(Ok(out)) if out.echo() == "done"),
+            "{first:?}"
+        );
+        assert_eq!(format!("{call:?}"), "CallFuture(\"done\")");
+        let Poll::Ready(Err(again)) = Pin::new(&mut call).poll(&mut cx) else {
+            panic!("a second poll must fail, not panic or hang");
+        };
+        assert!(again.message().contains("polled again"), "{again}");
     }
 
     #[test]

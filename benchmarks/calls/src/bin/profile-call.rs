@@ -4,19 +4,39 @@
 //! `valgrind --tool=callgrind --toggle-collect='*profile_call::run*' \
 //!     target/release/profile-call core 1 100000` (kinds: core, floor, rmcp, rmcp-default; sizes: 1, 10, 50,
 //! 200, 1000).
+//!
+//! Two more kinds take registry.call apart (time them with `time`, or count them the same way):
+//! `copy` is only the input copy every side makes, and its drop; `fast-path` is what the
+//! generated `add_numbers` handler does on its fast path (known keys, a borrowed decode of each
+//! parameter, dropping the input, a ready result), without the registry, the indirect call or
+//! the trip of the result back through the future.
 
 use std::hint::black_box;
 
 use bench_calls::{
-    RmcpEnv, add_input, copy_input, core_call, core_registry, floor_call, rmcp_args, rmcp_side,
+    RmcpEnv, add_input, add_numbers_plain, copy_input, core_call, core_registry, floor_call,
+    rmcp_args, rmcp_side,
 };
-use tool_core::ToolContext;
+use tool_core::exec::CallFuture;
+use tool_core::{ToolContext, ToolOutput};
 
 #[inline(never)]
 fn run(iterations: usize, mut f: impl FnMut()) {
     for _ in 0..iterations {
         f();
     }
+}
+
+/// The generated handler's fast path for `add_numbers`, through the same `__private` items.
+fn fast_path(input: serde_json::Value) -> Option<CallFuture> {
+    use tool_core::__private::{Missing, Param, decode_borrowed, known_keys, param};
+    const INT: Param<i64> = param::<i64>();
+    let [a, b] = known_keys(&input, &["a", "b"])?;
+    let a = decode_borrowed(a, INT.borrowed, Missing::Required)?;
+    let b = decode_borrowed(b, INT.borrowed, Missing::Required)?;
+    drop(input);
+    let sum = serde_json::Value::from(add_numbers_plain(a, b));
+    Some(CallFuture::ready(Ok(ToolOutput::new(sum))))
 }
 
 fn main() {
@@ -31,6 +51,18 @@ fn main() {
             let ctx = ToolContext::new();
             run(iterations, || {
                 black_box(core_call(&registry, &ctx, black_box(&input)));
+            });
+        }
+        "copy" => run(iterations, || {
+            black_box(copy_input(black_box(&input)));
+        }),
+        "fast-path" => {
+            assert!(
+                fast_path(copy_input(&input)).is_some(),
+                "the fast path decodes"
+            );
+            run(iterations, || {
+                black_box(fast_path(copy_input(black_box(&input))));
             });
         }
         "floor" => run(iterations, || {
@@ -52,6 +84,8 @@ fn main() {
                 black_box(side.call_default(&env, black_box(&args)));
             });
         }
-        other => panic!("unknown kind `{other}`: core, floor, rmcp or rmcp-default"),
+        other => {
+            panic!("unknown kind `{other}`: core, floor, rmcp, rmcp-default, copy or fast-path")
+        }
     }
 }

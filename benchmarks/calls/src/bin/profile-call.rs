@@ -2,8 +2,8 @@
 //! are repeatable where wall time on a shared machine is not).
 //!
 //! `valgrind --tool=callgrind --toggle-collect='*profile_call::run*' \
-//!     target/release/profile-call core 1 100000` (kinds: core, floor, rmcp, rmcp-default; sizes: 1, 10, 50,
-//! 200, 1000).
+//!     target/release/profile-call core 1 100000` (kinds: core, floor, rmcp, rmcp-default, copy,
+//! fast-path; sizes: 1, 10, 50, 200, 1000).
 //!
 //! Two more kinds take registry.call apart (time them with `time`, or count them the same way):
 //! `copy` is only the input copy every side makes, and its drop; `fast-path` is what the

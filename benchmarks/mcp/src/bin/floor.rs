@@ -2,7 +2,8 @@
 //! reads a line, answers it and reads the next. It serves `add_numbers` only and knows just the
 //! messages the driver sends (`initialize`, `tools/list`, `tools/call`, notifications), so a
 //! server that does more should not be faster, beyond a run's noise. Run in the same rounds as
-//! the others, it shows what the machine allows that day: a sequential call here is little more than two pipe wake-ups.
+//! the others, it shows what the machine allows that day: a sequential call here is little more
+//! than two pipe wake-ups.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;

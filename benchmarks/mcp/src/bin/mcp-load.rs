@@ -8,8 +8,9 @@
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
 //!          [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]
 //! ```
-//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. Exit status 1 when a server fails
-//! a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not failed.
+//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. Exit status 1 when a server
+//! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
+//! failed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,10 +6,12 @@
 //! each request through two channels and three tasks inside tracing spans: together about four
 //! fifths of the instructions a `tools/call` cost. Here the lines are split and looked at
 //! first. A call of a session begun with `initialize` (every protocol before 2026-07-28) is
-//! parsed straight into the SDK's `CallToolRequestParams`, run in a task of its own by the same
-//! handler with the context the SDK would build (the client's peer, the request's metadata, a
-//! cancellation token that `notifications/cancelled` fires), and answered straight to the
-//! writer, or not at all once cancelled. A listing of such a session is written straight from
+//! parsed straight into the SDK's `CallToolRequestParams` and run by the same handler with the
+//! context the SDK would build (the client's peer, the request's metadata, a cancellation token
+//! that `notifications/cancelled` fires). Its first poll is made where it is read: a call that
+//! finishes then (most do) costs no task, and the answers of every such call in one read leave
+//! in one write. A call still running goes on in a task of its own, and is answered straight to
+//! the writer, or not at all once cancelled. A listing of such a session is written straight from
 //! the registry ([`super::listing`]), without the copy of every schema the SDK's types need.
 //! Every other line (`initialize`, log levels,
 //! requests of the 2026-07-28 protocol, answers to the server's own requests, malformed lines)
@@ -23,8 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequestParams, ClientNotification, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
-    PaginatedRequestParams, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, CallToolResponse, ClientNotification, ErrorData, JsonRpcMessage,
+    JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -66,10 +69,11 @@ pub(super) struct Lines<R> {
 struct Calls {
     out: Arc<Output>,
     server: McpServer,
-    /// Calls answered here and still running, by request id, to cancel.
+    /// Calls answered here and still running after their first poll, by request id: to
+    /// cancel one when the client asks, and every one when the connection ends.
     running: Arc<Mutex<HashMap<RequestId, CancellationToken>>>,
-    /// Cancelled when the connection ends: every call running here stops with it.
-    closed: CancellationToken,
+    /// Answers queued by calls that finished as they started, not yet written.
+    answered: bool,
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
@@ -88,7 +92,7 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
                 out,
                 server,
                 running: Arc::default(),
-                closed: CancellationToken::new(),
+                answered: false,
             },
         }
     }
@@ -153,16 +157,20 @@ impl Calls {
     /// Starts `line` here if it is a request this module may take: a well-formed `tools/call`
     /// or `tools/list` of a session begun with `initialize`, naming no protocol version of its
     /// own.
-    fn start(&self, line: &[u8]) -> bool {
+    fn start(&mut self, line: &[u8]) -> bool {
+        // Checked as UTF-8 once, not string by string as `from_slice` checks it.
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
         // Any other line fails to parse as either (its params are not a call's, nor a
         // listing's), or names another method: both go on to the SDK, which reads them as before.
-        match serde_json::from_slice::<CallLine<'_>>(line) {
+        match serde_json::from_str::<CallLine<'_>>(line) {
             Ok(call) => self.start_call(call),
             Err(_) => self.start_listing(line),
         }
     }
 
-    fn start_call(&self, call: CallLine<'_>) -> bool {
+    fn start_call(&mut self, call: CallLine<'_>) -> bool {
         if call.method != "tools/call" {
             return false;
         }
@@ -183,8 +191,8 @@ impl Calls {
 
     /// Writes the page of `tools/list` asked for straight from the registry (see
     /// [`super::listing`]), in a task of its own: a large page takes a millisecond.
-    fn start_listing(&self, line: &[u8]) -> bool {
-        let Ok(list) = serde_json::from_slice::<ListLine<'_>>(line) else {
+    fn start_listing(&self, line: &str) -> bool {
+        let Ok(list) = serde_json::from_str::<ListLine<'_>>(line) else {
             return false;
         };
         if list.method != "tools/list" || self.server.session_peer().is_none() {
@@ -224,34 +232,63 @@ impl Calls {
         true
     }
 
-    /// Runs the call in a task of its own, as the SDK does, and writes its answer.
-    fn run(&self, params: CallToolRequestParams, mut cx: RequestContext<RoleServer>) {
+    /// Runs the call and queues its answer. Most calls finish in their first poll, made here:
+    /// they need no task, and their answers leave together once the lines read so far are
+    /// started ([`write_answers`](Self::write_answers)). A call still running after it goes on
+    /// in a task of its own, as the SDK runs every call, and writes its answer itself. (A sync
+    /// tool runs within that poll, as it would within the task: one that may block for long is
+    /// marked `blocking`, and runs on the blocking pool.)
+    fn run(&mut self, params: CallToolRequestParams, cx: RequestContext<RoleServer>) {
         let id = cx.id.clone();
-        cx.ct = self.closed.child_token();
-        lock(&self.running).insert(id.clone(), cx.ct.clone());
+        let cancel = cx.ct.clone();
         let server = self.server.clone();
+        let mut call = Box::pin(async move { server.call_tool(params, cx).await });
+        // A waker that does nothing: a call not finished is polled again by its task, which
+        // registers the task's own.
+        let first = call
+            .as_mut()
+            .poll(&mut Context::from_waker(std::task::Waker::noop()));
+        if let Poll::Ready(result) = first {
+            match self.out.queue(&answer(result, id)) {
+                Ok(()) => self.answered = true,
+                Err(error) => tracing::debug!(%error, "a call's answer could not be written"),
+            }
+            return;
+        }
+        lock(&self.running).insert(id.clone(), cancel);
         let running = self.running.clone();
         let out = self.out.clone();
         tokio::spawn(async move {
-            let result = server.call_tool(params, cx).await;
+            let result = call.await;
             // Gone from the map: the client cancelled it and expects no answer.
             if lock(&running).remove(&id).is_none() {
                 return;
             }
-            let answer: ServerJsonRpcMessage = match result {
-                Ok(response) => {
-                    // The wire shape the SDK gives a session begun with `initialize`.
-                    let mut result = ServerResult::from(response);
-                    result.strip_result_type_for_legacy_peer();
-                    result.strip_non_object_output_for_legacy_peer();
-                    JsonRpcMessage::response(result, id)
-                }
-                Err(error) => JsonRpcMessage::error(error, Some(id)),
-            };
-            if let Err(error) = out.send(&answer).await {
+            if let Err(error) = out.send(&answer(result, id)).await {
                 tracing::debug!(%error, "the client is gone: a call's answer was not sent");
             }
         });
+    }
+
+    /// Writes the answers of the calls that finished as they started, in one write if the
+    /// writer is free and the client's end takes them now, else in a task that waits for it.
+    fn write_answers(&mut self) {
+        if !std::mem::take(&mut self.answered) || self.out.try_write() {
+            return;
+        }
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            if let Err(error) = out.flush().await {
+                tracing::debug!(%error, "the client is gone: answers were not sent");
+            }
+        });
+    }
+
+    /// Stops every call still running: the connection has ended, and no answer is sent.
+    fn close(&self) {
+        for (_, call) in lock(&self.running).drain() {
+            call.cancel();
+        }
     }
 
     /// Cancels a call running here, if `message` is the client's `notifications/cancelled`.
@@ -289,6 +326,19 @@ struct ListLine<'a> {
     params: Option<PaginatedRequestParams>,
 }
 
+/// A call's answer, in the wire shape the SDK gives a session begun with `initialize`.
+fn answer(result: Result<CallToolResponse, ErrorData>, id: RequestId) -> ServerJsonRpcMessage {
+    match result {
+        Ok(response) => {
+            let mut result = ServerResult::from(response);
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+            JsonRpcMessage::response(result, id)
+        }
+        Err(error) => JsonRpcMessage::error(error, Some(id)),
+    }
+}
+
 /// `message` as one line of JSON.
 fn line_of(message: &impl serde::Serialize) -> io::Result<Vec<u8>> {
     let mut line = serde_json::to_vec(message)?;
@@ -321,12 +371,13 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {
         // the SDK's codec keeps its own.
         loop {
             self.split_lines();
+            self.calls.write_answers();
             if self.eof {
                 self.feed.close();
                 let message = self.inner.receive().await;
                 match &message {
                     Some(message) => self.calls.cancel(message),
-                    None => self.calls.closed.cancel(),
+                    None => self.calls.close(),
                 }
                 return message;
             }
@@ -345,14 +396,14 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {
     }
 
     async fn close(&mut self) -> Result<(), io::Error> {
-        self.calls.closed.cancel();
+        self.calls.close();
         self.calls.out.flush().await
     }
 }
 
 impl<R> Drop for Lines<R> {
     fn drop(&mut self) {
-        self.calls.closed.cancel();
+        self.calls.close();
     }
 }
 
@@ -451,20 +502,63 @@ impl Output {
     async fn flush(&self) -> io::Result<()> {
         let mut guard = self.writer.lock().await;
         let (writer, batch) = &mut *guard;
-        // Swapped with the spare buffer: neither is reallocated once both have grown.
-        std::mem::swap(batch, &mut *lock(&self.queued));
+        self.take_queued(batch);
+        // A write at a time, each taken off the batch: what a cancelled flush leaves unwritten
+        // is still at its front for the next.
+        let written = async {
+            while !batch.is_empty() {
+                match writer.write(batch).await? {
+                    0 => return Err(io::ErrorKind::WriteZero.into()),
+                    n => drop(batch.drain(..n)),
+                }
+            }
+            writer.flush().await
+        }
+        .await;
+        if written.is_err() {
+            batch.clear();
+        }
+        keep_small(batch);
+        written
+    }
+
+    /// Writes everything queued if that needs no waiting: the writer is free and takes it all
+    /// now. False if something is left for [`flush`](Self::flush).
+    fn try_write(&self) -> bool {
+        let Ok(mut guard) = self.writer.try_lock() else {
+            return false;
+        };
+        let (writer, batch) = &mut *guard;
+        self.take_queued(batch);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        while !batch.is_empty() {
+            match writer.as_mut().poll_write(&mut cx, batch) {
+                Poll::Ready(Ok(n)) if n > 0 => drop(batch.drain(..n)),
+                // Not now, or an error: `flush` waits, or meets the error again and reports it.
+                _ => return false,
+            }
+        }
+        keep_small(batch);
+        matches!(writer.as_mut().poll_flush(&mut cx), Poll::Ready(Ok(())))
+    }
+
+    /// Moves what is queued to the end of `batch`, which holds what is still to be written.
+    fn take_queued(&self, batch: &mut Vec<u8>) {
+        let mut queued = lock(&self.queued);
         if batch.is_empty() {
-            return Ok(());
+            // Swapped with the spare buffer: neither is reallocated once both have grown.
+            std::mem::swap(batch, &mut *queued);
+        } else {
+            batch.append(&mut queued);
         }
-        let written = writer.write_all(batch).await;
-        batch.clear();
-        // A large answer (a listing) leaves no buffer of its size behind: the next swap would
-        // hand it to the queue, and both would stay that large while the server idles.
-        if batch.capacity() > KEEP {
-            *batch = Vec::new();
-        }
-        written?;
-        writer.flush().await
+    }
+}
+
+/// A large answer (a listing) leaves no buffer of its size behind: the next swap would hand it
+/// to the queue, and both would stay that large while the server idles.
+fn keep_small(batch: &mut Vec<u8>) {
+    if batch.is_empty() && batch.capacity() > KEEP {
+        *batch = Vec::new();
     }
 }
 
@@ -569,8 +663,12 @@ mod tests {
 
     impl Raw {
         fn start() -> Self {
+            Self::serving(server())
+        }
+
+        fn serving(server: McpServer) -> Self {
             let (client, served) = tokio::io::duplex(1 << 16);
-            let connection = server().connection();
+            let connection = server.connection();
             let transport = {
                 let (read, write) = tokio::io::split(served);
                 Lines::new(connection.clone(), read, write)
@@ -725,7 +823,7 @@ mod tests {
         let mut raw = Raw::start();
         let (client, served) = tokio::io::duplex(1 << 16);
         let (read, write) = tokio::io::split(served);
-        let lines = Lines::new(raw.connection.clone(), read, write);
+        let mut lines = Lines::new(raw.connection.clone(), read, write);
         let list = br#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#;
         let versioned = br#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#;
         assert!(!lines.calls.start(list));
@@ -763,6 +861,118 @@ mod tests {
         raw.send(format!("{}\n", call(4, 1, 2)).as_bytes()).await;
         let next = raw.line().await;
         assert_eq!(next["id"], 4, "{next}");
+    }
+
+    /// A call that does not finish in its first poll goes on in a task: it is answered when
+    /// it finishes, after calls that came later and finished at once.
+    #[tokio::test]
+    async fn a_call_still_running_is_answered_when_it_finishes() {
+        let object = json!({"type": "object"});
+        let mut registry = Registry::empty();
+        registry
+            .register_all([
+                DynamicTool::new("add_numbers", "Adds a and b.", object.clone()).handler(
+                    |input, _| async move {
+                        let sum =
+                            input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
+                        Ok(ToolOutput::text(sum.to_string()))
+                    },
+                ),
+                DynamicTool::new("wait_a_little", "Waits 50 ms.", object).handler(
+                    |_, _| async move {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        Ok(ToolOutput::text("waited"))
+                    },
+                ),
+            ])
+            .unwrap();
+        let mut raw = Raw::serving(McpServer::new(Executor::new(registry)));
+        raw.initialized().await;
+        let wait =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait_a_little"}}"#;
+        raw.send(format!("{wait}\n{}\n", call(2, 1, 2)).as_bytes())
+            .await;
+        let (first, second) = (raw.line().await, raw.line().await);
+        assert_eq!(first["id"], 2, "{first}");
+        assert_eq!(first["result"]["content"][0]["text"], "3");
+        assert_eq!(second["id"], 1, "{second}");
+        assert_eq!(second["result"]["content"][0]["text"], "waited");
+    }
+
+    /// The end of the connection cancels every call still running on it.
+    #[tokio::test]
+    async fn a_call_still_running_stops_when_the_connection_ends() {
+        /// Dropped with the handler's future: when the executor stops the cancelled call.
+        struct Stopped(Arc<tokio::sync::Notify>);
+        impl Drop for Stopped {
+            fn drop(&mut self) {
+                self.0.notify_one();
+            }
+        }
+        let stopped = Arc::new(tokio::sync::Notify::new());
+        let seen = stopped.clone();
+        let mut registry = Registry::empty();
+        registry
+            .register(
+                DynamicTool::new("wait_forever", "Waits.", json!({"type": "object"})).handler(
+                    move |_, _| {
+                        let stopped = Stopped(seen.clone());
+                        async move {
+                            let _stopped = stopped;
+                            std::future::pending::<()>().await;
+                            Ok(ToolOutput::text("never"))
+                        }
+                    },
+                ),
+            )
+            .unwrap();
+        let mut raw = Raw::serving(McpServer::new(Executor::new(registry)));
+        raw.initialized().await;
+        let wait =
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_forever"}}"#;
+        raw.send(format!("{wait}\n").as_bytes()).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(raw);
+        tokio::time::timeout(Duration::from_secs(5), stopped.notified())
+            .await
+            .expect("the call is cancelled when the connection ends");
+    }
+
+    /// What the client's end cannot take at once is left, in order, for a flush that waits;
+    /// nothing is written twice.
+    #[tokio::test]
+    async fn answers_the_client_cannot_take_now_are_written_when_it_can() {
+        let (mut client, served) = tokio::io::duplex(16);
+        let out = Arc::new(Output::new(Box::pin(served)));
+        out.queue_bytes(b"short\n");
+        assert!(out.try_write(), "6 bytes fit in 16");
+        out.queue_bytes(b"0123456789abcdefghijklmnopqrstuvwxyz\n");
+        assert!(!out.try_write(), "37 bytes do not fit in the 10 left");
+        out.queue_bytes(b"next\n");
+        // While another sender holds the writer, nothing is written here, and nothing is lost.
+        let held = out.writer.try_lock().unwrap();
+        assert!(!out.try_write());
+        drop(held);
+        let flushing = tokio::spawn({
+            let out = out.clone();
+            async move { out.flush().await }
+        });
+        let expected = b"short\n0123456789abcdefghijklmnopqrstuvwxyz\nnext\n";
+        let mut got = Vec::new();
+        while got.len() < expected.len() {
+            let mut buf = [0; 64];
+            let n = tokio::time::timeout(Duration::from_secs(5), client.read(&mut buf))
+                .await
+                .expect("the rest is written")
+                .unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        flushing.await.unwrap().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(expected)
+        );
+        assert!(out.try_write(), "nothing is left");
     }
 
     #[tokio::test]

@@ -307,7 +307,7 @@ impl Calls {
 #[derive(Deserialize)]
 struct CallLine<'a> {
     #[allow(dead_code)] // Read to refuse what is not JSON-RPC 2.0.
-    jsonrpc: JsonRpcVersion2_0,
+    jsonrpc: Version2,
     id: RequestId,
     #[serde(borrow)]
     method: Cow<'a, str>,
@@ -318,7 +318,7 @@ struct CallLine<'a> {
 #[derive(Deserialize)]
 struct ListLine<'a> {
     #[allow(dead_code)] // Read to refuse what is not JSON-RPC 2.0.
-    jsonrpc: JsonRpcVersion2_0,
+    jsonrpc: Version2,
     id: RequestId,
     #[serde(borrow)]
     method: Cow<'a, str>,
@@ -339,6 +339,29 @@ fn answer(result: Result<CallToolResponse, ErrorData>, id: RequestId) -> ServerJ
     }
 }
 
+/// `"jsonrpc": "2.0"`, checked in place (the SDK's type copies the string first). Any other
+/// value fails the line's parse, and the line goes on to the SDK.
+struct Version2;
+
+impl<'de> Deserialize<'de> for Version2 {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Version2;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#""2.0""#)
+            }
+            fn visit_str<E: serde::de::Error>(self, version: &str) -> Result<Version2, E> {
+                match version {
+                    "2.0" => Ok(Version2),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(version), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
 /// `message` as one line of JSON.
 fn line_of(message: &impl serde::Serialize) -> io::Result<Vec<u8>> {
     let mut line = serde_json::to_vec(message)?;
@@ -347,7 +370,7 @@ fn line_of(message: &impl serde::Serialize) -> io::Result<Vec<u8>> {
 }
 
 fn newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {

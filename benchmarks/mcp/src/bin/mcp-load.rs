@@ -6,9 +6,10 @@
 //!
 //! ```text
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
-//!          [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]
+//!          [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]
 //! ```
-//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. Exit status 1 when a server
+//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. `--awake` keeps every CPU
+//! out of halt for the run (see [`driver::awake`]). Exit status 1 when a server
 //! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
 //! failed.
 
@@ -27,6 +28,7 @@ struct Args {
     out: PathBuf,
     root: PathBuf,
     quick: bool,
+    awake: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -52,6 +54,7 @@ fn parse() -> Result<Args, String> {
         out: target.join("bench/mcp.json"),
         root,
         quick: false,
+        awake: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -107,12 +110,13 @@ fn parse() -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "--awake" => a.awake = true,
             "--out" => a.out = value()?.into(),
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
                      [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
-                     [--tools 1,200] [--transport stdio,http] [--out FILE] [--root DIR]"
+                     [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]"
                     .into());
             }
             _ => return Err(format!("unknown argument {arg} (see --help)")),
@@ -135,6 +139,9 @@ fn machine() -> serde_json::Value {
         "cpu": cpu,
         "kernel": read("/proc/sys/kernel/osrelease").trim(),
         "loadavg": read("/proc/loadavg").trim(),
+        // How an idle CPU waits: what a wake-up from another CPU costs depends on it.
+        "cpuidle_driver": read("/sys/devices/system/cpu/cpuidle/current_driver").trim(),
+        "guest_halt_poll_ns": read("/sys/module/haltpoll/parameters/guest_halt_poll_ns").trim(),
     })
 }
 
@@ -162,6 +169,14 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("a runtime");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _spinners = match args.awake.then(|| driver::awake::Spinners::start(cores)) {
+        Some(Err(e)) => {
+            eprintln!("mcp-load: {e}");
+            return ExitCode::from(2);
+        }
+        spinners => spinners,
+    };
     let before = machine();
     let began = Instant::now();
     let mut results = Results::new();
@@ -225,6 +240,7 @@ fn main() -> ExitCode {
         "phase_limit_s": cfg.phase_limit.as_secs_f64(),
         "stdio_starts_per_round": cfg.starts + 1,
         "quick": args.quick,
+        "awake": args.awake,
     });
     for &mode in &args.modes {
         println!("{}", report::table(&results, mode));
@@ -233,8 +249,13 @@ fn main() -> ExitCode {
         println!("{}", report::targets_table(&targets));
     }
     println!(
-        "medians of {} round(s); stdio start-up per round the median of {} starts; at most {} calls and {:.1} s per phase; load average {} before, {} after",
+        "medians of {} round(s){}; stdio start-up per round the median of {} starts; at most {} calls and {:.1} s per phase; load average {} before, {} after",
         cfg.rounds,
+        if args.awake {
+            ", every CPU kept out of halt (--awake)"
+        } else {
+            ""
+        },
         cfg.starts + 1,
         cfg.calls,
         cfg.phase_limit.as_secs_f64(),

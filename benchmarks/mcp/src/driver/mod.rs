@@ -4,6 +4,7 @@
 //! Every answer is checked (id, no error, the right sum); each phase is bounded by a count and
 //! a time limit, and a watchdog kills a server that stops answering.
 
+pub mod awake;
 pub mod http;
 pub mod report;
 pub mod stdio;

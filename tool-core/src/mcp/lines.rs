@@ -654,25 +654,30 @@ mod tests {
     const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
     fn server() -> McpServer {
-        let object = json!({"type": "object"});
+        let wait = DynamicTool::new(
+            "wait_forever",
+            "Waits until cancelled.",
+            json!({"type": "object"}),
+        )
+        .handler(|_, ctx| async move {
+            ctx.cancellation().cancelled().await;
+            Err(ToolError::failed("cancelled"))
+        });
+        serving([add_numbers(), wait])
+    }
+
+    fn add_numbers() -> DynamicTool {
+        DynamicTool::new("add_numbers", "Adds a and b.", json!({"type": "object"})).handler(
+            |input, _| async move {
+                let sum = input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
+                Ok(ToolOutput::text(sum.to_string()))
+            },
+        )
+    }
+
+    fn serving(tools: impl IntoIterator<Item = DynamicTool>) -> McpServer {
         let mut registry = Registry::empty();
-        registry
-            .register_all([
-                DynamicTool::new("add_numbers", "Adds a and b.", object.clone()).handler(
-                    |input, _| async move {
-                        let sum =
-                            input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
-                        Ok(ToolOutput::text(sum.to_string()))
-                    },
-                ),
-                DynamicTool::new("wait_forever", "Waits until cancelled.", object).handler(
-                    |_, ctx| async move {
-                        ctx.cancellation().cancelled().await;
-                        Err(ToolError::failed("cancelled"))
-                    },
-                ),
-            ])
-            .unwrap();
+        registry.register_all(tools).unwrap();
         McpServer::new(Executor::new(registry))
     }
 
@@ -890,26 +895,12 @@ mod tests {
     /// it finishes, after calls that came later and finished at once.
     #[tokio::test]
     async fn a_call_still_running_is_answered_when_it_finishes() {
-        let object = json!({"type": "object"});
-        let mut registry = Registry::empty();
-        registry
-            .register_all([
-                DynamicTool::new("add_numbers", "Adds a and b.", object.clone()).handler(
-                    |input, _| async move {
-                        let sum =
-                            input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
-                        Ok(ToolOutput::text(sum.to_string()))
-                    },
-                ),
-                DynamicTool::new("wait_a_little", "Waits 50 ms.", object).handler(
-                    |_, _| async move {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        Ok(ToolOutput::text("waited"))
-                    },
-                ),
-            ])
-            .unwrap();
-        let mut raw = Raw::serving(McpServer::new(Executor::new(registry)));
+        let wait = DynamicTool::new("wait_a_little", "Waits 50 ms.", json!({"type": "object"}))
+            .handler(|_, _| async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(ToolOutput::text("waited"))
+            });
+        let mut raw = Raw::serving(serving([add_numbers(), wait]));
         raw.initialized().await;
         let wait =
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait_a_little"}}"#;
@@ -934,22 +925,17 @@ mod tests {
         }
         let stopped = Arc::new(tokio::sync::Notify::new());
         let seen = stopped.clone();
-        let mut registry = Registry::empty();
-        registry
-            .register(
-                DynamicTool::new("wait_forever", "Waits.", json!({"type": "object"})).handler(
-                    move |_, _| {
-                        let stopped = Stopped(seen.clone());
-                        async move {
-                            let _stopped = stopped;
-                            std::future::pending::<()>().await;
-                            Ok(ToolOutput::text("never"))
-                        }
-                    },
-                ),
-            )
-            .unwrap();
-        let mut raw = Raw::serving(McpServer::new(Executor::new(registry)));
+        let wait = DynamicTool::new("wait_forever", "Waits.", json!({"type": "object"})).handler(
+            move |_, _| {
+                let stopped = Stopped(seen.clone());
+                async move {
+                    let _stopped = stopped;
+                    std::future::pending::<()>().await;
+                    Ok(ToolOutput::text("never"))
+                }
+            },
+        );
+        let mut raw = Raw::serving(serving([wait]));
         raw.initialized().await;
         let wait =
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_forever"}}"#;

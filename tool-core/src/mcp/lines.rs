@@ -34,7 +34,7 @@ use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleServer, ServerHandler as _};
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
@@ -526,18 +526,7 @@ impl Output {
         let mut guard = self.writer.lock().await;
         let (writer, batch) = &mut *guard;
         self.take_queued(batch);
-        // A write at a time, each taken off the batch: what a cancelled flush leaves unwritten
-        // is still at its front for the next.
-        let written = async {
-            while !batch.is_empty() {
-                match writer.write(batch).await? {
-                    0 => return Err(io::ErrorKind::WriteZero.into()),
-                    n => drop(batch.drain(..n)),
-                }
-            }
-            writer.flush().await
-        }
-        .await;
+        let written = std::future::poll_fn(|cx| poll_drain(writer, batch, cx)).await;
         if written.is_err() {
             batch.clear();
         }
@@ -546,7 +535,8 @@ impl Output {
     }
 
     /// Writes everything queued if that needs no waiting: the writer is free and takes it all
-    /// now. False if something is left for [`flush`](Self::flush).
+    /// now. False if something is left for [`flush`](Self::flush) (which also meets and
+    /// reports an error this one saw).
     fn try_write(&self) -> bool {
         let Ok(mut guard) = self.writer.try_lock() else {
             return false;
@@ -554,15 +544,9 @@ impl Output {
         let (writer, batch) = &mut *guard;
         self.take_queued(batch);
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        while !batch.is_empty() {
-            match writer.as_mut().poll_write(&mut cx, batch) {
-                Poll::Ready(Ok(n)) if n > 0 => drop(batch.drain(..n)),
-                // Not now, or an error: `flush` waits, or meets the error again and reports it.
-                _ => return false,
-            }
-        }
+        let done = matches!(poll_drain(writer, batch, &mut cx), Poll::Ready(Ok(())));
         keep_small(batch);
-        matches!(writer.as_mut().poll_flush(&mut cx), Poll::Ready(Ok(())))
+        done
     }
 
     /// Moves what is queued to the end of `batch`, which holds what is still to be written.
@@ -575,6 +559,22 @@ impl Output {
             batch.append(&mut queued);
         }
     }
+}
+
+/// Writes `batch` from its front until it is empty, each write taken off it: what a pending or
+/// cancelled write leaves is still at the front for the next.
+fn poll_drain(
+    writer: &mut Writer,
+    batch: &mut Vec<u8>,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>> {
+    while !batch.is_empty() {
+        match std::task::ready!(writer.as_mut().poll_write(cx, batch))? {
+            0 => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+            n => drop(batch.drain(..n)),
+        }
+    }
+    writer.as_mut().poll_flush(cx)
 }
 
 /// A large answer (a listing) leaves no buffer of its size behind: the next swap would hand it

@@ -116,6 +116,18 @@ impl ToolOutput {
         }
     }
 
+    /// The echo as [`echo`](Self::echo) gives it, without formatting the data: `Err(data)`
+    /// where the echo is the data as compact JSON.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn echo_or_data(&self) -> Result<&str, &Value> {
+        match (&self.echo, &self.data) {
+            (Some(echo), _) => Ok(echo),
+            (None, Some(Value::String(s))) => Ok(s),
+            (None, Some(data)) => Err(data),
+            (None, None) => Ok(""),
+        }
+    }
+
     /// Takes the structured data out.
     #[inline]
     pub fn into_data(self) -> Option<Value> {

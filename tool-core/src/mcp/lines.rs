@@ -11,7 +11,8 @@
 //! that `notifications/cancelled` fires). Its first poll is made where it is read: a call that
 //! finishes then (most do) costs no task, and the answers of every such call in one read leave
 //! in one write. A call still running goes on in a task of its own, and is answered straight to
-//! the writer, or not at all once cancelled. A listing of such a session is written straight from
+//! the writer, or not at all once cancelled. An answer without media is written straight from
+//! the call's outcome, as the SDK would serialize its `CallToolResult` ([`super::result`]). A listing of such a session is written straight from
 //! the registry ([`super::listing`]), without the copy of every schema the SDK's types need.
 //! Every other line (`initialize`, log levels,
 //! requests of the 2026-07-28 protocol, answers to the server's own requests, malformed lines)
@@ -24,6 +25,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientNotification, ErrorData, JsonRpcMessage,
     JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, RequestId, ServerJsonRpcMessage,
@@ -32,12 +34,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::{RoleServer, ServerHandler as _};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::result::{CallOutcome, call_result, text_result};
 use super::server::lock;
 
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
@@ -242,14 +244,14 @@ impl Calls {
         let id = cx.id.clone();
         let cancel = cx.ct.clone();
         let server = self.server.clone();
-        let mut call = Box::pin(async move { server.call_tool(params, cx).await });
+        let mut call = Box::pin(async move { server.call(params, cx).await });
         // A waker that does nothing: a call not finished is polled again by its task, which
         // registers the task's own.
         let first = call
             .as_mut()
             .poll(&mut Context::from_waker(std::task::Waker::noop()));
         if let Poll::Ready(result) = first {
-            match self.out.queue(&answer(result, id)) {
+            match queue_answer(&self.out, result, id) {
                 Ok(()) => self.answered = true,
                 Err(error) => tracing::debug!(%error, "a call's answer could not be written"),
             }
@@ -264,7 +266,11 @@ impl Calls {
             if lock(&running).remove(&id).is_none() {
                 return;
             }
-            if let Err(error) = out.send(&answer(result, id)).await {
+            let sent = match queue_answer(&out, result, id) {
+                Ok(()) => out.flush().await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = sent {
                 tracing::debug!(%error, "the client is gone: a call's answer was not sent");
             }
         });
@@ -326,17 +332,31 @@ struct ListLine<'a> {
     params: Option<PaginatedRequestParams>,
 }
 
-/// A call's answer, in the wire shape the SDK gives a session begun with `initialize`.
-fn answer(result: Result<CallToolResponse, ErrorData>, id: RequestId) -> ServerJsonRpcMessage {
-    match result {
-        Ok(response) => {
-            let mut result = ServerResult::from(response);
-            result.strip_result_type_for_legacy_peer();
-            result.strip_non_object_output_for_legacy_peer();
-            JsonRpcMessage::response(result, id)
-        }
-        Err(error) => JsonRpcMessage::error(error, Some(id)),
+/// Queues a call's answer, in the wire shape the SDK gives a session begun with `initialize`:
+/// written straight from the outcome ([`text_result`]) unless it has media.
+fn queue_answer(
+    out: &Output,
+    result: Result<CallOutcome, ErrorData>,
+    id: RequestId,
+) -> io::Result<()> {
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(error) => return out.queue(&ServerJsonRpcMessage::error(error, Some(id))),
+    };
+    if let Some(result) = text_result(&outcome) {
+        return out.queue_with(|line| {
+            line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+            serde_json::to_writer(&mut *line, &id)?;
+            line.extend_from_slice(br#","result":"#);
+            result.write(line)?;
+            line.push(b'}');
+            Ok(())
+        });
     }
+    let mut result = ServerResult::from(CallToolResponse::from(call_result(outcome)));
+    result.strip_result_type_for_legacy_peer();
+    result.strip_non_object_output_for_legacy_peer();
+    out.queue(&ServerJsonRpcMessage::response(result, id))
 }
 
 /// `"jsonrpc": "2.0"`, checked in place (the SDK's type copies the string first). Any other
@@ -501,10 +521,18 @@ impl Output {
         }
     }
 
-    fn queue(&self, message: &TxJsonRpcMessage<RoleServer>) -> io::Result<()> {
+    fn queue(&self, message: &impl serde::Serialize) -> io::Result<()> {
+        self.queue_with(|line| serde_json::to_writer(line, message))
+    }
+
+    /// Queues the line `write` appends, or nothing if it fails.
+    fn queue_with(
+        &self,
+        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> io::Result<()> {
         let mut queued = lock(&self.queued);
         let start = queued.len();
-        if let Err(error) = serde_json::to_writer(&mut *queued, message) {
+        if let Err(error) = write(&mut queued) {
             queued.truncate(start);
             return Err(error.into());
         }
@@ -514,11 +542,6 @@ impl Output {
 
     fn queue_bytes(&self, bytes: &[u8]) {
         lock(&self.queued).extend_from_slice(bytes);
-    }
-
-    async fn send(&self, message: &TxJsonRpcMessage<RoleServer>) -> io::Result<()> {
-        self.queue(message)?;
-        self.flush().await
     }
 
     /// Writes everything queued, after whatever an earlier sender is writing.

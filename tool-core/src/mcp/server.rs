@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::from_mcp_level;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
-use super::result::call_result;
+use super::result::{CallOutcome, call_result};
 use crate::catalog::SharedCatalog;
 use crate::exec::Executor;
 use crate::{LogLevel, Registry, RequestHeaders, ToolContext};
@@ -287,6 +287,42 @@ impl McpServer {
         }
     }
 
+    /// Runs a `tools/call`: what [`call_tool`](ServerHandler::call_tool) answers, before it is
+    /// made a `CallToolResult` (the stdio transport writes most outcomes itself).
+    pub(super) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallOutcome, McpError> {
+        let live = self.live();
+        let registry = live.executor.registry();
+        let Some(tool) = registry.get(&request.name) else {
+            let error = crate::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
+            return Err(McpError::invalid_params(error.to_string(), None));
+        };
+        // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
+        let min_level = cx
+            .meta
+            .log_level()
+            .map_or_else(|| self.min_level(), from_mcp_level);
+        let call_id = request_id(&cx.id);
+        let notifier = Notifier::start(
+            cx.peer.clone(),
+            cx.meta.get_progress_token(),
+            min_level,
+            call_id.clone(),
+            tool.name_cow(),
+            self.shared.base.clone(),
+        );
+        let ctx = self.call_context(&cx, call_id, &notifier);
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        // The context is this call's alone: the executor takes it over.
+        let result = live.executor.call_in(tool.name(), input, ctx).await;
+        // Every notification the call sent goes out before its result.
+        notifier.finish().await;
+        Ok(CallOutcome::new(tool, result))
+    }
+
     /// The context of one `tools/call`: derived from the base, with the request's id, the
     /// forwarded HTTP headers, the client's cancellation and a sink that turns progress and log
     /// events into notifications.
@@ -425,33 +461,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let live = self.live();
-        let registry = live.executor.registry();
-        let Some(tool) = registry.get(&request.name) else {
-            let error = crate::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
-            return Err(McpError::invalid_params(error.to_string(), None));
-        };
-        // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
-        let min_level = cx
-            .meta
-            .log_level()
-            .map_or_else(|| self.min_level(), from_mcp_level);
-        let call_id = request_id(&cx.id);
-        let notifier = Notifier::start(
-            cx.peer.clone(),
-            cx.meta.get_progress_token(),
-            min_level,
-            call_id.clone(),
-            tool.name_cow(),
-            self.shared.base.clone(),
-        );
-        let ctx = self.call_context(&cx, call_id, &notifier);
-        let input = Value::Object(request.arguments.unwrap_or_default());
-        // The context is this call's alone: the executor takes it over.
-        let result = live.executor.call_in(tool.name(), input, ctx).await;
-        // Every notification the call sent goes out before its result.
-        notifier.finish().await;
-        Ok(call_result(tool, result).into())
+        Ok(call_result(self.call(request, cx).await?).into())
     }
 
     async fn set_level(

@@ -108,17 +108,14 @@ impl ToolOutput {
     /// What the model sees: the explicit echo, else a string result as it is, else the data as
     /// compact JSON, else nothing.
     pub fn echo(&self) -> Cow<'_, str> {
-        match (&self.echo, &self.data) {
-            (Some(echo), _) => Cow::Borrowed(echo),
-            (None, Some(Value::String(s))) => Cow::Borrowed(s),
-            (None, Some(data)) => Cow::Owned(data.to_string()),
-            (None, None) => Cow::Borrowed(""),
+        match self.echo_or_data() {
+            Ok(echo) => Cow::Borrowed(echo),
+            Err(data) => Cow::Owned(data.to_string()),
         }
     }
 
     /// The echo as [`echo`](Self::echo) gives it, without formatting the data: `Err(data)`
     /// where the echo is the data as compact JSON.
-    #[cfg(feature = "mcp")]
     pub(crate) fn echo_or_data(&self) -> Result<&str, &Value> {
         match (&self.echo, &self.data) {
             (Some(echo), _) => Ok(echo),

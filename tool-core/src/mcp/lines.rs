@@ -12,11 +12,11 @@
 //! finishes then (most do) costs no task, and the answers of every such call in one read leave
 //! in one write. A call still running goes on in a task of its own, and is answered straight to
 //! the writer, or not at all once cancelled. An answer without media is written straight from
-//! the call's outcome, as the SDK would serialize its `CallToolResult` ([`super::result`]). A listing of such a session is written straight from
-//! the registry ([`super::listing`]), without the copy of every schema the SDK's types need.
-//! Every other line (`initialize`, log levels,
-//! requests of the 2026-07-28 protocol, answers to the server's own requests, malformed lines)
-//! goes on to the SDK's own codec and service loop, as before.
+//! the call's outcome, as the SDK would serialize its `CallToolResult` ([`super::result`]). A
+//! listing of such a session is written straight from the registry ([`super::listing`]),
+//! without the copy of every schema the SDK's types need. Every other line (`initialize`, log
+//! levels, requests of the 2026-07-28 protocol, answers to the server's own requests, malformed
+//! lines) goes on to the SDK's own codec and service loop, as before.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -21,3 +21,17 @@ pub(crate) fn json_tree(
         ]
     })
 }
+
+/// Every kind of JSON leaf: `null`, booleans, any integer or float (a NaN or infinity becomes
+/// `null`, as `serde_json` makes it), and strings from `text`.
+pub(crate) fn json_leaf(
+    text: impl Strategy<Value = String> + 'static,
+) -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        text.prop_map(Value::from),
+    ]
+}

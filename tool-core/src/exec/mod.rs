@@ -427,13 +427,7 @@ mod tests {
 
     fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            "[a-z]{0,6}".prop_map(Value::from),
-        ];
+        let leaf = crate::test_json::json_leaf("[a-z]{0,6}".prop_map(String::from));
         let key = prop_oneof![
             Just("name".to_owned()),
             Just("items".to_owned()),

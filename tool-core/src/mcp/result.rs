@@ -264,7 +264,7 @@ mod tests {
     use rmcp::model::{CallToolResponse, ServerResult};
 
     use super::*;
-    use crate::test_json::json_tree;
+    use crate::test_json::{json_leaf, json_tree};
     use crate::{DynamicTool, Registry};
 
     fn tool(output_schema: Option<Value>) -> Tool {
@@ -364,13 +364,7 @@ mod tests {
     }
 
     fn output() -> impl Strategy<Value = ToolOutput> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            ".{0,12}".prop_map(Value::from),
-        ];
+        let leaf = json_leaf(".{0,12}".prop_map(String::from));
         let data = json_tree(leaf, "[a-z\\\"\\n]{0,4}", 3, 4);
         (proptest::option::of(data), proptest::option::of(".{0,16}")).prop_map(|(data, echo)| {
             let output = match data {

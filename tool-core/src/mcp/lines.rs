@@ -424,9 +424,12 @@ impl<R: AsyncRead + Send + Unpin + 'static> Transport<RoleServer> for Lines<R> {
                 }
                 return message;
             }
+            // The SDK's codec is polled only when it may have a message: not while it waits
+            // for the feed to get a line, which only this loop gives it.
+            let inner_waits = self.feed.waiting();
             tokio::select! {
                 biased;
-                message = self.inner.receive() => {
+                message = self.inner.receive(), if !inner_waits => {
                     if let Some(message) = &message {
                         self.calls.cancel(message);
                     }
@@ -469,6 +472,11 @@ impl Feed {
         if let Some(reader) = state.reader.take() {
             reader.wake();
         }
+    }
+
+    /// The SDK's codec has read all it was given, and waits for more.
+    fn waiting(&self) -> bool {
+        lock(&self.0).reader.is_some()
     }
 
     fn close(&self) {

@@ -134,12 +134,10 @@ impl ToolOutput {
     /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out. Only an echo that
     /// is the data's own string is copied.
     #[cfg(feature = "mcp")]
-    pub(crate) fn into_echo_and_data(self) -> (String, Option<Value>) {
-        let echo = match (self.echo, &self.data) {
-            (Some(echo), _) => echo,
-            (None, Some(Value::String(s))) => s.clone(),
-            (None, Some(data)) => data.to_string(),
-            (None, None) => String::new(),
+    pub(crate) fn into_echo_and_data(mut self) -> (String, Option<Value>) {
+        let echo = match self.echo.take() {
+            Some(echo) => echo,
+            None => self.echo().into_owned(),
         };
         (echo, self.data)
     }

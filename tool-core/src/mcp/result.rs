@@ -1,4 +1,5 @@
-//! A call's outcome as an MCP `CallToolResult`, and back (for mounted servers).
+//! A call's outcome as an MCP `CallToolResult`, or written straight as one (stdio answers), and
+//! back (for mounted servers).
 
 use std::borrow::Cow;
 

@@ -142,6 +142,22 @@ pub struct ServeArgs {
     /// authenticates: otherwise anyone who reaches the port can call every tool).
     #[arg(long, requires = "http")]
     pub allow_unauthenticated: bool,
+    /// Serve stdio through the MCP SDK's own transport and loop alone.
+    #[arg(long, requires = "stdio")]
+    pub sdk_transport: bool,
+    /// Seconds the calls in flight may take to finish once stdin closes (or on SIGTERM) before
+    /// they are cancelled.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = grace)]
+    pub shutdown_grace: f64,
+}
+
+fn grace(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.0..=3600.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0 to 3600"
+        )),
+    }
 }
 
 #[derive(Debug, Parser)]
@@ -307,6 +323,8 @@ impl ToolArgs {
         if args.hide_deferred {
             options.deferred = DeferredTools::Hidden;
         }
+        options.sdk_transport = args.sdk_transport;
+        options.shutdown_grace = std::time::Duration::from_secs_f64(args.shutdown_grace);
         if !args.forward_header.is_empty() {
             options.forward_headers = args
                 .forward_header
@@ -317,8 +335,15 @@ impl ToolArgs {
         let server = McpServer::with_options(Executor::new(registry), options)
             .with_base_context(self.base_context(err)?)
             .with_catalog(catalog);
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            stopped().await;
+            on_signal.cancel();
+        });
         let Some(addr) = args.http else {
-            return mcp::serve_stdio(server)
+            // SIGTERM ends input as the end of stdin does: calls in flight are answered first.
+            return mcp::serve_stdio(server, shutdown)
                 .await
                 .map_err(|e| failed(err, e.to_string()));
         };
@@ -362,12 +387,6 @@ impl ToolArgs {
                 "sessions"
             }
         );
-        let shutdown = tokio_util::sync::CancellationToken::new();
-        let on_signal = shutdown.clone();
-        tokio::spawn(async move {
-            stopped().await;
-            on_signal.cancel();
-        });
         mcp::serve_http(server, listener, &http, shutdown)
             .await
             .map_err(|e| failed(err, e.to_string()))

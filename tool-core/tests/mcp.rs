@@ -134,7 +134,7 @@ fn serve_pipe(server: &McpServer) -> tokio::io::DuplexStream {
     let server = server.clone();
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(served);
-        let _ = tool_core::mcp::serve_io(server, read, write).await;
+        let _ = tool_core::mcp::serve_io(server, read, write, Default::default()).await;
     });
     client
 }

@@ -1,16 +1,17 @@
 //! Tools over MCP (feature `mcp`), through the official Rust SDK (`rmcp`): its protocol types,
 //! its service loop, its line codec, its Streamable HTTP transport and its client. Only the
-//! hot path of stdio is this crate's own: a `tools/call` or `tools/list` is read and answered
-//! by the transport (`lines`), with the SDK's types and the same handler.
+//! stdio transport is this crate's own: every line is checked against JSON-RPC 2.0 there, and a
+//! `tools/call` or `tools/list` is answered there, with the SDK's types and the same handler.
 //!
 //! - [`McpServer`] answers `tools/list` in the MCP renderer's form (paginated; each page built
 //!   when asked for, not kept) and runs `tools/call` through the [`Executor`](crate::exec::Executor): input limits, time
 //!   limits, cancellation, sanitised errors. Progress and log messages a tool sends through its
 //!   [`ToolContext`](crate::ToolContext) become MCP notifications; a change to the tool set
 //!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
-//! - [`serve_stdio`] (or [`serve_io`] on any byte stream) and [`serve_http`] put a server on a
-//!   transport; [`HttpOptions`] holds the HTTP security settings (loopback Host and Origin
-//!   checks, optional bearer-token auth, which request headers reach the tools).
+//! - [`serve_stdio`] (or [`serve_io`] on any byte stream, whose docs say what the stdio
+//!   transport guarantees) and [`serve_http`] put a server on a transport; [`HttpOptions`]
+//!   holds the HTTP security settings (loopback Host and Origin checks, optional bearer-token
+//!   auth, which request headers reach the tools).
 //! - [`mount`] connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
 //!   turns its tools into [`DynamicTool`](crate::DynamicTool)s named `NAME__tool`, so one
 //!   registry, catalog and executor offer local and remote tools alike.
@@ -21,7 +22,7 @@
 //! use tool_core::mcp::{McpServer, serve_stdio};
 //! use tool_core::Registry;
 //! let server = McpServer::new(Executor::new(Registry::linked()?));
-//! serve_stdio(server).await?;
+//! serve_stdio(server, Default::default()).await?;
 //! # Ok(()) }
 //! ```
 
@@ -29,17 +30,18 @@
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]
 
-mod lines;
 mod listing;
 mod mount;
 mod notify;
 mod result;
 mod serve;
 mod server;
+mod stdio;
 
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
-pub use serve::{HttpOptions, ServeError, http_router, serve_http, serve_io, serve_stdio};
+pub use serve::{HttpOptions, ServeError, http_router, serve_http};
 pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
+pub use stdio::{serve_io, serve_stdio};
 
 /// The MCP SDK this module is built on, for its protocol types.
 pub use rmcp;

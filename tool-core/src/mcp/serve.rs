@@ -1,5 +1,5 @@
-//! Putting an [`McpServer`] on a transport: stdio, or Streamable HTTP (sessions or stateless)
-//! with the security a server reachable over a network needs.
+//! Putting an [`McpServer`] on Streamable HTTP (sessions or stateless), with the security a
+//! server reachable over a network needs.
 
 use std::sync::Arc;
 
@@ -7,15 +7,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-use super::lines::Lines;
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]
@@ -30,38 +27,6 @@ pub enum ServeError {
     /// Binding or serving the socket failed.
     #[error("the HTTP server failed: {0}")]
     Io(#[from] std::io::Error),
-}
-
-/// Serves `server` on this process's stdin and stdout until the client closes them.
-pub async fn serve_stdio(server: McpServer) -> Result<(), ServeError> {
-    let (read, write) = rmcp::transport::stdio_pipes();
-    serve_io(server, read, write).await
-}
-
-/// Serves `server` as newline-delimited JSON-RPC (MCP's stdio framing) on any byte stream: a
-/// pipe, a socket, a child's stdio. Returns when the client closes its end.
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use tool_core::exec::Executor;
-/// use tool_core::mcp::{McpServer, serve_io};
-/// let server = McpServer::new(Executor::new(tool_core::Registry::empty()));
-/// let (client, server_end) = tokio::io::duplex(1 << 16);
-/// let (read, write) = tokio::io::split(server_end);
-/// drop(client); // a client that hangs up before `initialize`
-/// assert!(serve_io(server, read, write).await.is_err());
-/// # });
-/// ```
-pub async fn serve_io(
-    server: McpServer,
-    read: impl AsyncRead + Send + Unpin + 'static,
-    write: impl AsyncWrite + Send + 'static,
-) -> Result<(), ServeError> {
-    let connection = server.connection();
-    let transport = Lines::new(connection.clone(), read, write);
-    let running = connection.serve(transport).await.map_err(Box::new)?;
-    running.waiting().await?;
-    Ok(())
 }
 
 /// How the Streamable HTTP endpoint is exposed.

@@ -52,6 +52,15 @@ pub struct ServerOptions {
     /// HTTP request headers passed into each call's context, for tools to forward downstream
     /// (lowercase names; `authorization` by default). Over stdio there are none.
     pub forward_headers: Vec<String>,
+    /// Serve stdio through the SDK's own codec and service loop instead of this crate's
+    /// transport (which checks every line against JSON-RPC 2.0 and answers `tools/call` and
+    /// `tools/list` itself; see [`serve_io`](super::serve_io)). Default false: for comparison,
+    /// or as a fallback.
+    pub sdk_transport: bool,
+    /// How long the calls in flight when input ends (stdin closed, or the shutdown token
+    /// cancelled) may take to finish before they are cancelled. Default 5 s, as long as the
+    /// SDK's own loop waits; a call's own time limit still ends it sooner.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerOptions {
@@ -63,6 +72,8 @@ impl Default for ServerOptions {
             deferred: DeferredTools::default(),
             page_size: 500,
             forward_headers: vec!["authorization".to_owned()],
+            sdk_transport: false,
+            shutdown_grace: Duration::from_secs(5),
         }
     }
 }
@@ -122,7 +133,7 @@ struct Session {
     base: OnceLock<ToolContext>,
     /// The client, once it began a session with `initialize` (for a protocol before
     /// 2026-07-28): its calls and listings may then be answered by the transport itself
-    /// ([`super::lines`]).
+    /// ([`super::stdio`]).
     peer: OnceLock<Peer<RoleServer>>,
 }
 

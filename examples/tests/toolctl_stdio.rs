@@ -1,0 +1,441 @@
+//! `toolctl serve --stdio` as clients meet it, through a real pipe: every request answered
+//! exactly once whatever arrives (every line it writes checked with the official Python SDK's
+//! envelope model), the calls in flight answered when stdin closes or SIGTERM arrives, a client
+//! that does not read kept from growing the server, and `--sdk-transport`.
+
+#[path = "../../tests/support/validators.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::{python, report, workspace_root};
+
+const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn serve(args: &[&str]) -> Child {
+    Command::new(TOOLCTL)
+        .args(["serve", "--stdio"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("toolctl runs")
+}
+
+fn call(id: impl Into<Value>, tool: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id.into(), "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments}})
+    .to_string()
+}
+
+/// Writes `input` and closes stdin, as `cat requests.jsonl | toolctl serve --stdio` does;
+/// returns every line the server wrote, and how it exited.
+fn piped(args: &[&str], input: String) -> (Vec<String>, ExitStatus) {
+    let mut child = serve(args);
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(input.as_bytes()).unwrap();
+    });
+    let lines = read_all(child.stdout.take().unwrap());
+    writer.join().unwrap();
+    (lines, wait(&mut child))
+}
+
+fn read_all(stdout: ChildStdout) -> Vec<String> {
+    BufReader::new(stdout)
+        .lines()
+        .map(|l| l.expect("UTF-8 lines"))
+        .collect()
+}
+
+fn wait(child: &mut Child) -> ExitStatus {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < until, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn json_lines(lines: &[String]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// The answers by id, each id's answers in order.
+fn by_id(answers: &[Value]) -> BTreeMap<String, Vec<Value>> {
+    let mut map: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for answer in answers {
+        map.entry(answer["id"].to_string())
+            .or_default()
+            .push(answer.clone());
+    }
+    map
+}
+
+/// Requests still running when stdin closes are answered, then the server exits 0: nothing
+/// was lost (the end of input once cancelled them and wrote nothing).
+#[test]
+fn no_answer_is_lost_when_stdin_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..10 {
+        std::fs::write(dir.path().join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
+    }
+    let mut input = format!("{INITIALIZE}\n{INITIALIZED}\n");
+    for n in 0..20 {
+        input += &call(n, "wait_duration", json!({"seconds": 0.05}));
+        input.push('\n');
+    }
+    for n in 20..30 {
+        input += &call(n, "read_file", json!({"path": format!("f{}.txt", n - 20)}));
+        input.push('\n');
+    }
+    for n in 30..40 {
+        input += &call(n, "list_directory", json!({"path": "."}));
+        input.push('\n');
+    }
+    let root = dir.path().to_str().unwrap();
+    let (lines, status) = piped(&["--root", root], input);
+    assert!(status.success(), "{status}");
+    let answers = by_id(&json_lines(&lines));
+    for n in 0..40 {
+        let got = answers
+            .get(&n.to_string())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        assert_eq!(got.len(), 1, "call {n}: {got:?}");
+        assert_eq!(got[0]["result"]["isError"], false, "{}", got[0]);
+    }
+    assert_eq!(answers.len(), 41, "the 40 calls and `initialize`");
+}
+
+/// The lines independent clients sent that once got no answer, an answer without `id`, the
+/// wrong error code, or an ambiguous message run: each gets the JSON-RPC answer it calls for,
+/// and every line the server writes is one the official Python SDK's envelope model accepts.
+#[test]
+fn every_answer_is_one_json_rpc_calls_for_and_the_python_sdk_accepts() {
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    // (id, line, expected code; 0 for a result); a `null` id is written "null".
+    let cases: Vec<(&str, String, i64)> = vec![
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":true,"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "null",
+            r#"[{"jsonrpc":"2.0","id":90,"method":"ping"}]"#.into(),
+            -32600,
+        ),
+        ("null", "[]".into(), -32600),
+        ("null", r#"{"foo":1}"#.into(), -32600),
+        (
+            "null",
+            r#"{"jsonrpc":"2.0","id":91,"id":92,"method":"ping"}"#.into(),
+            -32600,
+        ),
+        ("null", "not json".into(), -32700),
+        ("1", r#"{"id":1,"method":"tools/list"}"#.into(), -32600),
+        (
+            "2",
+            r#"{"jsonrpc":"1.0","id":2,"method":"tools/list"}"#.into(),
+            -32600,
+        ),
+        (
+            "3",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["get_current_time"]}"#
+                .into(),
+            -32602,
+        ),
+        (
+            "4",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#.into(),
+            -32602,
+        ),
+        (
+            "5",
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":null}"#.into(),
+            -32602,
+        ),
+        (
+            "6",
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":7}}"#.into(),
+            -32602,
+        ),
+        (
+            "7",
+            call(7, "get_current_time", json!({"timezone": "\u{1F600}"}))
+                .replace("\u{1F600}", r"\ud800"),
+            -32602,
+        ),
+        (
+            "8",
+            call(8, "get_current_time", json!({"timezone": "UTC"})).replace(r#""UTC""#, &deep),
+            -32602,
+        ),
+        (
+            "9",
+            call(9, "get_current_time", json!({"timezone": "UTC"})).replace(r#""UTC""#, "1e400"),
+            -32602,
+        ),
+        (
+            "10",
+            call(10, "get_current_time", json!({"timezone": "UTC"}))
+                .replace("\"jsonrpc\"", r#""result":{},"jsonrpc""#),
+            -32600,
+        ),
+        (
+            "11",
+            r#"{"jsonrpc":"2.0","id":11,"method":"ping","error":{"code":1,"message":"m"}}"#.into(),
+            -32600,
+        ),
+        (
+            "12",
+            call(12, "get_current_time", json!({"timezone": "UTC"})),
+            0,
+        ),
+    ];
+    // A notification before `initialize` once ended the server.
+    let mut input = format!("{INITIALIZED}\n{INITIALIZE}\n{INITIALIZED}\n");
+    for (_, line, _) in &cases {
+        input += line;
+        input.push('\n');
+    }
+    let (lines, status) = piped(&[], input);
+    assert!(status.success(), "{status}");
+
+    // The official Python SDK's model accepts every line.
+    let mut validator = Command::new(python())
+        .arg(workspace_root().join("examples/tests/mcp/validate_lines.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the venv's python runs (scripts/python-env builds it)");
+    validator
+        .stdin
+        .take()
+        .unwrap()
+        .write_all((lines.join("\n") + "\n").as_bytes())
+        .unwrap();
+    let checked = validator.wait_with_output().unwrap();
+    assert!(checked.status.success(), "{}", report(&checked));
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stdout).trim(),
+        format!("ok {}", lines.len())
+    );
+
+    let answers = by_id(&json_lines(&lines));
+    let mut null_codes: Vec<i64> = answers["null"]
+        .iter()
+        .map(|a| a["error"]["code"].as_i64().unwrap())
+        .collect();
+    null_codes.sort_unstable();
+    let mut expected_null: Vec<i64> = cases
+        .iter()
+        .filter(|(id, _, _)| *id == "null")
+        .map(|c| c.2)
+        .collect();
+    expected_null.sort_unstable();
+    assert_eq!(null_codes, expected_null, "{:#?}", answers["null"]);
+    for (id, line, code) in cases.iter().filter(|c| c.0 != "null") {
+        let got = answers.get(*id).map(Vec::as_slice).unwrap_or_default();
+        assert_eq!(got.len(), 1, "{line:.80}: {got:?}");
+        let got_code = got[0]["error"]["code"].as_i64().unwrap_or(0);
+        assert_eq!(got_code, *code, "{line:.80}: {}", got[0]);
+    }
+    assert_eq!(
+        answers.len(),
+        cases.len() - expected_null.len() + 2,
+        "and `null` and `init`"
+    );
+}
+
+fn kill(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+/// SIGTERM ends input as closing stdin does: the call in flight is answered, then the server
+/// exits 0.
+#[test]
+fn sigterm_answers_the_calls_in_flight_and_exits_0() {
+    let mut child = serve(&[]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        call(1, "wait_duration", json!({"seconds": 0.5}))
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    kill(&child, "-TERM");
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let status = wait(&mut child);
+    assert!(status.success(), "{status}");
+    let answers: Vec<Value> = rest
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|a: &Value| a.get("id").is_some())
+        .collect();
+    assert_eq!(answers.len(), 1, "{rest}");
+    assert_eq!(
+        answers[0]["result"]["structuredContent"]["seconds"], 0.5,
+        "{rest}"
+    );
+    drop(stdin);
+}
+
+/// `--sdk-transport` serves through the SDK's own codec and loop: calls are answered, and a
+/// line that is no message gets the SDK's answer (without an `id`), not this transport's.
+#[test]
+fn sdk_transport_serves_through_the_sdk_alone() {
+    let input = format!(
+        "{INITIALIZE}\n{INITIALIZED}\n{}\n{{\"foo\":1}}\n",
+        call(1, "get_current_time", json!({"timezone": "UTC"}))
+    );
+    let (lines, status) = piped(&["--sdk-transport"], input.clone());
+    assert!(status.success(), "{status}");
+    let sdk = json_lines(&lines);
+    let answer = sdk
+        .iter()
+        .find(|a| a["id"] == 1)
+        .expect("the call answered");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let refused = sdk
+        .iter()
+        .find(|a| a.get("error").is_some())
+        .expect("`foo` refused");
+    assert!(
+        refused.get("id").is_none(),
+        "the SDK's own answer: {refused}"
+    );
+    let (lines, _) = piped(&[], input);
+    let ours = json_lines(&lines);
+    let refused = ours
+        .iter()
+        .find(|a| a.get("error").is_some())
+        .expect("`foo` refused");
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+}
+
+/// The server's peak resident memory (VmHWM), in MiB.
+fn peak_rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmHWM in /proc/PID/status");
+    kib / 1024.0
+}
+
+/// A client writes 20,000 calls with 4 KiB ids and does not read for 3 s: the server stops
+/// reading instead of buffering every answer, and once the client reads, every call is answered
+/// exactly once. (The figures, for release builds and before and after, come from
+/// `benchmarks/mcp`'s `mcp-backlog`.)
+#[test]
+fn a_client_that_does_not_read_cannot_grow_the_server() {
+    const CALLS: usize = 20_000;
+    let mut child = serve(&[]);
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let idle = peak_rss_mib(pid);
+    let pad = "x".repeat(4096);
+    let writer = std::thread::spawn(move || {
+        let mut stdin = std::io::BufWriter::new(stdin);
+        for i in 0..CALLS {
+            let id = format!("{i}-{pad}");
+            writeln!(
+                stdin,
+                "{}",
+                call(id, "get_current_time", json!({"timezone": "UTC"}))
+            )
+            .unwrap();
+        }
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    let peak_unread = peak_rss_mib(pid);
+    let started = Instant::now();
+    let mut seen = vec![false; CALLS];
+    for _ in 0..CALLS {
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        let i: usize = answer["id"]
+            .as_str()
+            .unwrap()
+            .split('-')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            !std::mem::replace(&mut seen[i], true),
+            "answered twice: {i}"
+        );
+    }
+    let drained = started.elapsed();
+    writer.join().unwrap();
+    let peak = peak_rss_mib(pid);
+    eprintln!(
+        "backlog: idle {idle:.1} MiB, peak while unread {peak_unread:.1} MiB, peak {peak:.1} MiB, \
+         drained in {:.2} s",
+        drained.as_secs_f64()
+    );
+    // Unbounded, the server held every answer (about 90 MB of them) while the client did not
+    // read. Bounded, it holds a mebibyte of answers and a few of requests.
+    assert!(
+        peak - idle < 32.0,
+        "the server grew {:.1} MiB while its answers were not read",
+        peak - idle
+    );
+    kill(&child, "-TERM");
+    wait(&mut child);
+}

@@ -8,7 +8,8 @@
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
 //!          [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]
 //! ```
-//! KIND: tool-core, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor. `--awake` keeps every CPU
+//! KIND: tool-core, baseline, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor (`baseline`: tool-core
+//! built from the commit in `BENCH_MCP_BASELINE_DIR`, when set). `--awake` keeps every CPU
 //! out of halt for the run (see [`driver::awake`]). Exit status 1 when a server
 //! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
 //! failed.
@@ -115,7 +116,7 @@ fn parse() -> Result<Args, String> {
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
-                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
+                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,baseline,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
                      [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]"
                     .into());
             }

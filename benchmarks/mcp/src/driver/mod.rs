@@ -34,11 +34,16 @@ pub enum Kind {
     /// No SDK: one blocking loop (`floor`), stdio and one tool only. Beyond noise no server beats
     /// it, so the others' ratios against it show what the machine allowed in that run.
     Floor,
+    /// tool-core's server built from another commit (`tc-1`, `tc-200` in the directory
+    /// `BENCH_MCP_BASELINE_DIR` names; `benchmarks/mcp/run --baseline REF` builds them): a change
+    /// measured against the code before it, in the same run.
+    Baseline,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::ToolCore,
+        Kind::Baseline,
         Kind::RmcpDefault,
         Kind::RmcpBest,
         Kind::TypeScript,
@@ -55,6 +60,7 @@ impl Kind {
             Kind::TypeScript => "ts-sdk",
             Kind::Python => "py-sdk",
             Kind::Floor => "floor",
+            Kind::Baseline => "baseline",
         }
     }
 
@@ -67,6 +73,7 @@ impl Kind {
             Kind::TypeScript => "TypeScript SDK 1.32.2",
             Kind::Python => "Python SDK mcp 2.3.0",
             Kind::Floor => "hand-written loop, no SDK (floor)",
+            Kind::Baseline => "tool-core at the baseline commit",
         }
     }
 }
@@ -442,18 +449,26 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
     let py = root.join("benchmarks/mcp/servers/py_server.py");
     let mut out = Vec::new();
     let s = |v: &[&str]| v.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+    let baseline = std::env::var_os("BENCH_MCP_BASELINE_DIR").map(PathBuf::from);
     for kind in Kind::ALL {
         if !only.is_empty() && !only.contains(&kind) {
+            continue;
+        }
+        // Measured only when asked for.
+        if kind == Kind::Baseline && baseline.is_none() {
             continue;
         }
         for &tools in counts {
             let n = tools.to_string();
             let server = match kind {
-                Kind::ToolCore => Server {
+                Kind::ToolCore | Kind::Baseline => Server {
                     kind,
                     tools,
                     listed: tools + 1,
-                    program: bins.join(format!("tc-{tools}")),
+                    program: match (kind, &baseline) {
+                        (Kind::Baseline, Some(dir)) => dir.join(format!("tc-{tools}")),
+                        _ => bins.join(format!("tc-{tools}")),
+                    },
                     stdio_args: s(&["serve", "--stdio"]),
                     http_args: Some(s(&["serve", "--http", "{addr}"])),
                 },

@@ -131,6 +131,9 @@ pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
         ratio(200, Kind::TypeScript, 1.5, 2.0);
         ratio(1, Kind::Python, 25.0, 25.0);
         ratio(200, Kind::Python, 25.0, 25.0);
+        // A change may cost, but no more than a tenth.
+        ratio(1, Kind::Baseline, 0.9, 0.9);
+        ratio(200, Kind::Baseline, 0.9, 0.9);
         if mode == Mode::Stdio
             && let Some(tc) = get(results, mode, Kind::ToolCore, 200)
         {

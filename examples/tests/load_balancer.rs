@@ -1,0 +1,885 @@
+//! Scale-out behind a real load balancer: three instances per mode on loopback behind HAProxy
+//! (Debian's `haproxy`, installed by `scripts/haproxy-env`; a missing HAProxy is a failure,
+//! never a skip), run from the shipped `deploy/haproxy.cfg` with its addresses set through the
+//! environment variables it reads, so what is tested is what users run.
+//!
+//! - Stateless: `toolctl serve --http --stateless`, round-robin, 32 concurrent clients, 20,000
+//!   `tools/call`: every call answered exactly once with its own id and result, the load spread
+//!   over the three instances (HAProxy's per-server counters).
+//! - Sessions: `conformance-server serve --http` (toolctl's bundled tools never ask the client for
+//!   anything; the conformance tools elicit and report progress), several concurrent sessions of
+//!   the official Python client (`examples/tests/mcp/lb_sessions.py`), each answering an
+//!   elicitation and receiving progress, all through the proxy's stick table on
+//!   `Mcp-Session-Id`; the sessions land on more than one instance.
+//! - Failover: one stateless instance is killed (SIGKILL) mid-run; every call is still answered
+//!   exactly once, the dead instance had served calls, the survivors served the rest.
+//!
+//! The tests take turns (a lock), since each one loads both cores on its own.
+
+#[path = "../../tests/support/mcp.rs"]
+mod mcp_support;
+#[path = "../../tests/support/validators.rs"]
+mod py_support;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use mcp_support::HttpServer;
+use serde_json::{Value, json};
+
+const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
+const CONFORMANCE: &str = env!("CARGO_BIN_EXE_conformance-server");
+const INSTANCES: usize = 3;
+const CLIENTS: usize = 32;
+
+/// One test at a time: two load runs side by side would measure each other.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// HAProxy: `HAPROXY`, else `haproxy` on PATH, else Debian's `/usr/sbin/haproxy` (not on a
+/// non-root PATH). Missing is a failure, never a skip.
+fn haproxy() -> String {
+    let candidates = match std::env::var("HAPROXY") {
+        Ok(bin) => vec![bin],
+        Err(_) => vec!["haproxy".to_owned(), "/usr/sbin/haproxy".to_owned()],
+    };
+    for bin in &candidates {
+        if let Ok(out) = Command::new(bin).arg("-v").output()
+            && out.status.success()
+        {
+            return bin.clone();
+        }
+    }
+    panic!(
+        "HAProxy is needed for this test and none of {candidates:?} runs.\n\
+         Install Debian's haproxy: run `scripts/haproxy-env` (as root it runs \
+         `apt-get install -y haproxy`; otherwise run `sudo apt-get install -y haproxy`), \
+         or point HAPROXY at an HAProxy (2.6 or later) binary."
+    )
+}
+
+/// `127.0.0.1:PORT` of a server started by [`HttpServer`].
+fn authority(server: &HttpServer) -> String {
+    server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned()
+}
+
+/// A loopback port nothing listens on right now, for HAProxy to bind.
+fn free_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// Three stateless toolctl instances, three session-mode conformance servers, and HAProxy in
+/// front of them running `deploy/haproxy.cfg`. Everything is killed when dropped.
+struct Cluster {
+    /// `None` once killed.
+    stateless: Vec<Option<HttpServer>>,
+    _sessions: Vec<HttpServer>,
+    haproxy: Child,
+    /// HAProxy's stdout (one log line per request) and stderr, as they arrive.
+    log: Arc<Mutex<Vec<String>>>,
+    socket: PathBuf,
+    /// Where HAProxy listens: `127.0.0.1:PORT` of each frontend.
+    stateless_front: String,
+    sessions_front: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    fn start() -> Self {
+        let bin = haproxy();
+        let stateless: Vec<HttpServer> = (0..INSTANCES)
+            .map(|_| HttpServer::start(TOOLCTL, &["--stateless"]))
+            .collect();
+        let sessions: Vec<HttpServer> = (0..INSTANCES)
+            .map(|_| HttpServer::start(CONFORMANCE, &[]))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("haproxy.sock");
+        let stateless_front = free_port();
+        let sessions_front = free_port();
+        let config = py_support::workspace_root().join("deploy/haproxy.cfg");
+
+        let mut cmd = Command::new(&bin);
+        cmd.arg("-db")
+            .arg("-f")
+            .arg(&config)
+            .env("MCP_HAPROXY_SOCKET", &socket)
+            .env("MCP_STATELESS_BIND", &stateless_front)
+            .env("MCP_SESSIONS_BIND", &sessions_front)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (n, server) in stateless.iter().enumerate() {
+            cmd.env(format!("MCP_STATELESS_{}", n + 1), authority(server));
+        }
+        for (n, server) in sessions.iter().enumerate() {
+            cmd.env(format!("MCP_SESSIONS_{}", n + 1), authority(server));
+        }
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        collect(child.stdout.take().expect("piped"), &log);
+        collect(child.stderr.take().expect("piped"), &log);
+
+        let mut cluster = Self {
+            stateless: stateless.into_iter().map(Some).collect(),
+            _sessions: sessions,
+            haproxy: child,
+            log,
+            socket,
+            stateless_front,
+            sessions_front,
+            _dir: dir,
+        };
+        cluster.wait_until_checked();
+        cluster
+    }
+
+    /// Waits until HAProxy's health checks passed on every server, so no test starts while the
+    /// proxy still believes an instance is down.
+    fn wait_until_checked(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.haproxy.try_wait().unwrap() {
+                panic!("haproxy exited ({status}):\n{}", self.log_tail(40));
+            }
+            if self.socket.exists()
+                && let Ok(stats) = self.try_stats()
+            {
+                let servers: Vec<&HashMap<String, String>> = stats
+                    .rows
+                    .iter()
+                    .filter(|r| r["svname"].starts_with('s'))
+                    .collect();
+                let ready = servers.len() == 2 * INSTANCES
+                    && servers.iter().all(|r| {
+                        r["status"] == "UP" && matches!(r["check_status"].as_str(), "L7OK" | "L4OK")
+                    });
+                if ready {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "HAProxy did not see every instance up within 20 s:\n{}",
+                self.log_tail(40)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// One command on HAProxy's stats socket, and its whole answer.
+    fn command(&self, command: &str) -> std::io::Result<String> {
+        let mut socket = UnixStream::connect(&self.socket)?;
+        socket.set_read_timeout(Some(Duration::from_secs(10)))?;
+        socket.write_all(format!("{command}\n").as_bytes())?;
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer)?;
+        Ok(answer)
+    }
+
+    fn try_stats(&self) -> std::io::Result<Stats> {
+        Ok(Stats::parse(&self.command("show stat")?))
+    }
+
+    fn stats(&self) -> Stats {
+        self.try_stats()
+            .unwrap_or_else(|e| panic!("HAProxy's stats socket: {e}"))
+    }
+
+    /// Session id -> the server (`s1`...) the stick table sends it to.
+    fn stuck_sessions(&self) -> BTreeMap<String, String> {
+        let table = self.command("show table mcp_sessions").unwrap();
+        table
+            .lines()
+            .filter_map(|line| {
+                let field = |name: &str| {
+                    line.split_whitespace()
+                        .find_map(|w| w.strip_prefix(name))
+                        .map(str::to_owned)
+                };
+                Some((field("key=")?, field("server_key=")?))
+            })
+            .collect()
+    }
+
+    fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn log_tail(&self, n: usize) -> String {
+        let log = self.log.lock().unwrap();
+        log[log.len().saturating_sub(n)..].join("\n")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self.haproxy.kill();
+        let _ = self.haproxy.wait();
+    }
+}
+
+fn collect(from: impl Read + Send + 'static, into: &Arc<Mutex<Vec<String>>>) {
+    let into = Arc::clone(into);
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            into.lock().unwrap().push(line);
+        }
+    });
+}
+
+/// HAProxy's `show stat`: one row per frontend, server and backend.
+struct Stats {
+    rows: Vec<HashMap<String, String>>,
+}
+
+impl Stats {
+    fn parse(csv: &str) -> Self {
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines
+            .next()
+            .and_then(|h| h.strip_prefix("# "))
+            .unwrap_or_else(|| panic!("not `show stat` output: {csv:?}"))
+            .split(',')
+            .collect();
+        let rows = lines
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                header
+                    .iter()
+                    .zip(l.split(','))
+                    .map(|(k, v)| ((*k).to_owned(), v.to_owned()))
+                    .collect()
+            })
+            .collect();
+        Self { rows }
+    }
+
+    fn row(&self, proxy: &str, server: &str) -> &HashMap<String, String> {
+        self.rows
+            .iter()
+            .find(|r| r["pxname"] == proxy && r["svname"] == server)
+            .unwrap_or_else(|| panic!("no {proxy}/{server} in HAProxy's stats"))
+    }
+
+    /// A counter; empty fields (not kept for this row) read as 0.
+    fn get(&self, proxy: &str, server: &str, field: &str) -> u64 {
+        let value = &self.row(proxy, server)[field];
+        if value.is_empty() {
+            0
+        } else {
+            value
+                .parse()
+                .unwrap_or_else(|_| panic!("{field} = {value:?}"))
+        }
+    }
+
+    /// `field` for each server of `proxy`, in the order s1, s2, s3.
+    fn per_server(&self, proxy: &str, field: &str) -> Vec<u64> {
+        (1..=INSTANCES)
+            .map(|n| self.get(proxy, &format!("s{n}"), field))
+            .collect()
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection to the proxy. A request is never sent twice: a failed
+/// exchange is a lost call, and the next call opens a fresh connection.
+struct Conn {
+    addr: String,
+    stream: Option<BufReader<TcpStream>>,
+}
+
+struct Reply {
+    status: u16,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+impl Conn {
+    fn new(addr: &str) -> Self {
+        Self {
+            addr: addr.to_owned(),
+            stream: None,
+        }
+    }
+
+    fn post(&mut self, body: &str) -> Result<Reply, String> {
+        let result = self.exchange(body);
+        if result.is_err() {
+            self.stream = None;
+        }
+        result
+    }
+
+    fn exchange(&mut self, body: &str) -> Result<Reply, String> {
+        if self.stream.is_none() {
+            let socket = TcpStream::connect(&self.addr).map_err(|e| format!("connect: {e}"))?;
+            socket.set_nodelay(true).map_err(|e| e.to_string())?;
+            socket
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .map_err(|e| e.to_string())?;
+            self.stream = Some(BufReader::new(socket));
+        }
+        let reader = self.stream.as_mut().expect("connected above");
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        reader
+            .get_mut()
+            .write_all(request.as_bytes())
+            .map_err(|e| format!("send: {e}"))?;
+
+        let mut line = String::new();
+        let read_line = |reader: &mut BufReader<TcpStream>, line: &mut String| {
+            line.clear();
+            match reader.read_line(line) {
+                Ok(0) => Err("the proxy closed the connection".to_owned()),
+                Ok(_) => Ok(()),
+                Err(e) => Err(format!("receive: {e}")),
+            }
+        };
+        read_line(reader, &mut line)?;
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("bad status line {line:?}"))?;
+        let (mut length, mut chunked, mut close, mut content_type) =
+            (None, false, false, String::new());
+        loop {
+            read_line(reader, &mut line)?;
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let Some((name, value)) = header.split_once(':') else {
+                return Err(format!("bad header {header:?}"));
+            };
+            let value = value.trim();
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.parse().ok(),
+                "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
+                "connection" => close = value.eq_ignore_ascii_case("close"),
+                "content-type" => content_type = value.to_owned(),
+                _ => {}
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                read_line(reader, &mut line)?;
+                let size = usize::from_str_radix(line.trim(), 16)
+                    .map_err(|_| format!("bad chunk size {line:?}"))?;
+                let mut chunk = vec![0; size + 2];
+                reader
+                    .read_exact(&mut chunk)
+                    .map_err(|e| format!("receive: {e}"))?;
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else if let Some(length) = length {
+            body.resize(length, 0);
+            reader
+                .read_exact(&mut body)
+                .map_err(|e| format!("receive: {e}"))?;
+        } else {
+            reader
+                .read_to_end(&mut body)
+                .map_err(|e| format!("receive: {e}"))?;
+            close = true;
+        }
+        if close {
+            self.stream = None;
+        }
+        Ok(Reply {
+            status,
+            content_type,
+            body,
+        })
+    }
+}
+
+/// A read-only tool, the arguments of call `i`, and the check of its answer.
+struct Workload {
+    tool: &'static str,
+    arguments: fn(usize) -> Value,
+    check: fn(usize, &Value) -> Result<(), String>,
+}
+
+/// `convert_time` of a different minute per call, so each answer can only be its own call's.
+const CONVERT: Workload = Workload {
+    tool: "convert_time",
+    arguments: |i| {
+        let (day, hour, minute) = (1 + i / 1440, (i / 60) % 24, i % 60);
+        json!({
+            "time": format!("2026-01-{day:02}T{hour:02}:{minute:02}"),
+            "from_timezone": "UTC",
+            "to_timezone": "Asia/Tokyo",
+        })
+    },
+    check: |i, result| {
+        let (day, hour, minute) = (1 + i / 1440, (i / 60) % 24, i % 60);
+        // Tokyo is UTC+9 all year.
+        let (tokyo_day, tokyo_hour) = (day + (hour + 9) / 24, (hour + 9) % 24);
+        let want = format!("2026-01-{tokyo_day:02}T{tokyo_hour:02}:{minute:02}:00+09:00");
+        let got = &result["structuredContent"]["target"]["datetime"];
+        if got == want.as_str() {
+            Ok(())
+        } else {
+            Err(format!("target datetime {got}, expected {want}"))
+        }
+    },
+};
+
+/// `wait_duration` of 20 to 29 ms: every call is still running on its instance for a while,
+/// so a killed instance takes calls it had started down with it.
+const WAIT: Workload = Workload {
+    tool: "wait_duration",
+    arguments: |i| json!({"seconds": wait_seconds(i)}),
+    check: |i, result| {
+        let got = result["structuredContent"]["seconds"].as_f64();
+        match got {
+            Some(s) if (s - wait_seconds(i)).abs() < 1e-9 => Ok(()),
+            _ => Err(format!("waited {got:?}, expected {}", wait_seconds(i))),
+        }
+    },
+};
+
+fn wait_seconds(i: usize) -> f64 {
+    0.020 + (i % 10) as f64 / 1000.0
+}
+
+/// What a load run saw, per call id.
+struct Run {
+    /// How many answers carried each id.
+    answers: Vec<usize>,
+    /// Problems, by the id of the call they concern.
+    errors: Vec<(usize, String)>,
+    elapsed: Duration,
+}
+
+impl Run {
+    /// Asserts every call got exactly one answer, the right one.
+    fn assert_each_answered_once(&self, cluster: &Cluster) {
+        let lost: Vec<usize> = (0..self.answers.len())
+            .filter(|&i| self.answers[i] == 0)
+            .collect();
+        let duplicated: Vec<usize> = (0..self.answers.len())
+            .filter(|&i| self.answers[i] > 1)
+            .collect();
+        let shown: Vec<&(usize, String)> = self.errors.iter().take(10).collect();
+        assert!(
+            self.errors.is_empty() && lost.is_empty() && duplicated.is_empty(),
+            "{} errors (first: {shown:#?}), {} calls without an answer (first: {:?}), {} answered \
+             more than once (first: {:?}); HAProxy said:\n{}",
+            self.errors.len(),
+            lost.len(),
+            &lost[..lost.len().min(10)],
+            duplicated.len(),
+            &duplicated[..duplicated.len().min(10)],
+            cluster.log_tail(20)
+        );
+    }
+}
+
+/// One client's share of a run: the ids its answers carried, and its failed calls.
+#[derive(Default)]
+struct ClientRun {
+    ids: Vec<usize>,
+    errors: Vec<(usize, String)>,
+}
+
+/// `calls` tools/call requests of `work` through the proxy's stateless frontend, from `CLIENTS`
+/// concurrent clients (client `c` makes calls c, c + CLIENTS, ...). `meanwhile` runs on this
+/// thread during the run, with the number of answers so far.
+fn drive(
+    cluster: &Cluster,
+    work: &Workload,
+    calls: usize,
+    meanwhile: impl FnOnce(&AtomicUsize),
+) -> Run {
+    let answered = AtomicUsize::new(0);
+    let started = Instant::now();
+    let per_client: Vec<ClientRun> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|c| {
+                let answered = &answered;
+                scope.spawn(move || {
+                    let mut conn = Conn::new(&cluster.stateless_front);
+                    let mut run = ClientRun::default();
+                    for i in (c..calls).step_by(CLIENTS) {
+                        match call(&mut conn, work, i) {
+                            Ok(id) => run.ids.push(id),
+                            Err(e) => run.errors.push((i, e)),
+                        }
+                        answered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    run
+                })
+            })
+            .collect();
+        meanwhile(&answered);
+        clients
+            .into_iter()
+            .map(|c| c.join().expect("a client thread panicked"))
+            .collect()
+    });
+    let elapsed = started.elapsed();
+    let mut answers = vec![0; calls];
+    let mut errors = Vec::new();
+    for client in per_client {
+        for id in client.ids {
+            match answers.get_mut(id) {
+                Some(n) => *n += 1,
+                None => errors.push((id, "an answer with an id nobody sent".to_owned())),
+            }
+        }
+        errors.extend(client.errors);
+    }
+    Run {
+        answers,
+        errors,
+        elapsed,
+    }
+}
+
+/// Call `i`: the id its answer carried, after checking the answer is call `i`'s.
+fn call(conn: &mut Conn, work: &Workload, i: usize) -> Result<usize, String> {
+    let request = json!({
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": work.tool, "arguments": (work.arguments)(i)},
+    });
+    let reply = conn.post(&request.to_string())?;
+    let text = String::from_utf8_lossy(&reply.body);
+    if reply.status != 200 || !reply.content_type.starts_with("application/json") {
+        return Err(format!(
+            "HTTP {} ({}): {text}",
+            reply.status, reply.content_type
+        ));
+    }
+    let answer: Value =
+        serde_json::from_slice(&reply.body).map_err(|e| format!("not JSON ({e}): {text}"))?;
+    let id = answer["id"]
+        .as_u64()
+        .and_then(|id| usize::try_from(id).ok())
+        .ok_or_else(|| format!("no numeric id: {text}"))?;
+    if id != i {
+        return Err(format!("answered with id {id}: {text}"));
+    }
+    let result = &answer["result"];
+    if result["isError"] != false {
+        return Err(format!("not a successful result: {text}"));
+    }
+    (work.check)(i, result)?;
+    Ok(id)
+}
+
+/// Calls per second, rounded.
+fn rate(calls: usize, elapsed: Duration) -> u64 {
+    (calls as f64 / elapsed.as_secs_f64()).round() as u64
+}
+
+/// Requests of the stateless backend that HAProxy logged with at least one retry, per server
+/// that finally answered (from the `retries` field of its HTTP log line; `+N` means
+/// redispatched).
+fn retried_in_log(lines: &[String]) -> BTreeMap<String, usize> {
+    let mut retried = BTreeMap::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = fields.iter().position(|f| f.starts_with("mcp_stateless/")) else {
+            continue;
+        };
+        let retries = fields
+            .get(at + 7)
+            .and_then(|counts| counts.split('/').nth(4))
+            .map(|r| r.trim_start_matches('+'))
+            .and_then(|r| r.parse::<u32>().ok())
+            .unwrap_or(0);
+        if retries > 0 {
+            *retried.entry(fields[at].to_owned()).or_insert(0) += 1;
+        }
+    }
+    retried
+}
+
+/// A request of the session backend, from its HTTP log line.
+#[derive(Debug)]
+struct Logged {
+    server: String,
+    method: String,
+    /// The `Mcp-Session-Id` the request carried, or for `initialize` the one its answer created.
+    session: String,
+}
+
+/// The session backend's requests in HAProxy's log, through the frontend's header captures
+/// (`{request id} {response id}` on each line).
+fn session_requests(lines: &[String]) -> Vec<Logged> {
+    lines
+        .iter()
+        .filter_map(|line| {
+            let server = line
+                .split_whitespace()
+                .find_map(|f| f.strip_prefix("mcp_sessions/"))?
+                .to_owned();
+            let mut captures = line.split('{').skip(1).filter_map(|c| c.split_once('}'));
+            let (sent, _) = captures.next()?;
+            let (created, _) = captures.next()?;
+            let session = if sent.is_empty() { created } else { sent };
+            let method = line
+                .split_once('"')?
+                .1
+                .split_whitespace()
+                .next()?
+                .to_owned();
+            Some(Logged {
+                server,
+                method,
+                session: session.to_owned(),
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn stateless_calls_are_spread_over_instances_and_each_answered_once() {
+    let _serial = serial();
+    let cluster = Cluster::start();
+    const CALLS: usize = 20_000;
+
+    let run = drive(&cluster, &CONVERT, CALLS, |_| {});
+    run.assert_each_answered_once(&cluster);
+
+    let stats = cluster.stats();
+    let served = stats.per_server("mcp_stateless", "hrsp_2xx");
+    eprintln!(
+        "stateless: {CALLS} calls from {CLIENTS} clients in {:.1} s ({} calls/s through HAProxy); \
+         answers per instance {served:?}",
+        run.elapsed.as_secs_f64(),
+        rate(CALLS, run.elapsed)
+    );
+    // One answer per call, none from anywhere else: the proxy passed on no extra response.
+    assert_eq!(
+        served.iter().sum::<u64>(),
+        CALLS as u64,
+        "answers per instance {served:?}"
+    );
+    for (n, &count) in served.iter().enumerate() {
+        assert!(
+            count as usize >= CALLS / 4,
+            "instance s{} answered {count} of {CALLS} calls: round-robin should give each about \
+             a third ({served:?})",
+            n + 1
+        );
+    }
+    let failed = stats.get("mcp_stateless", "BACKEND", "hrsp_4xx")
+        + stats.get("mcp_stateless", "BACKEND", "hrsp_5xx");
+    assert_eq!(failed, 0, "HAProxy counted error responses");
+}
+
+#[test]
+fn sessions_stick_to_their_instance_through_elicitation_and_progress() {
+    let _serial = serial();
+    let python = py_support::python();
+    let cluster = Cluster::start();
+    const SESSIONS: usize = 6;
+    let script = py_support::workspace_root().join("examples/tests/mcp/lb_sessions.py");
+    let url = format!("http://{}/mcp", cluster.sessions_front);
+
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(&url)
+        .arg(SESSIONS.to_string())
+        .arg("2")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed (exit {:?}):\n{}\nHAProxy said:\n{}",
+        script.display(),
+        out.status.code(),
+        py_support::report(&out),
+        cluster.log_tail(40)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == format!("all {SESSIONS} sessions passed")),
+        "the script did not report its sessions:\n{}",
+        py_support::report(&out)
+    );
+    let session_ids: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("session "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(session_ids.len(), SESSIONS, "{stdout}");
+
+    // Where the proxy pinned each session: it learned the id from the `initialize` response.
+    let table = cluster.stuck_sessions();
+    let mut by_server: BTreeMap<&str, usize> = BTreeMap::new();
+    for id in &session_ids {
+        let server = table
+            .get(*id)
+            .unwrap_or_else(|| panic!("session {id} is not in the stick table: {table:?}"));
+        *by_server.entry(server.as_str()).or_insert(0) += 1;
+    }
+    eprintln!("sessions: {SESSIONS} sessions per instance {by_server:?}");
+    assert!(
+        by_server.len() > 1,
+        "every session landed on one instance: {by_server:?}"
+    );
+
+    // Every request of each session (its POSTs, its GET stream, its DELETE) went to the instance
+    // the table names. HAProxy logs a stream when it ends, so wait for the last ones (a GET
+    // stream ends when its session is deleted).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let logged = loop {
+        let logged = session_requests(&cluster.log_lines());
+        let complete = session_ids.iter().all(|id| {
+            ["GET", "DELETE"]
+                .iter()
+                .all(|m| logged.iter().any(|r| r.session == *id && r.method == *m))
+        });
+        if complete || Instant::now() > deadline {
+            break logged;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    for id in &session_ids {
+        let requests: Vec<&Logged> = logged.iter().filter(|r| r.session == *id).collect();
+        let pinned = &table[*id];
+        let strays: Vec<&&Logged> = requests.iter().filter(|r| r.server != *pinned).collect();
+        assert!(
+            strays.is_empty(),
+            "session {id} is pinned to {pinned}, but these of its requests went elsewhere: \
+             {strays:#?}"
+        );
+        let methods: Vec<&str> = requests.iter().map(|r| r.method.as_str()).collect();
+        assert!(
+            ["POST", "GET", "DELETE"]
+                .iter()
+                .all(|m| methods.contains(m)),
+            "HAProxy logged {methods:?} for session {id}, expected POST, GET and DELETE:\n{}",
+            cluster.log_tail(40)
+        );
+    }
+
+    // The proxy's side of what the script checked: no instance answered a request for a session
+    // it does not hold (404) or failed one.
+    let stats = cluster.stats();
+    for field in ["hrsp_4xx", "hrsp_5xx"] {
+        let counts = stats.per_server("mcp_sessions", field);
+        assert!(
+            counts.iter().all(|&n| n == 0),
+            "{field} per instance: {counts:?}"
+        );
+    }
+}
+
+#[test]
+fn stateless_calls_fail_over_when_an_instance_is_killed() {
+    let _serial = serial();
+    let mut cluster = Cluster::start();
+    const CALLS: usize = 6_000;
+    // HAProxy's s2.
+    const VICTIM: usize = 1;
+    let victim = format!("s{}", VICTIM + 1);
+
+    let mut at_kill = None;
+    let mut after_kill = None;
+    // `drive` borrows the cluster for its clients; the kill needs it mutably, so the instance
+    // is taken out first and dropped (SIGKILL) from inside the run.
+    let mut instance = cluster.stateless[VICTIM].take();
+    let run = drive(&cluster, &WAIT, CALLS, |answered| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while answered.load(Ordering::Relaxed) < CALLS / 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        at_kill = Some(cluster.stats());
+        drop(instance.take());
+        // The kernel has closed its sockets; what HAProxy counts for it from here on would be
+        // answers after death.
+        std::thread::sleep(Duration::from_millis(200));
+        after_kill = Some(cluster.stats());
+    });
+    let killed_at = at_kill.expect("the kill ran");
+    let after_kill = after_kill.expect("the kill ran");
+    run.assert_each_answered_once(&cluster);
+
+    // Give the health checks time to notice (2 failures, 1 s apart).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while cluster.stats().row("mcp_stateless", &victim)["status"] != "DOWN" {
+        assert!(
+            Instant::now() < deadline,
+            "HAProxy never marked the killed instance down"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let stats = cluster.stats();
+    let served = stats.per_server("mcp_stateless", "hrsp_2xx");
+    let before = killed_at.get("mcp_stateless", &victim, "hrsp_2xx");
+    let by_victim = served[VICTIM];
+    let survivors: u64 = served.iter().sum::<u64>() - by_victim;
+    // Streams HAProxy had open on the instance when it died: calls it had started.
+    let in_flight = killed_at.get("mcp_stateless", &victim, "scur");
+    let retries = stats.get("mcp_stateless", "BACKEND", "wretr");
+    let redispatches = stats.get("mcp_stateless", "BACKEND", "wredis");
+    let retried_calls = retried_in_log(&cluster.log_lines());
+    eprintln!(
+        "failover: {CALLS} calls in {:.1} s ({} calls/s); answers per instance {served:?}; \
+         {victim} killed after {before} answers with {in_flight} calls in flight, answered \
+         {by_victim} in all; HAProxy retried {retries} times and redispatched {redispatches}; \
+         calls that needed a retry, by the instance that answered: {retried_calls:?}",
+        run.elapsed.as_secs_f64(),
+        rate(CALLS, run.elapsed)
+    );
+
+    assert!(
+        before > 0,
+        "the killed instance had served no call before it died"
+    );
+    assert_eq!(
+        by_victim,
+        after_kill.get("mcp_stateless", &victim, "hrsp_2xx"),
+        "the killed instance kept answering after it died"
+    );
+    assert_eq!(
+        served.iter().sum::<u64>(),
+        CALLS as u64,
+        "answers per instance {served:?}: one per call, none twice"
+    );
+    assert!(
+        survivors >= (CALLS as u64) / 2,
+        "the survivors answered only {survivors} of {CALLS}"
+    );
+    // Without calls caught in flight and sent elsewhere, the run would not have tested failover.
+    assert!(
+        in_flight > 0 && redispatches > 0,
+        "the kill disturbed no call ({in_flight} in flight, {redispatches} redispatched): the \
+         test proved nothing"
+    );
+}

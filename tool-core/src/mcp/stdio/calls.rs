@@ -46,8 +46,9 @@ pub(super) struct Calls {
     flight: Arc<Mutex<Flight>>,
     /// Told when a task finishes (and by the output, when it drains).
     wake: Arc<Notify>,
-    /// Requests read while [`MAX_RUNNING`] run, in order.
+    /// Requests read while [`MAX_RUNNING`] run, in order, and their ids.
     waiting: VecDeque<Waiting>,
+    waiting_ids: HashSet<RequestId>,
     waiting_bytes: usize,
     /// Answers queued by calls that finished as they started, not yet written.
     answered: bool,
@@ -92,6 +93,7 @@ impl Calls {
             flight: Arc::default(),
             wake,
             waiting: VecDeque::new(),
+            waiting_ids: HashSet::new(),
             waiting_bytes: 0,
             answered: false,
             ending: None,
@@ -107,9 +109,7 @@ impl Calls {
     /// answers the client cannot tell apart.
     pub(super) fn in_flight(&self, id: &RequestId) -> bool {
         let flight = lock(&self.flight);
-        flight.running.contains_key(id)
-            || flight.sdk.contains(id)
-            || self.waiting.iter().any(|w| &w.id == id)
+        flight.running.contains_key(id) || flight.sdk.contains(id) || self.waiting_ids.contains(id)
     }
 
     /// A request passed to the SDK: in flight until the SDK answers it.
@@ -204,6 +204,7 @@ impl Calls {
             return false;
         }
         self.waiting_bytes += line.len();
+        self.waiting_ids.insert(id.clone());
         self.waiting.push_back(Waiting {
             id: id.clone(),
             line: line.into(),
@@ -224,6 +225,7 @@ impl Calls {
             && let Some(waiting) = self.waiting.pop_front()
         {
             self.waiting_bytes -= waiting.line.len();
+            self.waiting_ids.remove(&waiting.id);
             lines.push(waiting.line);
             free -= 1;
         }
@@ -355,7 +357,8 @@ impl Calls {
         if let Some(Some(token)) = running {
             token.cancel();
         }
-        if let Some(at) = self.waiting.iter().position(|w| &w.id == id)
+        if self.waiting_ids.remove(id)
+            && let Some(at) = self.waiting.iter().position(|w| &w.id == id)
             && let Some(waiting) = self.waiting.remove(at)
         {
             self.waiting_bytes -= waiting.line.len();
@@ -438,10 +441,14 @@ fn read_params<P: serde::de::DeserializeOwned>(
     let Some(params) = params else {
         return Ok(None);
     };
-    let mut json = serde_json::Deserializer::from_str(params.get());
-    serde_path_to_error::deserialize(&mut json)
-        .map(Some)
-        .map_err(|e| invalid_params(method, e))
+    // Read again to find where it failed: tracking the path costs every call it does not fail.
+    serde_json::from_str(params.get()).map(Some).map_err(|_| {
+        let mut json = serde_json::Deserializer::from_str(params.get());
+        match serde_path_to_error::deserialize::<_, P>(&mut json) {
+            Err(error) => invalid_params(method, error),
+            Ok(_) => format!("Invalid params for `{method}`"),
+        }
+    })
 }
 
 /// The message for a request without the params its method needs.

@@ -8,19 +8,23 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::{python, report, workspace_root};
 
-const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
+/// The binary under test: this build's, or the one `TOOLCTL_UNDER_TEST` names (one built from
+/// an earlier commit, to see which of these checks it fails).
+fn toolctl() -> String {
+    std::env::var("TOOLCTL_UNDER_TEST").unwrap_or_else(|_| env!("CARGO_BIN_EXE_toolctl").into())
+}
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 fn serve(args: &[&str]) -> Child {
-    Command::new(TOOLCTL)
+    Command::new(toolctl())
         .args(["serve", "--stdio"])
         .args(args)
         .stdin(Stdio::piped())
@@ -36,24 +40,24 @@ fn call(id: impl Into<Value>, tool: &str, arguments: Value) -> String {
     .to_string()
 }
 
-/// Writes `input` and closes stdin, as `cat requests.jsonl | toolctl serve --stdio` does;
-/// returns every line the server wrote, and how it exited.
-fn piped(args: &[&str], input: String) -> (Vec<String>, ExitStatus) {
+/// Writes `opening` (which must hold `initialize`), waits for the session to begin, then writes
+/// `input` and closes stdin, as `cat requests.jsonl | toolctl serve --stdio` does once the
+/// server has started; returns every line the server wrote, and how it exited.
+fn piped(args: &[&str], opening: &str, input: String) -> (Vec<String>, ExitStatus) {
     let mut child = serve(args);
     let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(opening.as_bytes()).unwrap();
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.contains(r#""id":"init""#), "{first}");
     let writer = std::thread::spawn(move || {
         stdin.write_all(input.as_bytes()).unwrap();
     });
-    let lines = read_all(child.stdout.take().unwrap());
+    let mut lines = vec![first.trim_end().to_owned()];
+    lines.extend(stdout.lines().map(|l| l.expect("UTF-8 lines")));
     writer.join().unwrap();
     (lines, wait(&mut child))
-}
-
-fn read_all(stdout: ChildStdout) -> Vec<String> {
-    BufReader::new(stdout)
-        .lines()
-        .map(|l| l.expect("UTF-8 lines"))
-        .collect()
 }
 
 fn wait(child: &mut Child) -> ExitStatus {
@@ -93,7 +97,7 @@ fn no_answer_is_lost_when_stdin_closes() {
     for n in 0..10 {
         std::fs::write(dir.path().join(format!("f{n}.txt")), format!("file {n}\n")).unwrap();
     }
-    let mut input = format!("{INITIALIZE}\n{INITIALIZED}\n");
+    let mut input = String::new();
     for n in 0..20 {
         input += &call(n, "wait_duration", json!({"seconds": 0.05}));
         input.push('\n');
@@ -107,7 +111,8 @@ fn no_answer_is_lost_when_stdin_closes() {
         input.push('\n');
     }
     let root = dir.path().to_str().unwrap();
-    let (lines, status) = piped(&["--root", root], input);
+    let opening = format!("{INITIALIZE}\n{INITIALIZED}\n");
+    let (lines, status) = piped(&["--root", root], &opening, input);
     assert!(status.success(), "{status}");
     let answers = by_id(&json_lines(&lines));
     for n in 0..40 {
@@ -228,12 +233,13 @@ fn every_answer_is_one_json_rpc_calls_for_and_the_python_sdk_accepts() {
         ),
     ];
     // A notification before `initialize` once ended the server.
-    let mut input = format!("{INITIALIZED}\n{INITIALIZE}\n{INITIALIZED}\n");
+    let opening = format!("{INITIALIZED}\n{INITIALIZE}\n{INITIALIZED}\n");
+    let mut input = String::new();
     for (_, line, _) in &cases {
         input += line;
         input.push('\n');
     }
-    let (lines, status) = piped(&[], input);
+    let (lines, status) = piped(&[], &opening, input);
     assert!(status.success(), "{status}");
 
     // The official Python SDK's model accepts every line.
@@ -331,11 +337,12 @@ fn sigterm_answers_the_calls_in_flight_and_exits_0() {
 /// line that is no message gets the SDK's answer (without an `id`), not this transport's.
 #[test]
 fn sdk_transport_serves_through_the_sdk_alone() {
+    let opening = format!("{INITIALIZE}\n{INITIALIZED}\n");
     let input = format!(
-        "{INITIALIZE}\n{INITIALIZED}\n{}\n{{\"foo\":1}}\n",
+        "{}\n{{\"foo\":1}}\n",
         call(1, "get_current_time", json!({"timezone": "UTC"}))
     );
-    let (lines, status) = piped(&["--sdk-transport"], input.clone());
+    let (lines, status) = piped(&["--sdk-transport"], &opening, input.clone());
     assert!(status.success(), "{status}");
     let sdk = json_lines(&lines);
     let answer = sdk
@@ -351,7 +358,7 @@ fn sdk_transport_serves_through_the_sdk_alone() {
         refused.get("id").is_none(),
         "the SDK's own answer: {refused}"
     );
-    let (lines, _) = piped(&[], input);
+    let (lines, _) = piped(&[], &opening, input);
     let ours = json_lines(&lines);
     let refused = ours
         .iter()

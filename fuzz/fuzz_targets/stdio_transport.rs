@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use libfuzzer_sys::fuzz_target;
-use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
@@ -98,9 +98,9 @@ fuzz_target!(|data: &[u8]| {
         let (read, write) = tokio::io::split(served);
         let serving = tokio::spawn(serve_io(server(), read, write, Default::default()));
         let (mut client_read, mut client_write) = tokio::io::split(client);
+        let input = [HANDSHAKE.as_bytes(), data].concat();
         let writing = tokio::spawn(async move {
-            let _ = client_write.write_all(HANDSHAKE.as_bytes()).await;
-            let _ = client_write.write_all(data.to_vec().as_slice()).await;
+            let _ = client_write.write_all(&input).await;
             let _ = client_write.shutdown().await;
         });
         let mut output = Vec::new();

@@ -71,7 +71,9 @@ pub struct HttpOptions {
     /// The endpoint's path. Default `/mcp`.
     pub path: String,
     /// No sessions: every request stands alone, so any instance behind a load balancer can
-    /// answer it. Default false (sessions, `Mcp-Session-Id`).
+    /// answer it, but nothing carries a request from the server to the client: a tool's
+    /// [`McpPeer::sample`](super::McpPeer::sample) and [`McpPeer::elicit`](super::McpPeer::elicit)
+    /// fail at once. Default false (sessions, `Mcp-Session-Id`).
     pub stateless: bool,
     /// `Host` header values accepted (DNS-rebinding protection). Default: loopback names only.
     /// An empty list accepts any `Host`: only for servers behind a proxy that checks it.
@@ -121,9 +123,12 @@ pub fn http_router(
             StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
         axum::Router::new().route_service(&options.path, service)
     } else {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
-        axum::Router::new().route_service(&options.path, service)
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(factory, sessions.clone(), config);
+        let endpoint = axum::routing::delete(end_session)
+            .with_state(Arc::new((sessions, service.clone())))
+            .fallback_service(service);
+        axum::Router::new().route(&options.path, endpoint)
     };
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(
@@ -157,6 +162,39 @@ pub async fn serve_http(
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await?;
     Ok(())
+}
+
+type SessionService = StreamableHttpService<McpServer, LocalSessionManager>;
+
+/// A `DELETE` that ends a session, answered as the official SDKs' clients expect. rmcp answers
+/// 202 whether it ended the session or never had it; the SDKs' own servers answer 200, the
+/// Python client logs "Session termination failed" for anything but 200 or 204, and a session
+/// that is not there is 404 like for any other request. Everything else (the Host, Origin and
+/// protocol-version checks, a missing session id) is rmcp's, answered as it answers it.
+async fn end_session(
+    State(state): State<Arc<(Arc<LocalSessionManager>, SessionService)>>,
+    request: Request,
+) -> Response {
+    use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+    use rmcp::transport::streamable_http_server::SessionManager as _;
+    let (sessions, service) = &*state;
+    let id = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(|id| id.into());
+    let known = match &id {
+        Some(id) => sessions.has_session(id).await.unwrap_or(false),
+        None => true,
+    };
+    let response = service.handle(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if known => StatusCode::OK.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response.map(axum::body::Body::new),
+    }
 }
 
 /// Refuses requests without the server's bearer token, and keeps the token from the tools.

@@ -45,7 +45,7 @@ use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::rewrite::{allows_type, describe, key};
+use super::rewrite::{allows_type, describe, key, noted};
 use super::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
 /// The formats kept: JSON Schema 2020-12's that Ajv (with ajv-formats) validates. The
@@ -194,14 +194,8 @@ impl<'a> Plan<'a> {
             plan.maximum = key(map, "maximum").cloned().or(max);
             let numeric = allows_type(map, "integer") || allows_type(map, "number");
             if !numeric {
-                let note = describe("format", format);
-                plan.description = Some(match key(map, "description").and_then(Value::as_str) {
-                    Some(d) if !d.is_empty() => {
-                        let sep = if d.ends_with('.') { " " } else { ". " };
-                        format!("{d}{sep}{note}")
-                    }
-                    _ => note,
-                });
+                let description = key(map, "description").and_then(Value::as_str);
+                plan.description = Some(noted(description, &describe("format", format)));
             }
         }
         // Merged only where its keys, and those its own rewrite may add, cannot clash with the

@@ -440,3 +440,35 @@ async fn stateless_sampling_and_elicitation_fail_at_once() {
         eprintln!("{tool}: the error came back in {took:?}");
     }
 }
+
+/// Protocol 2026-07-28 has no requests from the server to the client: a tool that asks fails
+/// at once there too, with sessions or without, and says why.
+#[tokio::test]
+async fn a_client_on_the_newest_protocol_is_not_asked() {
+    for stateless in [false, true] {
+        let addr = serve(stateless).await;
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "ask_model", "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+        }}});
+        let headers = [
+            ACCEPT_BOTH,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "ask_model"),
+        ];
+        let started = Instant::now();
+        let reply = send(&addr, "POST", &headers, Some(&call)).await;
+        let took = started.elapsed();
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let result = &reply.message()["result"];
+        assert_eq!(result["isError"], true, "{reply:?}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        // Not the SDK's refusal, which blames the client: the protocol is why.
+        assert!(text.contains("the client speaks MCP 2026-07-28"), "{text}");
+        assert!(took < Duration::from_secs(1), "took {took:?}");
+    }
+}

@@ -248,6 +248,7 @@ async fn a_request_is_answered_with_200_and_its_response() {
             || content_type.starts_with("application/json"),
         "{reply:?}"
     );
+    assert_eq!(reply.header("allow"), None, "{reply:?}");
     let message = reply.message();
     assert_eq!(message["id"], 1);
     assert_eq!(message["result"]["structuredContent"], json!({"n": 1}));
@@ -353,6 +354,28 @@ async fn accept_must_name_what_the_server_may_answer_with() {
         reply.status, 406,
         "GET without text/event-stream: {reply:?}"
     );
+}
+
+/// A body that is not one JSON-RPC message is a bad request, answered with a JSON-RPC parse
+/// error, as the official SDKs' servers answer it; a body that is not JSON at all by its
+/// `Content-Type` is 415.
+#[tokio::test]
+async fn a_body_that_is_not_a_message_is_400_with_a_parse_error() {
+    for stateless in [false, true] {
+        let addr = serve(stateless).await;
+        for body in [json!("not a message"), json!({"jsonrpc": "2.0"}), json!([])] {
+            let reply = post(&addr, &body, &[]).await;
+            assert_eq!(reply.status, 400, "{body}: {reply:?}");
+            assert_eq!(
+                reply.message()["error"]["code"],
+                -32700,
+                "{body}: {reply:?}"
+            );
+        }
+        let headers = [ACCEPT_BOTH, VERSION, ("Content-Type", "text/plain")];
+        let reply = send(&addr, "POST", &headers, None).await;
+        assert_eq!(reply.status, 415, "{reply:?}");
+    }
 }
 
 #[tokio::test]

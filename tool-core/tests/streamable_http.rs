@@ -1,9 +1,9 @@
 //! The Streamable HTTP transport, rule by rule, against a real server on loopback: the status
 //! codes the specification (2025-11-25 for sessions, 2026-07-28 for what stateless servers
 //! answer to GET and DELETE) gives for each kind of POST, for GET and DELETE with and without a
-//! session, for a missing or ended session, a bad `Accept` and a bad `MCP-Protocol-Version`;
-//! and a tool that asks the client for something on a stateless server, which must fail at
-//! once rather than wait for an answer that cannot come.
+//! session, for a missing or ended session, a bad `Accept`, a bad `MCP-Protocol-Version` and a
+//! body that is not a message; and a tool that asks the client for something where nothing can
+//! carry the request, which must fail at once rather than wait for an answer that cannot come.
 //!
 //! Requests are written by hand on a TCP socket, so each test says exactly what crosses it.
 

@@ -32,8 +32,15 @@ fn names(list: &Value) -> Vec<String> {
 }
 
 #[test]
-fn strict_listing_finds_no_schema_errors_and_every_tool() {
+fn strict_listing_finds_no_schema_findings_and_every_tool() {
     let listed = run(inspector().args(["--method", "tools/list", "--strict"]));
+    // With --strict and JSON output, the findings (errors and warnings) are in the envelope,
+    // and the same report goes to stderr.
+    assert!(
+        listed.get("schemaFindings").is_none(),
+        "the Inspector reports schema findings: {:#}",
+        listed["schemaFindings"]
+    );
     let ours = Command::new(TOOLCTL)
         .args(["list", "--json"])
         .output()

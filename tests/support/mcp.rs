@@ -30,6 +30,12 @@ pub fn node() -> PathBuf {
     node
 }
 
+/// `target/node-env/node_modules`, for scripts that load the installed packages themselves.
+pub fn node_modules() -> PathBuf {
+    node();
+    node_env().join("node_modules")
+}
+
 /// A finished command's exit code and both streams, for assertion messages.
 pub fn show(out: &Output) -> String {
     format!(

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value, json};
 
 use crate::Tool;
-use crate::schema::{self, Issue, Severity, StrictTarget};
+use crate::schema::{self, Issue, McpSchema, Severity, StrictTarget};
 
 /// A target format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -255,14 +255,19 @@ fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
     Value::Object(def)
 }
 
-/// The MCP `Tool` object: every annotation hint explicit; domain, hint and label in `_meta`.
+/// The MCP `Tool` object: every annotation hint explicit; domain, hint and label in `_meta`;
+/// the schemas in their MCP form ([`McpSchema`]: standard formats only, no `null` that means
+/// nothing, no type arrays).
 pub fn mcp(tool: &Tool) -> Value {
     let a = tool.annotations();
     let mut def = Map::new();
     def.insert("name".into(), tool.name().into());
     def.insert("title".into(), tool.label().into());
     def.insert("description".into(), tool.description().into());
-    def.insert("inputSchema".into(), tool.input_schema().clone());
+    def.insert(
+        "inputSchema".into(),
+        McpSchema::input(tool.input_schema()).to_value(),
+    );
     if let Some(output) = tool.output_schema() {
         def.insert("outputSchema".into(), mcp_output_schema(output));
     }
@@ -298,13 +303,14 @@ pub fn mcp_wraps_output(output: &Value) -> bool {
     output.get("type").and_then(Value::as_str) != Some("object")
 }
 
-/// MCP requires an object output schema: other outputs are described as `{"result": ...}`, the
-/// shape `structuredContent` takes for them.
+/// The output schema in its MCP form ([`McpSchema::output`]). MCP requires an object output
+/// schema: other outputs are described as `{"result": ...}`, the shape `structuredContent`
+/// takes for them.
 pub fn mcp_output_schema(output: &Value) -> Value {
+    let mut inner = McpSchema::output(output).to_value();
     if !mcp_wraps_output(output) {
-        return output.clone();
+        return inner;
     }
-    let mut inner = output.clone();
     let mut defs = None;
     if let Value::Object(map) = &mut inner {
         map.remove("$schema");

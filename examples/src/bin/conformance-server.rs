@@ -15,7 +15,9 @@
 use serde_json::{Value, json};
 use tool_core::LogLevel;
 use tool_core::mcp::McpPeer;
-use tool_core::mcp::rmcp::model::{CreateMessageRequestParams, ElicitRequestParams};
+use tool_core::mcp::rmcp::model::{
+    CreateMessageRequestParams, ElicitRequestParams, SamplingMessage,
+};
 use tool_core::prelude::*;
 
 tool_core::domain!(conformance, "The tools the MCP conformance suite calls");
@@ -124,12 +126,6 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
     "Progress test completed"
 }
 
-/// The client, for the tools that ask it for something.
-fn client(ctx: &ToolContext) -> Result<&McpPeer, ToolError> {
-    ctx.extension::<McpPeer>()
-        .ok_or_else(|| ToolError::failed("this tool needs an MCP client to ask"))
-}
-
 /// Asks the client's model to answer `prompt` (MCP sampling) and returns its answer. Use it to
 /// test sampling.
 #[tool(
@@ -139,19 +135,13 @@ fn client(ctx: &ToolContext) -> Result<&McpPeer, ToolError> {
     examples("A question" => r#"{"prompt": "Say hello"}"#),
 )]
 async fn test_sampling(
-    ctx: &ToolContext,
+    #[ctx] client: McpPeer,
     #[arg(description = "What to ask the model")] prompt: String,
 ) -> Result<String, ToolError> {
-    let params: CreateMessageRequestParams = serde_json::from_value(json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-        "maxTokens": 100,
-    }))
-    .map_err(ToolError::internal)?;
-    let result = client(ctx)?
-        .0
-        .create_message(params)
-        .await
-        .map_err(|e| ToolError::unavailable(format!("the client did not sample: {e}")))?;
+    let message = SamplingMessage::user_text(prompt);
+    let result = client
+        .sample(CreateMessageRequestParams::new(vec![message], 100))
+        .await?;
     let answer = serde_json::to_value(&result.message.content).unwrap_or_default();
     let text = answer["text"]
         .as_str()
@@ -160,14 +150,10 @@ async fn test_sampling(
 }
 
 /// Sends the client an elicitation and returns how the user answered.
-async fn elicit(ctx: &ToolContext, request: Value) -> Result<String, ToolError> {
+async fn elicit(client: McpPeer, request: Value) -> Result<String, ToolError> {
     let params: ElicitRequestParams =
         serde_json::from_value(request).map_err(ToolError::internal)?;
-    let result = client(ctx)?
-        .0
-        .create_elicitation(params)
-        .await
-        .map_err(|e| ToolError::unavailable(format!("the client did not answer: {e}")))?;
+    let result = client.elicit(params).await?;
     Ok(format!(
         "User response: {}",
         serde_json::to_string(&result).unwrap_or_default()
@@ -183,11 +169,11 @@ async fn elicit(ctx: &ToolContext, request: Value) -> Result<String, ToolError> 
     examples("A request" => r#"{"message": "Please provide your information"}"#),
 )]
 async fn test_elicitation(
-    ctx: &ToolContext,
+    #[ctx] client: McpPeer,
     #[arg(description = "What to tell the user")] message: String,
 ) -> Result<String, ToolError> {
     elicit(
-        ctx,
+        client,
         json!({
             "message": message,
             "requestedSchema": {
@@ -206,9 +192,9 @@ async fn test_elicitation(
 /// Asks the user for fields that all have defaults (SEP-1034) and returns the answer. Use it to
 /// test elicitation defaults.
 #[tool(domain = conformance, label = "Asking with defaults", hint = "An elicitation with defaults")]
-async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, ToolError> {
+async fn test_elicitation_sep1034_defaults(#[ctx] client: McpPeer) -> Result<String, ToolError> {
     elicit(
-        ctx,
+        client,
         json!({
             "message": "Please review and update the form fields with defaults",
             "requestedSchema": {
@@ -231,7 +217,7 @@ async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, 
 /// Asks the user to pick from five kinds of enum (SEP-1330) and returns the answer. Use it to
 /// test enum elicitation.
 #[tool(domain = conformance, label = "Asking to choose", hint = "An elicitation with enums")]
-async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, ToolError> {
+async fn test_elicitation_sep1330_enums(#[ctx] client: McpPeer) -> Result<String, ToolError> {
     let options = ["option1", "option2", "option3"];
     let titled: Vec<Value> = options
         .iter()
@@ -239,7 +225,7 @@ async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, Too
         .map(|(i, o)| json!({"const": o, "title": format!("Option {}", i + 1)}))
         .collect();
     elicit(
-        ctx,
+        client,
         json!({
             "message": "Please select options from the enum fields",
             "requestedSchema": {

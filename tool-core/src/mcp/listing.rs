@@ -4,7 +4,8 @@
 //! holding its input schema as an `Arc<JsonObject>` that cannot share the registry's `Value`:
 //! a page of 200 tools copies every schema, about 1.2 MB of heap that malloc keeps after the
 //! answer is written. The stdio transport writes the same JSON straight from the registry
-//! instead ([`Page`]'s `Serialize`), one tool at a time, copying no schema.
+//! instead ([`Page`]'s `Serialize`), one tool at a time, copying no input schema: its MCP form
+//! ([`McpSchema`]) is made as it is written.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -13,20 +14,21 @@ use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::schema::McpSchema;
 use crate::{Tool, render};
 
 /// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
 /// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
 /// object, which MCP cannot carry.
 pub(super) fn listed_tool(tool: &Tool) -> Option<rmcp::model::Tool> {
-    let Value::Object(input) = tool.input_schema() else {
+    let Value::Object(input) = McpSchema::input(tool.input_schema()).to_value() else {
         return None;
     };
     let mut listed = rmcp::model::Tool::default();
     listed.name = tool.name_cow();
     listed.title = Some(tool.label().to_owned());
     listed.description = Some(tool.description_cow());
-    listed.input_schema = Arc::new(input.clone());
+    listed.input_schema = Arc::new(input);
     listed.output_schema = output_schema(tool).map(Arc::new);
     listed.annotations = Some(annotations(tool));
     listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
@@ -107,7 +109,7 @@ impl Serialize for Listed<'_> {
         map.serialize_entry("name", tool.name())?;
         map.serialize_entry("title", tool.label())?;
         map.serialize_entry("description", tool.description())?;
-        map.serialize_entry("inputSchema", tool.input_schema())?;
+        map.serialize_entry("inputSchema", &McpSchema::input(tool.input_schema()))?;
         // Built per tool and dropped at once: small, unlike a copy of the whole page.
         if let Some(output) = output_schema(tool) {
             map.serialize_entry("outputSchema", &output)?;
@@ -132,12 +134,18 @@ mod tests {
         let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
         registry
             .register_all([
+                // Schemas the MCP form rewrites: what is written must still be what serde
+                // makes of the rendering.
                 DynamicTool::new(
                     "get_thing",
                     "Gets a thing.",
-                    json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+                    json!({"type": "object", "properties": {
+                        "id": {"type": "string", "format": "ip"},
+                        "n": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                        "tag": {"anyOf": [{"$ref": "#/$defs/Tag"}, {"type": "null"}]},
+                    }, "$defs": {"Tag": {"type": ["string", "null"]}}}),
                 )
-                .output_schema(json!({"type": "integer", "$defs": {"x": {}}})),
+                .output_schema(json!({"type": ["integer", "null"], "$defs": {"x": {}}})),
                 DynamicTool::new("list_things", "", json!({"type": "object"}))
                     .output_schema(json!({"type": "object", "properties": {}}))
                     .domain("things", "Things")

@@ -3,10 +3,14 @@
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -36,7 +40,9 @@ pub struct HttpOptions {
     /// The endpoint's path. Default `/mcp`.
     pub path: String,
     /// No sessions: every request stands alone, so any instance behind a load balancer can
-    /// answer it. Default false (sessions, `Mcp-Session-Id`).
+    /// answer it, but nothing carries a request from the server to the client: a tool's
+    /// [`McpPeer::sample`](super::McpPeer::sample) and [`McpPeer::elicit`](super::McpPeer::elicit)
+    /// fail at once. Default false (sessions, `Mcp-Session-Id`).
     pub stateless: bool,
     /// `Host` header values accepted (DNS-rebinding protection). Default: loopback names only.
     /// An empty list accepts any `Host`: only for servers behind a proxy that checks it.
@@ -81,15 +87,12 @@ pub fn http_router(
         .with_legacy_session_mode(!options.stateless)
         .with_json_response(options.stateless);
     let factory = move || Ok(server.connection());
-    let router = if options.stateless {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        axum::Router::new().route_service(&options.path, service)
+    let endpoint = if options.stateless {
+        endpoint(factory, Arc::new(NeverSessionManager::default()), config)
     } else {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
-        axum::Router::new().route_service(&options.path, service)
+        endpoint(factory, Arc::new(LocalSessionManager::default()), config)
     };
+    let router = axum::Router::new().route(&options.path, endpoint);
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::new(digest(token.as_bytes())),
@@ -122,6 +125,86 @@ pub async fn serve_http(
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await?;
     Ok(())
+}
+
+/// rmcp's Streamable HTTP service, and the session manager it keeps its sessions in.
+struct Endpoint<M> {
+    service: StreamableHttpService<McpServer, M>,
+    sessions: Arc<M>,
+}
+
+/// The MCP endpoint: rmcp's service, with the two answers it gives otherwise than the
+/// specification and the official SDKs mended on the way out ([`answer_post`],
+/// [`end_session`]). Every method is routed, so axum adds no `Allow` header of its own.
+fn endpoint<M: SessionManager>(
+    factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
+    sessions: Arc<M>,
+    config: StreamableHttpServerConfig,
+) -> MethodRouter {
+    let service = StreamableHttpService::new(factory, sessions.clone(), config);
+    let state = Arc::new(Endpoint {
+        service: service.clone(),
+        sessions,
+    });
+    axum::routing::post(answer_post::<M>)
+        .delete(end_session::<M>)
+        .with_state(state)
+        .get_service(service.clone())
+        .fallback_service(service)
+}
+
+/// A POST, as rmcp answers it, but for a body that is not one JSON-RPC message: rmcp answers
+/// 415 as if the media type were wrong; the SDKs' servers answer 400 with a JSON-RPC parse
+/// error, which tells the client what is wrong.
+async fn answer_post<M: SessionManager>(
+    State(endpoint): State<Arc<Endpoint<M>>>,
+    request: Request,
+) -> Response {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        });
+    let response = endpoint.service.handle(request).await;
+    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32700, "message": "Parse error: the body is not one JSON-RPC message"}});
+        let content_type = [(header::CONTENT_TYPE, "application/json")];
+        return (StatusCode::BAD_REQUEST, content_type, error.to_string()).into_response();
+    }
+    response.map(Body::new)
+}
+
+/// A `DELETE` that ends a session, answered as the official SDKs' clients expect. rmcp answers
+/// 202 whether it ended the session or never had it; the SDKs' own servers answer 200, the
+/// Python client logs "Session termination failed" for anything but 200 or 204, and a session
+/// that is not there is 404 like for any other request. Everything else (the Host, Origin and
+/// protocol-version checks, a missing session id, 405 when stateless) is rmcp's, answered as
+/// it answers it.
+async fn end_session<M: SessionManager>(
+    State(endpoint): State<Arc<Endpoint<M>>>,
+    request: Request,
+) -> Response {
+    let id = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(|id| id.into());
+    let known = match &id {
+        Some(id) => endpoint.sessions.has_session(id).await.unwrap_or(false),
+        None => true,
+    };
+    let response = endpoint.service.handle(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if known => StatusCode::OK.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response.map(Body::new),
+    }
 }
 
 /// Refuses requests without the server's bearer token, and keeps the token from the tools.

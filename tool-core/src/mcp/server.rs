@@ -1,17 +1,20 @@
 //! The MCP server handler: `tools/list` and `tools/call` over an executor whose tool set may
 //! change while clients are connected.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::service::{
+    NotificationContext, RequestContext, ServiceError, SubscriptionContext, SubscriptionSink,
+};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -21,7 +24,7 @@ use super::notify::Notifier;
 use super::result::{CallOutcome, call_result};
 use crate::catalog::SharedCatalog;
 use crate::exec::Executor;
-use crate::{LogLevel, Registry, RequestHeaders, ToolContext};
+use crate::{ErrorKind, FromContext, LogLevel, Registry, RequestHeaders, ToolContext, ToolError};
 
 /// Whether `tools/list` shows deferred (non-`core`) tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -135,6 +138,10 @@ struct Session {
     /// 2026-07-28): its calls and listings may then be answered by the transport itself
     /// ([`super::stdio`]).
     peer: OnceLock<Peer<RoleServer>>,
+    /// Whether the connection began with `initialize`: a session, which carries requests from
+    /// the server to the client (whatever version the client named: the SDK then answers
+    /// with one before 2026-07-28).
+    initialized: AtomicBool,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -344,8 +351,9 @@ impl McpServer {
         notifier: &Notifier,
     ) -> ToolContext {
         let base = self.session.base.get_or_init(|| {
-            let with_peer = self.shared.base.derive();
-            with_peer.extension(McpPeer(cx.peer.clone())).build()
+            let in_session = self.session.initialized.load(Ordering::Relaxed);
+            let client = McpPeer::new(cx.peer.clone(), in_session, cx.protocol_version());
+            self.shared.base.derive().extension(client).build()
         });
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
         // the client's `notifications/cancelled`: no further child is needed.
@@ -393,11 +401,166 @@ impl McpServer {
     }
 }
 
-/// The connected client, for tools that ask it for something: a sampling request
-/// (`create_message`) or an elicitation (`elicit`). Present in the context of every call made
-/// over MCP: `ctx.extension::<McpPeer>()`.
+/// The connected client, for tools that ask it for something: its model
+/// ([`sample`](Self::sample), MCP sampling) or its user ([`elicit`](Self::elicit), MCP
+/// elicitation). Present in the context of every call made over MCP: take it as a parameter,
+/// `#[ctx] client: McpPeer`, or read `ctx.extension::<McpPeer>()`.
+///
+/// Asking needs a connection that carries requests from the server to the client: an MCP
+/// session, begun with `initialize` (stdio, or Streamable HTTP with sessions), with a client
+/// that declared the capability. Without one, the request fails at once with a [`ToolError`]
+/// that says why (a stateless HTTP server, a client on protocol 2026-07-28, which has no such
+/// requests, a client without the capability) instead of waiting for an answer that cannot
+/// come.
+///
+/// ```
+/// # #![allow(deprecated)] // sampling is deprecated upstream (SEP-2577), still served
+/// use tool_core::FromContext;
+/// use tool_core::mcp::McpPeer;
+/// use tool_core::mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
+/// use tool_core::prelude::*;
+/// # tool_core::domain!(writing, "Writing");
+///
+/// /// Asks the client's model for a title for `text`.
+/// #[tool(domain = writing, label = "Naming", hint = "A title for a text")]
+/// async fn suggest_title(#[ctx] client: McpPeer, text: String) -> Result<String, ToolError> {
+///     let message = SamplingMessage::user_text(format!("A title for: {text}"));
+///     let answer = client.sample(CreateMessageRequestParams::new(vec![message], 50)).await?;
+///     let text = answer.message.content.first().and_then(|c| c.as_text());
+///     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+/// }
+///
+/// // Outside MCP there is no client to ask.
+/// let error = McpPeer::from_context(&ToolContext::new()).unwrap_err();
+/// assert!(error.message().contains("called over MCP"), "{error}");
+/// ```
 #[derive(Clone, Debug)]
-pub struct McpPeer(pub Peer<RoleServer>);
+pub struct McpPeer {
+    peer: Peer<RoleServer>,
+    reach: Reach,
+}
+
+/// Whether the server can send this client a request, and if not, why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// A session begun with `initialize`.
+    Session,
+    /// No session: a stateless Streamable HTTP server answers each POST on its own.
+    Stateless,
+    /// Protocol 2026-07-28 or later, where servers send clients no requests.
+    NoServerRequests,
+}
+
+impl McpPeer {
+    /// The client of a call: `in_session` when its connection began with `initialize`;
+    /// `protocol` is the version the request was made in.
+    fn new(peer: Peer<RoleServer>, in_session: bool, protocol: Option<ProtocolVersion>) -> Self {
+        let reach = if in_session {
+            Reach::Session
+        } else if protocol.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+            Reach::NoServerRequests
+        } else {
+            Reach::Stateless
+        };
+        Self { peer, reach }
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and returns it.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `sampling` capability; fails when the client refuses.
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        const WHAT: &str = "sampling";
+        self.can_ask(WHAT, |c| c.sampling.is_some())?;
+        let asked = self.peer.create_message(params).await;
+        asked.map_err(|e| refused(WHAT, e))
+    }
+
+    /// Asks the client's user for input (`elicitation/create`): a form, or a URL to visit. The
+    /// answer says whether the user accepted, declined or cancelled; a refusal of the request
+    /// itself is an error.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `elicitation` capability.
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
+        const WHAT: &str = "elicitation";
+        self.can_ask(WHAT, |c| c.elicitation.is_some())?;
+        let asked = self.peer.create_elicitation(params).await;
+        asked.map_err(|e| refused(WHAT, e))
+    }
+
+    /// The SDK's handle on the client, for what this type does not wrap (notifications,
+    /// `roots/list`, the client's info). A request sent through it waits for the client's
+    /// answer even where none can come: prefer [`sample`](Self::sample) and
+    /// [`elicit`](Self::elicit).
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.peer
+    }
+
+    /// `Ok` when a request for `what` can reach the client and the client said it serves
+    /// it (`declared` reads its capabilities).
+    fn can_ask(
+        &self,
+        what: &str,
+        declared: impl FnOnce(&ClientCapabilities) -> bool,
+    ) -> Result<(), ToolError> {
+        match self.reach {
+            Reach::Stateless => Err(ToolError::failed(format!(
+                "this server is stateless: {what} needs an MCP session, which carries the \
+                 server's request to the client, and a stateless server keeps none; serve the \
+                 tool with sessions (without --stateless)"
+            ))),
+            Reach::NoServerRequests => Err(ToolError::failed(format!(
+                "the client speaks MCP 2026-07-28 or later, where a server sends the client no \
+                 requests: {what} is not available to this tool"
+            ))),
+            Reach::Session => {
+                let info = self.peer.peer_info();
+                if info.is_some_and(|i| declared(&i.capabilities)) {
+                    Ok(())
+                } else {
+                    Err(ToolError::failed(format!(
+                        "the client did not declare the `{what}` capability, so it cannot be \
+                         asked for {what}"
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// Why a request the client was sent failed, for the model.
+fn refused(what: &str, error: ServiceError) -> ToolError {
+    match error {
+        ServiceError::McpError(e) => ToolError::failed(format!(
+            "the client refused the {what} request: {}",
+            e.message
+        )),
+        ServiceError::Cancelled { .. } => ToolError::new(
+            ErrorKind::Cancelled,
+            format!("the {what} request was cancelled"),
+        ),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::failed(
+            format!("the client went away before it answered the {what} request"),
+        ),
+        other => ToolError::failed(format!("the {what} request failed: {other}")),
+    }
+}
+
+impl FromContext for McpPeer {
+    /// The client of a call made over MCP; an error for a call made any other way.
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.extension::<McpPeer>().cloned().ok_or_else(|| {
+            ToolError::failed(
+                "this tool asks the client for something, which works only when it is called \
+                 over MCP",
+            )
+        })
+    }
+}
 
 impl Live {
     fn new(executor: Executor, deferred: DeferredTools) -> Self {
@@ -514,6 +677,7 @@ impl ServerHandler for McpServer {
         // calls and listings itself. Known before the client has the answer, so before its
         // first listing.
         cx.peer.set_peer_info(request.clone());
+        self.session.initialized.store(true, Ordering::Relaxed);
         if request.protocol_version < ProtocolVersion::V_2026_07_28 {
             let _ = self.session.peer.set(cx.peer.clone());
         }

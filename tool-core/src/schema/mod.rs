@@ -6,10 +6,12 @@
 //! leaks as a `title`.
 
 mod gemini;
+mod mcp;
 mod rewrite;
 mod strict;
 
 pub use gemini::{json_schema as gemini_json_schema, openapi as gemini_openapi};
+pub use mcp::McpSchema;
 pub use rewrite::{Issue, Rewritten, Severity};
 pub use strict::{StrictTarget, rewrite as strict};
 

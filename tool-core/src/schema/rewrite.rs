@@ -102,14 +102,19 @@ pub(crate) fn child(pointer: &str, token: &str) -> String {
 /// Appends a sentence to a schema's description (the way unsupported keywords stay visible to
 /// the model).
 pub(crate) fn note(map: &mut Map<String, Value>, text: &str) {
-    let description = match map.get("description").and_then(Value::as_str) {
+    let description = noted(map.get("description").and_then(Value::as_str), text);
+    map.insert("description".into(), description.into());
+}
+
+/// A description with `text` appended as a sentence of its own.
+pub(crate) fn noted(description: Option<&str>, text: &str) -> String {
+    match description {
         Some(d) if !d.is_empty() => {
             let sep = if d.ends_with('.') { " " } else { ". " };
             format!("{d}{sep}{text}")
         }
         _ => text.to_owned(),
-    };
-    map.insert("description".into(), description.into());
+    }
 }
 
 /// A short, readable rendering of a keyword's value for a description note.

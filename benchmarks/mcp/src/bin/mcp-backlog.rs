@@ -83,9 +83,11 @@ fn parse() -> Result<Args, String> {
             }
             "--out" => a.out = value()?.into(),
             _ => {
-                return Err("usage: mcp-backlog [--calls N] [--id-bytes N] [--unread SECS] \
+                return Err(
+                    "usage: mcp-backlog [--calls N] [--id-bytes N] [--unread SECS] \
                             [--only tool-core,baseline,rmcp-best,floor] [--out FILE]"
-                    .into());
+                        .into(),
+                );
             }
         }
     }
@@ -152,8 +154,8 @@ fn run(server: &Server, a: &Args) -> Result<Backlog, String> {
             Ok(_) => {}
             Err(e) => return Err(e.to_string()),
         }
-        let message: CallMessage = serde_json::from_str(&line)
-            .map_err(|e| format!("not JSON-RPC ({e}): {line:.200}"))?;
+        let message: CallMessage =
+            serde_json::from_str(&line).map_err(|e| format!("not JSON-RPC ({e}): {line:.200}"))?;
         if message.method.is_some() {
             continue;
         }

@@ -675,3 +675,90 @@ async fn the_newest_protocol_lists_calls_and_subscribes() {
         "{next:?}"
     );
 }
+
+/// The transcript of a raw stdio client that asks `ask_client` (which elicits, then samples)
+/// and answers the server's two requests, served by this crate's transport or by the SDK's own
+/// (`sdk_transport`).
+async fn ask_over_stdio(sdk_transport: bool) -> Vec<Value> {
+    use tokio::io::AsyncBufReadExt as _;
+    let ask = DynamicTool::new(
+        "ask_client",
+        "Asks the user, then the model.",
+        json!({"type": "object"}),
+    )
+    .handler(|_, ctx| async move {
+        let client = ctx.extension::<McpPeer>().expect("over MCP").clone();
+        let form = serde_json::from_value(json!({"mode": "form", "message": "Your name?",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}))
+        .unwrap();
+        let user = client.elicit(form).await?;
+        let question = serde_json::from_value(json!({"messages": [{"role": "user",
+                "content": {"type": "text", "text": "A greeting"}}], "maxTokens": 20}))
+        .unwrap();
+        let model = client.sample(question).await?;
+        Ok(ToolOutput::new(
+            json!({"user": user.content, "model": model.model}),
+        ))
+    });
+    let mut registry = Registry::empty();
+    registry.register(ask).unwrap();
+    let mut options = ServerOptions::default();
+    options.sdk_transport = sdk_transport;
+    let server = McpServer::with_options(Executor::new(registry), options);
+    let client = serve_pipe(&server);
+    let (read, mut write) = tokio::io::split(client);
+    let mut read = tokio::io::BufReader::new(read);
+    let mut transcript = Vec::new();
+    let next = async |read: &mut tokio::io::BufReader<_>, transcript: &mut Vec<Value>| {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(5), read.read_line(&mut line))
+            .await
+            .expect("the server answers")
+            .unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        transcript.push(message.clone());
+        message
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "clientInfo": {"name": "t", "version": "1"},
+        "capabilities": {"elicitation": {}, "sampling": {}}}});
+    let send = |message: Value| format!("{message}\n");
+    write.write_all(send(initialize).as_bytes()).await.unwrap();
+    next(&mut read, &mut transcript).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "ask_client", "arguments": {}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    write
+        .write_all((send(initialized) + &send(call)).as_bytes())
+        .await
+        .unwrap();
+    let elicit = next(&mut read, &mut transcript).await;
+    assert_eq!(elicit["method"], "elicitation/create", "{elicit}");
+    let accept = json!({"jsonrpc": "2.0", "id": elicit["id"],
+        "result": {"action": "accept", "content": {"name": "Ada"}}});
+    write.write_all(send(accept).as_bytes()).await.unwrap();
+    let sample = next(&mut read, &mut transcript).await;
+    assert_eq!(sample["method"], "sampling/createMessage", "{sample}");
+    let reply = json!({"jsonrpc": "2.0", "id": sample["id"], "result": {"model": "m-1",
+        "role": "assistant", "content": {"type": "text", "text": "Hello"}}});
+    write.write_all(send(reply).as_bytes()).await.unwrap();
+    next(&mut read, &mut transcript).await;
+    transcript
+}
+
+/// A call answered by the stdio transport reaches its client exactly as one answered through
+/// the SDK's loop: the same elicitation and sampling requests on the wire, the same answer.
+/// (The SDK's per-request task-locals, absent around such a call, only pick a Streamable HTTP
+/// stream.)
+#[tokio::test]
+async fn a_tool_asks_its_client_the_same_on_both_stdio_paths() {
+    let ours = ask_over_stdio(false).await;
+    let sdk = ask_over_stdio(true).await;
+    assert_eq!(ours, sdk);
+    let answer = &ours[3]["result"]["structuredContent"];
+    assert_eq!(
+        answer,
+        &json!({"user": {"name": "Ada"}, "model": "m-1"}),
+        "{ours:#?}"
+    );
+}

@@ -17,12 +17,13 @@ use std::process::Command;
 use support::{python, report, workspace_root};
 use support_mcp::HttpServer;
 
-#[test]
-fn official_python_client_over_stdio() {
-    let script = workspace_root().join("examples/tests/mcp/stdio_client.py");
+/// Runs one of the client scripts with `args`; asserts it succeeded and reported all its
+/// `checks` (a script that exits 0 without running them proves nothing).
+fn run_script(name: &str, args: &[&str], checks: usize) {
+    let script = workspace_root().join("examples/tests/mcp").join(name);
     let out = Command::new(python())
         .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_toolctl"))
+        .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     assert!(
@@ -32,15 +33,18 @@ fn official_python_client_over_stdio() {
         out.status.code(),
         report(&out)
     );
-    // A script that exits 0 without running its checks proves nothing.
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let all = format!("all {checks} checks passed");
     assert!(
-        stdout
-            .lines()
-            .any(|l| l.starts_with("all ") && l.ends_with(" checks passed")),
-        "the script did not report its checks:\n{}",
+        stdout.lines().any(|l| l == all),
+        "the script did not report its {checks} checks:\n{}",
         report(&out)
     );
+}
+
+#[test]
+fn official_python_client_over_stdio() {
+    run_script("stdio_client.py", &[env!("CARGO_BIN_EXE_toolctl")], 8);
 }
 
 #[test]
@@ -49,23 +53,9 @@ fn official_python_client_over_http() {
     let server = env!("CARGO_BIN_EXE_conformance-server");
     let with_sessions = HttpServer::start(server, &[]);
     let stateless = HttpServer::start(server, &["--stateless"]);
-    let script = workspace_root().join("examples/tests/mcp/http_client.py");
-    let out = Command::new(python())
-        .arg(&script)
-        .args([&toolctl.url, &with_sessions.url, &stateless.url])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{} failed (exit {:?}):\n{}",
-        script.display(),
-        out.status.code(),
-        report(&out)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.lines().any(|l| l == "all 4 checks passed"),
-        "the script did not report its checks:\n{}",
-        report(&out)
+    run_script(
+        "http_client.py",
+        &[&toolctl.url, &with_sessions.url, &stateless.url],
+        4,
     );
 }

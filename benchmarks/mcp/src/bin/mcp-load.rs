@@ -80,17 +80,7 @@ fn parse() -> Result<Args, String> {
                 let secs: f64 = v.parse().map_err(|e| format!("{v}: {e}"))?;
                 a.cfg.phase_limit = Duration::from_secs_f64(secs);
             }
-            "--only" => {
-                a.only = value()?
-                    .split(',')
-                    .map(|k| {
-                        Kind::ALL
-                            .into_iter()
-                            .find(|x| x.key() == k)
-                            .ok_or(format!("--only: unknown server {k}"))
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
+            "--only" => a.only = Kind::parse_list(&value()?)?,
             "--tools" => {
                 a.counts = value()?
                     .split(',')

@@ -64,6 +64,18 @@ impl Kind {
         }
     }
 
+    /// Kinds named by their keys, comma-separated (`--only`).
+    pub fn parse_list(keys: &str) -> Result<Vec<Kind>, String> {
+        keys.split(',')
+            .map(|k| {
+                Kind::ALL
+                    .into_iter()
+                    .find(|x| x.key() == k)
+                    .ok_or(format!("--only: unknown server {k}"))
+            })
+            .collect()
+    }
+
     /// How the table names it.
     pub fn label(self) -> &'static str {
         match self {

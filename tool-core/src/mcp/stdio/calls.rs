@@ -215,6 +215,9 @@ impl Calls {
     /// The requests that waited and may start now (all of them once input has ended), as whole
     /// lines to read again.
     pub(super) fn startable(&mut self) -> Vec<Box<[u8]>> {
+        if self.waiting.is_empty() {
+            return Vec::new();
+        }
         let mut free = if self.ending.is_some() {
             usize::MAX
         } else {

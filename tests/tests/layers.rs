@@ -1,0 +1,138 @@
+//! The workspace's crates depend only downward: every dependency between two of its crates
+//! (normal, build or dev) goes from a higher layer to a lower one, as `docs/architecture.md`
+//! draws them. Cargo already rejects a cycle; this rejects an edge that points up a layer, or
+//! across one (an adapter that reaches into another adapter at its own level), before it
+//! becomes one.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Each crate's layer: it may depend on crates of lower layers only.
+const LAYERS: &[(&str, u8)] = &[
+    ("tool-macros", 0),
+    ("tool-core", 1),
+    ("tool-http", 2),
+    ("tool-mcp", 3),
+    ("tool-agent", 3),
+    ("tool-presence", 3),
+    ("tools", 3),
+    ("tool-cli", 4),
+    // Fixtures: tool crates the tests link.
+    ("hard-types", 5),
+    ("extra-tools", 5),
+    ("clashing-tools", 5),
+    // What sits on top: binaries, tests, benchmarks.
+    ("examples", 6),
+    ("tests", 6),
+    ("ui-suite", 6),
+    ("bench-calls", 6),
+    ("bench-mcp", 6),
+];
+
+/// A dependency that breaks the layering, as a message naming both crates and their layers.
+fn back_edges(metadata: &Value) -> Vec<String> {
+    let layer = |name: &str| LAYERS.iter().find(|(n, _)| *n == name).map(|(_, l)| *l);
+    let mut problems = Vec::new();
+    let packages = metadata["packages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for package in packages {
+        let name = package["name"].as_str().unwrap_or_default();
+        let Some(from) = layer(name) else {
+            problems.push(format!(
+                "`{name}` is a workspace crate with no layer: add it to LAYERS in \
+                 tests/tests/layers.rs and to docs/architecture.md"
+            ));
+            continue;
+        };
+        let dependencies = package["dependencies"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        // Only dependencies inside the workspace have a `path`.
+        for dependency in dependencies.iter().filter(|d| d.get("path").is_some()) {
+            let to_name = dependency["name"].as_str().unwrap_or_default();
+            let kind = dependency["kind"].as_str().unwrap_or("normal");
+            match layer(to_name) {
+                Some(to) if to < from => {}
+                Some(to) => problems.push(format!(
+                    "`{name}` (layer {from}) depends on `{to_name}` (layer {to}, a {kind} \
+                     dependency): a crate depends only on crates of lower layers"
+                )),
+                None => problems.push(format!(
+                    "`{name}` depends on `{to_name}`, which has no layer: add it to LAYERS"
+                )),
+            }
+        }
+    }
+    problems
+}
+
+fn metadata() -> Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
+}
+
+#[test]
+fn every_crate_depends_only_on_lower_layers() {
+    let metadata = metadata();
+    let problems = back_edges(&metadata);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // Every layer the table names that exists is checked: at least the core and the macros.
+    let names: Vec<&str> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"tool-core") && names.contains(&"tool-macros"),
+        "{names:?}"
+    );
+}
+
+/// The check fails on a back edge: the real workspace with one edge added that points up.
+#[test]
+fn a_back_edge_is_reported() {
+    let mut metadata = metadata();
+    let packages = metadata["packages"].as_array_mut().unwrap();
+    let core = packages
+        .iter_mut()
+        .find(|p| p["name"] == "tool-core")
+        .expect("tool-core is a workspace crate");
+    core["dependencies"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "tools", "kind": null, "path": "/x/tools"}));
+    let problems = back_edges(&metadata);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("`tool-core` (layer 1) depends on `tools` (layer 3"),
+        "{}",
+        problems[0]
+    );
+    // And a crate the table does not know.
+    let mut unknown = BTreeMap::new();
+    unknown.insert(
+        "packages",
+        serde_json::json!([{"name": "tool-new", "dependencies": []}]),
+    );
+    let problems = back_edges(&serde_json::to_value(unknown).unwrap());
+    assert!(
+        problems[0].contains("`tool-new` is a workspace crate with no layer"),
+        "{problems:?}"
+    );
+}

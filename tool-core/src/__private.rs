@@ -8,8 +8,8 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::ToolError;
+pub use crate::call::{Fields, Missing};
 pub use crate::definition::{is_blank, is_domain_name};
-pub use crate::exec::{Fields, Missing};
 pub use crate::schema::ObjectSchema;
 
 use std::cell::Cell;
@@ -19,7 +19,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::exec::{CallFuture, CallResult};
+use crate::call::{CallFuture, CallResult};
 use crate::{FromContext, IntoOutput, ToolContext, ToolOutput};
 
 /// How one plain parameter is decoded and described.
@@ -35,7 +35,7 @@ pub struct Param<T> {
 /// The one place the expansion names a parameter's type.
 pub const fn param<T: ToolParam>() -> Param<T> {
     Param {
-        decode: crate::exec::decode_value::<T>,
+        decode: crate::call::decode_value::<T>,
         borrowed: decode_ref::<T>,
         schema: SchemaGenerator::subschema_for::<T>,
     }
@@ -96,7 +96,7 @@ pub struct Whole<T> {
 /// The one place the expansion names the type of an `Input<T>` parameter.
 pub const fn whole<T: ToolParam>() -> Whole<T> {
     Whole {
-        decode: crate::exec::decode::<T>,
+        decode: crate::call::decode::<T>,
         schema: crate::schema::root_schema::<T>,
     }
 }
@@ -113,7 +113,7 @@ pub fn input_bug() -> ToolError {
 
 /// A call that fails before it starts.
 pub fn fail(error: ToolError) -> CallFuture {
-    crate::exec::fail(error)
+    crate::call::fail(error)
 }
 
 /// Takes an extractor from the context.
@@ -139,7 +139,7 @@ impl<T: IntoOutput, E: Into<ToolError>> ResultOutput for Result<T, E> {}
 
 /// Finishes a handler that returned a `Result`.
 pub fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T, E>) -> CallResult {
-    crate::exec::finish_result(result)
+    crate::call::finish_result(result)
 }
 
 /// Finishes a handler without a return value: the model is told it is done.
@@ -284,7 +284,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::exec::{Fields, decode_value};
+    use crate::call::{Fields, decode_value};
 
     #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
     struct Point {

@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::call::CallResult;
 use crate::error::ToolError;
-use crate::exec::Executor;
 
 /// What a call runs with: its id, the caller's forwarded headers, a cancellation token, typed
 /// extensions (configuration and shared state) and the sinks for audit records and UI events.
@@ -44,13 +44,25 @@ struct Inner {
     deadline: Option<Instant>,
     /// How many tool calls enclose this one (0 for a call from a model).
     depth: usize,
-    /// The executor running the call, for calls a tool makes to other tools.
-    executor: Option<Executor>,
+    /// What runs the call, for calls a tool makes to other tools.
+    caller: Option<Arc<dyn NestedCalls>>,
     headers: RequestHeaders,
     cancel: CancellationToken,
     extensions: Arc<Extensions>,
     audit: Arc<dyn AuditSink>,
     events: Arc<dyn EventSink>,
+}
+
+/// What runs the calls a tool makes to other tools ([`ToolContext::call_tool`]): the executor
+/// running a call puts itself here, so the context, below the executor, needs no executor type.
+pub(crate) trait NestedCalls: Send + Sync {
+    /// Runs `name` with `input` as a call made from the call whose context is `parent`.
+    fn call_nested<'a>(
+        self: Arc<Self>,
+        name: &'a str,
+        input: serde_json::Value,
+        parent: &'a ToolContext,
+    ) -> std::pin::Pin<Box<dyn Future<Output = CallResult> + Send + 'a>>;
 }
 
 impl fmt::Debug for ToolContext {
@@ -94,7 +106,7 @@ impl ToolContext {
                 root: inner.root.clone(),
                 deadline: inner.deadline,
                 depth: inner.depth,
-                executor: inner.executor.clone(),
+                caller: inner.caller.clone(),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
                 extensions: inner.extensions.clone(),
@@ -165,22 +177,22 @@ impl ToolContext {
     /// carries this call's headers, principal, cancellation and deadline, is audited and traced
     /// as a child, and the depth of such calls is bounded.
     ///
-    /// Only calls run by an [`Executor`] can do this.
-    pub async fn call_tool(&self, name: &str, input: serde_json::Value) -> crate::exec::CallResult {
-        match &self.inner.executor {
-            Some(executor) => executor.call_nested(name, input, self).await,
+    /// Only calls run by an [`Executor`](crate::exec::Executor) can do this.
+    pub async fn call_tool(&self, name: &str, input: serde_json::Value) -> CallResult {
+        match &self.inner.caller {
+            Some(caller) => Arc::clone(caller).call_nested(name, input, self).await,
             None => Err(ToolError::internal(
                 "this call was not started by an Executor, so it cannot call other tools",
             )),
         }
     }
 
-    /// A context for a call run by `executor`: a child of this one with its own id, cancelled
+    /// A context for a call run by `caller`: a child of this one with its own id, cancelled
     /// when this one is, one level deeper, done by `deadline` at the latest.
     pub(crate) fn for_executor(
         &self,
         call_id: String,
-        executor: &Executor,
+        caller: Arc<dyn NestedCalls>,
         deadline: Option<Instant>,
         nested: bool,
     ) -> Self {
@@ -193,7 +205,7 @@ impl ToolContext {
                 root: inner.root.clone(),
                 deadline,
                 depth: inner.depth + usize::from(nested),
-                executor: Some(executor.clone()),
+                caller: Some(caller),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
                 extensions: inner.extensions.clone(),
@@ -203,16 +215,20 @@ impl ToolContext {
         }
     }
 
-    /// This context, made for one call alone, as the context of that call run by `executor`:
+    /// This context, made for one call alone, as the context of that call run by `caller`:
     /// updated in place when nothing else holds it (no second context, no child token), else
     /// a child as [`for_executor`](Self::for_executor) makes.
-    pub(crate) fn into_executor(mut self, executor: &Executor, deadline: Option<Instant>) -> Self {
+    pub(crate) fn into_executor(
+        mut self,
+        caller: Arc<dyn NestedCalls>,
+        deadline: Option<Instant>,
+    ) -> Self {
         let Some(inner) = Arc::get_mut(&mut self.inner) else {
             let call_id = self.inner.call_id.clone();
-            return self.for_executor(call_id, executor, deadline, false);
+            return self.for_executor(call_id, caller, deadline, false);
         };
         inner.deadline = earliest(inner.deadline, deadline);
-        inner.executor = Some(executor.clone());
+        inner.caller = Some(caller);
         self
     }
 
@@ -372,7 +388,7 @@ impl ContextBuilder {
                 root: self.root,
                 deadline: None,
                 depth: 0,
-                executor: None,
+                caller: None,
                 headers: self.headers,
                 cancel: match self.cancel {
                     Cancel::Given(token) => token,

@@ -9,8 +9,8 @@ use std::time::Duration;
 use schemars::Schema;
 use serde_json::Value;
 
+use crate::call::CallFuture;
 use crate::context::ToolContext;
-use crate::exec::CallFuture;
 
 /// A group of related tools, declared once with [`domain!`](crate::domain!) and named by
 /// `#[tool(domain = ...)]`. Naming an undeclared domain does not compile.

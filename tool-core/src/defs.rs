@@ -55,7 +55,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
         other => {
             return Err(DefsError::NotAnArray {
                 origin: origin.to_owned(),
-                found: crate::exec::json_type(&other),
+                found: crate::call::json_type(&other),
             });
         }
     };

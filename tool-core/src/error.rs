@@ -1,4 +1,5 @@
-//! Error types: what a tool call can fail with, and what building a registry can fail with.
+//! What a tool call can fail with. (What building a registry can fail with is the registry's:
+//! [`RegistryError`](crate::RegistryError).)
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -223,50 +224,4 @@ impl From<std::convert::Infallible> for ToolError {
     fn from(e: std::convert::Infallible) -> Self {
         match e {}
     }
-}
-
-/// Where a tool in a registry came from, for messages about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// Written with `#[tool]` and collected at link time.
-    Linked(crate::Location),
-    /// Registered at run time; the text says by what (e.g. `--defs tools.json`).
-    Dynamic(String),
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Linked(location) => location.fmt(f),
-            Self::Dynamic(what) => write!(f, "registered at run time by {what}"),
-        }
-    }
-}
-
-/// Why a registry could not be built or a tool could not be added to it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RegistryError {
-    /// Two tools share a name.
-    #[error(
-        "two tools are named `{name}`: one at {first}, one at {second}; rename one with #[tool(name = \"...\")]"
-    )]
-    DuplicateName {
-        /// The shared name.
-        name: String,
-        /// Where the first was defined.
-        first: Origin,
-        /// Where the second was defined.
-        second: Origin,
-    },
-    /// A definition cannot be used as it is.
-    #[error("tool `{name}` at {origin}: {reason}")]
-    InvalidDefinition {
-        /// The tool's name.
-        name: String,
-        /// Where it was defined.
-        origin: Origin,
-        /// What is wrong and how to fix it.
-        reason: String,
-    },
 }

@@ -28,6 +28,7 @@
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
 
+mod call;
 pub mod catalog;
 pub mod check;
 pub mod context;
@@ -63,9 +64,9 @@ pub use context::{
     RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};
-pub use error::{ErrorKind, Origin, RegistryError, ToolError};
+pub use error::{ErrorKind, ToolError};
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
-pub use registry::{DomainInfo, DynamicTool, Registry, Tool, ToolExample};
+pub use registry::{DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample};
 pub use tokio_util::sync::CancellationToken;
 pub use tool_macros::tool;
 

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::call::{self, CallFuture, CallResult};
 use crate::context::ToolContext;
 use crate::definition::{Annotations, ToolDef};
-use crate::error::{Origin, RegistryError, ToolError};
-use crate::exec::{self, CallFuture, CallResult};
+use crate::error::ToolError;
 use crate::schema;
 
 /// A domain as a registry knows it (linked domains and those of dynamic tools alike).
@@ -304,7 +304,7 @@ impl DynamicTool {
         let definition_only: Arc<DynHandler> = {
             let name = name.clone();
             Arc::new(move |_, _| {
-                exec::fail(ToolError::failed(format!(
+                call::fail(ToolError::failed(format!(
                     "`{name}` is a definition only; nothing here can run it"
                 )))
             })
@@ -643,9 +643,9 @@ impl Registry {
         let Some(tool) = self.get(name) else {
             return self.unknown(name);
         };
-        match exec::parse_input(input) {
+        match call::parse_input(input) {
             Ok(input) => tool.call(input, ctx),
-            Err(e) => exec::fail(e),
+            Err(e) => call::fail(e),
         }
     }
 
@@ -654,12 +654,58 @@ impl Registry {
     #[cold]
     #[inline(never)]
     fn unknown(&self, name: &str) -> CallFuture {
-        exec::fail(exec::unknown_tool(name, &self.suggest(name)))
+        call::fail(call::unknown_tool(name, &self.suggest(name)))
     }
 }
 
 fn order(a: &Tool, b: &Tool) -> std::cmp::Ordering {
     (&a.domain().name, a.name()).cmp(&(&b.domain().name, b.name()))
+}
+
+/// Where a tool in a registry came from, for messages about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Written with `#[tool]` and collected at link time.
+    Linked(crate::definition::Location),
+    /// Registered at run time; the text says by what (e.g. `--defs tools.json`).
+    Dynamic(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Linked(location) => location.fmt(f),
+            Self::Dynamic(what) => write!(f, "registered at run time by {what}"),
+        }
+    }
+}
+
+/// Why a registry could not be built or a tool could not be added to it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two tools share a name.
+    #[error(
+        "two tools are named `{name}`: one at {first}, one at {second}; rename one with #[tool(name = \"...\")]"
+    )]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Where the first was defined.
+        first: Origin,
+        /// Where the second was defined.
+        second: Origin,
+    },
+    /// A definition cannot be used as it is.
+    #[error("tool `{name}` at {origin}: {reason}")]
+    InvalidDefinition {
+        /// The tool's name.
+        name: String,
+        /// Where it was defined.
+        origin: Origin,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
 }
 
 #[cfg(test)]

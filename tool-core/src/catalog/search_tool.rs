@@ -113,8 +113,8 @@ pub fn install(registry: &mut Registry) -> Result<SharedCatalog, RegistryError> 
     Ok(catalog)
 }
 
-fn search(catalog: &SharedCatalog, input: Value) -> crate::exec::CallResult {
-    let query: Query = crate::exec::decode(input)?;
+fn search(catalog: &SharedCatalog, input: Value) -> crate::call::CallResult {
+    let query: Query = crate::call::decode(input)?;
     let limit = query.limit.unwrap_or(5);
     if !(1..=MAX_LIMIT as u64).contains(&limit) {
         return Err(ToolError::invalid_input(format!(

@@ -22,7 +22,7 @@ pub(crate) fn parse_checked(
     if depth > max_depth {
         return Err(too_deep(depth, max_depth));
     }
-    super::parse_input(text)
+    crate::call::parse_input(text)
 }
 
 /// The deepest nesting of `[` and `{` in JSON text, ignoring brackets inside strings.

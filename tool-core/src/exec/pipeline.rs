@@ -11,8 +11,9 @@ use serde_json::Value;
 use tokio_util::task::AbortOnDropHandle;
 use tracing::Instrument;
 
-use super::{CallResult, limits, retry};
-use crate::context::{AuditRecord, ToolContext, ToolEvent};
+use super::{limits, retry};
+use crate::call::{self, CallFuture, CallResult};
+use crate::context::{AuditRecord, NestedCalls, ToolContext, ToolEvent};
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{Registry, Tool};
 
@@ -157,6 +158,21 @@ struct Inner {
     policy: ExecPolicy,
 }
 
+impl NestedCalls for Inner {
+    fn call_nested<'a>(
+        self: Arc<Self>,
+        name: &'a str,
+        input: Value,
+        parent: &'a ToolContext,
+    ) -> std::pin::Pin<Box<dyn Future<Output = CallResult> + Send + 'a>> {
+        Box::pin(async move {
+            Executor { inner: self }
+                .call_nested(name, input, parent)
+                .await
+        })
+    }
+}
+
 impl std::fmt::Debug for Executor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Executor")
@@ -251,12 +267,7 @@ impl Executor {
     }
 
     /// A call made by a tool through [`ToolContext::call_tool`].
-    pub(crate) async fn call_nested(
-        &self,
-        name: &str,
-        input: Value,
-        parent: &ToolContext,
-    ) -> CallResult {
+    async fn call_nested(&self, name: &str, input: Value, parent: &ToolContext) -> CallResult {
         if parent.depth() + 1 > self.inner.policy.max_call_depth {
             return Err(ToolError::failed(format!(
                 "tools may call tools {} levels deep; `{name}` would be one more",
@@ -274,7 +285,7 @@ impl Executor {
     async fn run(&self, within: Within<'_>, name: &str, input: CallInput) -> CallResult {
         let registry = &self.inner.registry;
         let Some(tool) = registry.get(name) else {
-            return Err(super::unknown_tool(name, &registry.suggest(name)));
+            return Err(call::unknown_tool(name, &registry.suggest(name)));
         };
         let started = Instant::now();
         let timeout = tool
@@ -287,8 +298,8 @@ impl Executor {
                 parent,
                 call_id,
                 nested,
-            } => parent.for_executor(call_id, self, deadline, nested),
-            Within::Own(ctx) => ctx.into_executor(self, deadline),
+            } => parent.for_executor(call_id, self.inner.clone(), deadline, nested),
+            Within::Own(ctx) => ctx.into_executor(self.inner.clone(), deadline),
         };
         let span = tracing::info_span!(
             "execute_tool",
@@ -442,7 +453,7 @@ impl Executor {
             Err(error) => {
                 span.record("error.type", error.kind().as_str());
                 tracing::warn!(parent: span, tool = tool.name(), call_id = ctx.call_id(), error = ?error, "tool call failed");
-                Err(super::for_model(error, ctx.root()))
+                Err(for_model(error, ctx.root()))
             }
         };
         if let Some(digest) = digest {
@@ -518,13 +529,13 @@ enum Stopped {
 /// A handler's call whose panic becomes [`Stopped::Panicked`] instead of unwinding into the
 /// caller.
 enum CatchPanic {
-    Running(super::CallFuture),
+    Running(CallFuture),
     /// A sync tool runs as its call starts, so it can panic before there is a future.
     Panicked(Option<Box<dyn std::any::Any + Send>>),
 }
 
 impl CatchPanic {
-    fn start(call: impl FnOnce() -> super::CallFuture) -> Self {
+    fn start(call: impl FnOnce() -> CallFuture) -> Self {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
             Ok(future) => Self::Running(future),
             Err(payload) => Self::Panicked(Some(payload)),
@@ -563,4 +574,20 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_owned())
+}
+
+/// The error as the model sees it: the kind and path kept, the message sanitised (no internal
+/// hosts, tokens, paths outside the root or stack traces).
+fn for_model(error: ToolError, root: Option<&crate::ToolRoot>) -> ToolError {
+    let mut sanitizer = crate::sanitize::Sanitizer::new();
+    if let Some(root) = root {
+        sanitizer = sanitizer.with_root(root.path());
+    }
+    let message = sanitizer.sanitize(error.message());
+    let path = error.path().map(str::to_owned);
+    let mut clean = ToolError::new(error.kind(), message);
+    if let Some(path) = path {
+        clean = clean.with_path(path);
+    }
+    clean.with_source(error)
 }

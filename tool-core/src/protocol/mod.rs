@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 pub use parser::{Event, TagCall, TagError, TagParser};
 
-use crate::exec::CallResult;
+use crate::call::CallResult;
 use crate::{Tool, ToolError};
 
 impl TagCall {

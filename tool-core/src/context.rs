@@ -262,6 +262,12 @@ impl ToolContext {
         &*self.inner.audit
     }
 
+    /// The event sink, for adapters that pass a call's events on to it (see
+    /// [`EventSink::wants_lifecycle`] for the executor's own events).
+    pub fn events(&self) -> &dyn EventSink {
+        &*self.inner.events
+    }
+
     /// Emits a UI event for this call.
     pub fn emit(&self, event: ToolEvent) {
         self.emit_ref(&event);

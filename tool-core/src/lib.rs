@@ -37,7 +37,7 @@ pub mod defs;
 pub mod error;
 pub mod exec;
 pub mod output;
-mod parallel;
+pub mod parallel;
 pub mod protocol;
 pub mod registry;
 pub mod render;

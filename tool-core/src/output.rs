@@ -115,8 +115,17 @@ impl ToolOutput {
     }
 
     /// The echo as [`echo`](Self::echo) gives it, without formatting the data: `Err(data)`
-    /// where the echo is the data as compact JSON.
-    pub(crate) fn echo_or_data(&self) -> Result<&str, &Value> {
+    /// where the echo is the data as compact JSON (for adapters that write the JSON straight
+    /// into their answer).
+    ///
+    /// ```
+    /// use tool_core::ToolOutput;
+    /// use serde_json::json;
+    /// assert_eq!(ToolOutput::new(json!("plain")).echo_or_data(), Ok("plain"));
+    /// assert_eq!(ToolOutput::new(json!({"a": 1})).echo_or_data(), Err(&json!({"a": 1})));
+    /// ```
+    #[inline]
+    pub fn echo_or_data(&self) -> Result<&str, &Value> {
         match (&self.echo, &self.data) {
             (Some(echo), _) => Ok(echo),
             (None, Some(Value::String(s))) => Ok(s),
@@ -133,8 +142,7 @@ impl ToolOutput {
 
     /// Takes the echo (as [`echo`](Self::echo) gives it) and the data out. Only an echo that
     /// is the data's own string is copied.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn into_echo_and_data(mut self) -> (String, Option<Value>) {
+    pub fn into_echo_and_data(mut self) -> (String, Option<Value>) {
         let echo = match self.echo.take() {
             Some(echo) => echo,
             None => self.echo().into_owned(),
@@ -279,7 +287,6 @@ mod tests {
         assert_eq!(ToolOutput::new(json!({"a": 1})).echo(), r#"{"a":1}"#);
         assert_eq!(ToolOutput::new(json!(1)).with_echo("one").echo(), "one");
         assert_eq!(ToolOutput::<Value>::text("t").echo(), "t");
-        #[cfg(feature = "mcp")]
         for out in [
             ToolOutput::new(json!("plain")),
             ToolOutput::new(json!({"a": 1})),

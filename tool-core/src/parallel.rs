@@ -61,8 +61,14 @@ fn split_over<T: Sync, R: Send>(
 }
 
 /// `f` over every item, on every core when there are at least `per_thread` items for each; the
-/// results in the items' order.
-pub(crate) fn map_in_parallel<T: Sync, R: Send>(
+/// results in the items' order. (The registry builds its tools this way; adapters use it for
+/// per-tool work, such as a large page of a tool listing.)
+///
+/// ```
+/// let squares = tool_core::parallel::map_in_parallel(&[1, 2, 3], 1, |n| n * n);
+/// assert_eq!(squares, [1, 4, 9]);
+/// ```
+pub fn map_in_parallel<T: Sync, R: Send>(
     items: &[T],
     per_thread: usize,
     f: impl Fn(&T) -> R + Sync,

@@ -154,14 +154,15 @@ impl Tool {
     pub fn name(&self) -> &str {
         &self.inner.name
     }
-    /// The name as held: borrowed for the life of the program when the tool is linked.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn name_cow(&self) -> Cow<'static, str> {
+    /// The name as held, for adapters that keep it without copying it: borrowed for the life
+    /// of the program when the tool is linked, so cloning the `Cow` allocates nothing.
+    #[inline]
+    pub fn name_cow(&self) -> Cow<'static, str> {
         self.inner.name.clone()
     }
-    /// The description as held: borrowed for the life of the program when the tool is linked.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn description_cow(&self) -> Cow<'static, str> {
+    /// The description as held (see [`name_cow`](Self::name_cow)).
+    #[inline]
+    pub fn description_cow(&self) -> Cow<'static, str> {
         self.inner.description.clone()
     }
     /// For the model: what the tool returns and when to use it.

@@ -285,8 +285,9 @@ pub fn mcp(tool: &Tool) -> Value {
     Value::Object(def)
 }
 
-/// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag.
-pub(crate) fn mcp_meta(tool: &Tool) -> Map<String, Value> {
+/// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag
+/// (part of [`mcp`]'s definition, for adapters that write the definition field by field).
+pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
     let mut meta = Map::with_capacity(4);
     meta.insert(
         "tool-core/domain".into(),

@@ -18,50 +18,20 @@
 //! # Ok(()) }
 //! ```
 
+mod error;
 mod provider;
 
 use serde_json::{Value, json};
 
+pub use error::AgentError;
 use provider::Reply;
-pub use provider::{ModelCall, Provider, Turn};
+pub use provider::{ModelCall, Provider, ProviderConfig, Turn};
 
 use crate::catalog::{Deferral, ToolSession};
 use crate::exec::{CallInput, Executor, ToolCall};
 use crate::protocol::{Event, TagParser, prompt_docs, result_tag};
 use crate::render::RenderOptions;
 use crate::{MediaKind, ToolContext, ToolError};
-
-/// Where the model is and how to reach it.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ProviderConfig {
-    /// The API's base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    /// The model's name.
-    pub model: String,
-    /// The API key, when the provider needs one.
-    pub api_key: Option<String>,
-    /// Most tokens per answer (Anthropic requires it). Default 4096.
-    pub max_tokens: u32,
-}
-
-impl ProviderConfig {
-    /// A model at a base URL.
-    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            base_url: base_url.into(),
-            model: model.into(),
-            api_key: None,
-            max_tokens: 4096,
-        }
-    }
-
-    /// Sets the API key.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
-        self
-    }
-}
 
 /// How tool calls travel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -72,32 +42,6 @@ pub enum Protocol {
     Native,
     /// Tags in the text, documented in the system prompt (for models without tool calling).
     Tags,
-}
-
-/// Why a run stopped without an answer.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentError {
-    /// The HTTP client could not be set up.
-    #[error("cannot set up the HTTP client: {0}")]
-    Setup(#[source] crate::http::HttpConfigError),
-    /// The request could not be sent or read.
-    #[error("cannot reach the model: {0}")]
-    Http(#[source] reqwest::Error),
-    /// The provider answered with an error status.
-    #[error("the provider answered {status}: {body}")]
-    Provider {
-        /// The HTTP status.
-        status: u16,
-        /// The start of the body.
-        body: String,
-    },
-    /// The stream could not be read.
-    #[error("the provider's stream is malformed: {0}")]
-    Stream(String),
-    /// The model was still calling tools at the turn limit.
-    #[error("no answer after {0} turns (the model kept calling tools)")]
-    TurnLimit(usize),
 }
 
 /// The model's final answer.

@@ -6,8 +6,40 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use futures::StreamExt as _;
 use serde_json::{Value, json};
 
-use super::AgentError;
+use super::error::AgentError;
 use crate::render::Format;
+
+/// Where the model is and how to reach it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ProviderConfig {
+    /// The API's base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// The model's name.
+    pub model: String,
+    /// The API key, when the provider needs one.
+    pub api_key: Option<String>,
+    /// Most tokens per answer (Anthropic requires it). Default 4096.
+    pub max_tokens: u32,
+}
+
+impl ProviderConfig {
+    /// A model at a base URL.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            max_tokens: 4096,
+        }
+    }
+
+    /// Sets the API key.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+}
 
 /// Which API a base URL speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +98,7 @@ impl Provider {
     pub(super) async fn complete(
         self,
         http: &reqwest::Client,
-        config: &super::ProviderConfig,
+        config: &ProviderConfig,
         system: &str,
         messages: &[Value],
         tools: &Value,

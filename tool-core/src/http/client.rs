@@ -14,8 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{ENV_SERVICE, HttpConfig, HttpConfigError, Source, Validated};
 use super::response::HttpResponse;
-use super::send::{ReadOptions, Target, execute, guard_error, host_label};
+use super::send::{ReadOptions, Target, execute, guard_error};
 use super::ssrf::{GuardError, GuardedResolver, Lookup, MAX_REDIRECTS, SsrfPolicy, system_lookup};
+use super::text::host_label;
 use crate::context::{FromContext, ToolContext};
 use crate::error::{ErrorKind, ToolError};
 
@@ -329,7 +330,9 @@ fn same_origin_redirects(attempt: redirect::Attempt<'_>) -> redirect::Action {
     attempt.follow()
 }
 
-pub(crate) fn tls_config() -> Result<rustls::ClientConfig, HttpConfigError> {
+/// The TLS settings every HTTP client here uses, for other clients that should match them
+/// (the MCP mount's, the agent's): rustls on ring, the platform's root certificates, HTTP/1.1.
+pub fn tls_config() -> Result<rustls::ClientConfig, HttpConfigError> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ClientConfig::builder_with_provider(provider)

@@ -7,8 +7,6 @@ use std::time::Duration;
 use reqwest::Url;
 use reqwest::header::HeaderName;
 
-#[cfg(doc)]
-use super::client::HttpClient;
 use super::ssrf::SsrfPolicy;
 
 /// Largest response body read by default: 5 MiB.
@@ -52,7 +50,7 @@ pub struct HttpConfig {
     /// Request headers of the call forwarded to configured services (never to fetched URLs).
     /// Default: `authorization` alone. Hop-by-hop and proxy headers are refused.
     pub forward_headers: Vec<String>,
-    /// Host names, IP addresses and CIDR ranges that [`HttpClient::fetch`] may reach although the
+    /// Host names, IP addresses and CIDR ranges that [`HttpClient::fetch`](crate::http::HttpClient::fetch) may reach although the
     /// SSRF guard would refuse them (for example `127.0.0.1` in tests, or an intranet host).
     pub allow_hosts: Vec<String>,
 }
@@ -260,7 +258,7 @@ impl HttpConfig {
         self
     }
 
-    /// Lets [`HttpClient::fetch`] reach a host, IP address or CIDR range the SSRF guard would
+    /// Lets [`HttpClient::fetch`](crate::http::HttpClient::fetch) reach a host, IP address or CIDR range the SSRF guard would
     /// refuse (builder style).
     pub fn allow_host(mut self, entry: impl Into<String>) -> Self {
         self.allow_hosts.push(entry.into());

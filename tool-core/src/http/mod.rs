@@ -61,6 +61,7 @@ mod config;
 mod response;
 mod send;
 mod ssrf;
+mod text;
 
 // Named by the module docs' links.
 #[cfg(doc)]
@@ -68,9 +69,7 @@ use crate::context::FromContext;
 #[cfg(doc)]
 use crate::error::{ErrorKind, ToolError};
 
-#[cfg(any(feature = "mcp", feature = "agent"))]
-pub(crate) use client::tls_config;
-pub use client::{FetchOptions, HttpClient, ServiceRequest};
+pub use client::{FetchOptions, HttpClient, ServiceRequest, tls_config};
 pub use config::{
     DEFAULT_FORWARD_HEADERS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ENV_PREFIX, HttpConfig,
     HttpConfigError,

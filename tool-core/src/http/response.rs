@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use reqwest::Url;
 use reqwest::header::HeaderMap;
 
-use super::send::{excerpt, host_label};
+use super::text::{excerpt, host_label};
 use crate::error::ToolError;
 
 /// A response whose body has been read.

@@ -5,14 +5,12 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::header;
-use reqwest::{Method, StatusCode, Url};
+use reqwest::{Method, StatusCode};
 
 use super::response::{HttpResponse, is_text_content_type, media_type};
 use super::ssrf::{GuardError, LookupFailed, MAX_REDIRECTS, Refused};
+use super::text::excerpt;
 use crate::error::{ErrorKind, ToolError};
-
-/// Longest excerpt of an error body a message quotes.
-const EXCERPT_CHARS: usize = 200;
 
 /// How much of a body to read, and how.
 #[derive(Debug, Clone, Copy)]
@@ -50,15 +48,6 @@ impl Target {
             Self::Service { method, path, .. } => format!(" ({method} {path})"),
             Self::Web { .. } => String::new(),
         }
-    }
-}
-
-/// `host[:port]` of a URL, IPv6 in brackets.
-pub(super) fn host_label(url: &Url) -> String {
-    let host = url.host_str().unwrap_or("the host");
-    match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
     }
 }
 
@@ -172,21 +161,6 @@ fn too_large(target: &Target, length: Option<u64>, max: usize) -> ToolError {
     ToolError::failed(format!(
         "the response from {target} is {size}over the {max}-byte limit"
     ))
-}
-
-/// A short, single-line excerpt of a body or message.
-pub(super) fn excerpt(text: &str) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > EXCERPT_CHARS {
-        let cut: String = flat.chars().take(EXCERPT_CHARS).collect();
-        format!("{cut}...")
-    } else {
-        flat
-    }
 }
 
 fn status_error(

@@ -9,7 +9,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::to_mcp_level;
+use super::level::to_mcp_level;
 use crate::{EventSink, LogLevel, ToolContext, ToolEvent};
 
 /// The notification side of one call: a sink for its context, and the task that sends, started
@@ -156,7 +156,7 @@ fn lock(sending: &Mutex<Sending>) -> std::sync::MutexGuard<'_, Sending> {
 
 impl EventSink for McpEvents {
     fn emit(&self, event: &ToolEvent) {
-        self.base.emit_ref(event);
+        self.base.events().emit(event);
         let wanted = match event {
             ToolEvent::Progress { call_id, .. } => self.wants_progress && *call_id == self.call_id,
             ToolEvent::Log { level, .. } => *level >= self.min_level,
@@ -181,6 +181,6 @@ impl EventSink for McpEvents {
 
     fn wants_lifecycle(&self) -> bool {
         // Only progress and logs become notifications; the rest is the base sink's.
-        self.base.wants_lifecycle()
+        self.base.events().wants_lifecycle()
     }
 }

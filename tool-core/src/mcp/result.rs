@@ -10,7 +10,7 @@ use serde::Serializer as _;
 use serde_json::{Value, json};
 
 use crate::exec::CallResult;
-use crate::{Media, MediaKind, Tool, ToolError, ToolOutput};
+use crate::{Media, MediaKind, Tool, ToolOutput};
 
 /// A call's outcome, with what the shape of its answer depends on.
 pub(super) struct CallOutcome {
@@ -192,73 +192,6 @@ fn media_block(media: &Media) -> ContentBlock {
     }
 }
 
-/// A mounted server's `CallToolResult` as this framework's outcome: `structuredContent` is the
-/// data, text blocks the echo, images, audio and resources the media; `isError` a failure
-/// whose message is the text.
-pub(super) fn from_call_result(result: CallToolResult) -> CallResult {
-    let mut texts = Vec::new();
-    let mut media = Vec::new();
-    for block in result.content {
-        match block {
-            ContentBlock::Text(text) => texts.push(text.text),
-            ContentBlock::Image(image) => {
-                media.push(decode(&image.data).map(|d| Media::image(image.mime_type, d)))
-            }
-            ContentBlock::Audio(audio) => {
-                media.push(decode(&audio.data).map(|d| Media::audio(audio.mime_type, d)))
-            }
-            ContentBlock::Resource(resource) => media.push(Ok(match resource.resource {
-                ResourceContents::TextResourceContents {
-                    uri,
-                    mime_type,
-                    text,
-                    ..
-                } => Media::resource(
-                    uri,
-                    mime_type.unwrap_or_else(|| "text/plain".into()),
-                    text.into_bytes(),
-                ),
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => {
-                    let mime_type = mime_type.unwrap_or_else(|| "application/octet-stream".into());
-                    Media::resource(uri, mime_type, decode(&blob)?)
-                }
-                _ => continue,
-            })),
-            ContentBlock::ResourceLink(link) => texts.push(format!("[resource: {}]", link.uri)),
-            // Kinds of content newer than this code: nothing this framework can carry.
-            _ => {}
-        }
-    }
-    let text = texts.join("\n");
-    if result.is_error == Some(true) {
-        let message = if text.is_empty() {
-            "the tool failed and gave no reason".to_owned()
-        } else {
-            text
-        };
-        return Err(ToolError::failed(message));
-    }
-    let mut output = match result.structured_content {
-        Some(data) => ToolOutput::new(data).with_echo(text),
-        None => ToolOutput::text(text),
-    };
-    for item in media {
-        output = output.with_media(item?);
-    }
-    Ok(output)
-}
-
-fn decode(data: &str) -> Result<Vec<u8>, ToolError> {
-    BASE64
-        .decode(data)
-        .map_err(|e| ToolError::failed(format!("the server sent media that is not base64: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -266,7 +199,7 @@ mod tests {
 
     use super::*;
     use crate::test_json::{json_leaf, json_tree};
-    use crate::{DynamicTool, Registry};
+    use crate::{DynamicTool, Registry, ToolError};
 
     fn tool(output_schema: Option<Value>) -> Tool {
         let mut tool = DynamicTool::new("get_thing", "Gets a thing.", json!({"type": "object"}));
@@ -319,40 +252,6 @@ mod tests {
         assert_eq!(
             r.meta.unwrap().0.get("tool-core/error"),
             Some(&json!("invalid_input"))
-        );
-    }
-
-    #[test]
-    fn media_round_trips_through_content_blocks() {
-        let out = ToolOutput::from_media(Media::image("image/png", vec![1, 2, 3]))
-            .with_media(Media::audio("audio/wav", vec![4]))
-            .with_media(Media::resource(
-                "file:///a.txt",
-                "text/plain",
-                b"hi".to_vec(),
-            ))
-            .with_media(Media::resource(
-                "file:///b.bin",
-                "application/octet-stream",
-                vec![0, 255],
-            ));
-        let r = call_result(CallOutcome::new(&tool(None), Ok(out.clone())));
-        assert_eq!(r.content.len(), 4, "an empty echo is not sent");
-        assert_eq!(r.content[0].as_image().unwrap().data, "AQID");
-        let back = from_call_result(r).unwrap();
-        assert_eq!(back.media(), out.media());
-    }
-
-    #[test]
-    fn remote_errors_and_bad_media_are_tool_errors() {
-        let err = CallToolResult::error(vec![ContentBlock::text("no such city")]);
-        assert_eq!(from_call_result(err).unwrap_err().message(), "no such city");
-        let bad = CallToolResult::success(vec![ContentBlock::image("not base64!", "image/png")]);
-        assert!(
-            from_call_result(bad)
-                .unwrap_err()
-                .message()
-                .contains("not base64")
         );
     }
 

@@ -16,7 +16,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
+use super::server::McpServer;
 
 /// Why a server stopped.
 #[derive(Debug, thiserror::Error)]

@@ -18,7 +18,7 @@ use rmcp::service::{
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::from_mcp_level;
+use super::level::from_mcp_level;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
 use super::result::{CallOutcome, call_result};

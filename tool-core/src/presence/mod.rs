@@ -38,30 +38,4 @@ mod hub;
 mod serve;
 
 pub use hub::{Phase, Presence, PresenceEvent};
-pub use serve::{PresenceOptions, PresenceServer};
-
-/// Why presence could not be served.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PresenceError {
-    /// The address is neither `HOST:PORT` nor a port number.
-    #[error(
-        "`{0}` is not an address to listen on: write HOST:PORT (e.g. 127.0.0.1:8800) or a port"
-    )]
-    Address(String),
-    /// The socket could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: String,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Serving failed.
-    #[error("the presence server failed: {0}")]
-    Io(#[from] std::io::Error),
-    /// The server's task ended abnormally.
-    #[error("the presence server stopped abnormally: {0}")]
-    Task(#[from] tokio::task::JoinError),
-}
+pub use serve::{PresenceError, PresenceOptions, PresenceServer};

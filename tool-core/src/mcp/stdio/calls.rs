@@ -21,10 +21,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::Refusal;
-use super::lock;
-use super::output::Output;
-use crate::mcp::McpServer;
+use super::output::{Output, lock};
 use crate::mcp::result::{CallOutcome, call_result, text_result};
+use crate::mcp::server::McpServer;
 
 /// Calls and listings running here at once beyond their first poll. More wait, in order, until
 /// one finishes: a client that sends faster than its tools finish cannot grow memory without

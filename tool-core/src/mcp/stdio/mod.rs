@@ -27,7 +27,7 @@ mod tests;
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -45,7 +45,8 @@ use self::calls::{Calls, Taken};
 use self::envelope::{Message, Refusal};
 use self::frame::{Frame, Frames};
 use self::output::Output;
-use super::{McpServer, ServeError};
+use super::serve::ServeError;
+use super::server::McpServer;
 
 /// Serves `server` on this process's stdin and stdout until the client closes stdin or
 /// `shutdown` is cancelled; either way the calls in flight are answered first (see the
@@ -485,9 +486,4 @@ impl<R> Drop for Lines<R> {
     fn drop(&mut self) {
         self.calls.abandon();
     }
-}
-
-/// A lock whose holder panicked still guards whole values here: poisoning is ignored.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -12,7 +12,7 @@ use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
-use tool_core::mcp::{McpServer, serve_io};
+use tool_mcp::{McpServer, serve_io};
 use tool_core::{DynamicTool, Registry, ToolOutput};
 
 const HANDSHAKE: &str = concat!(

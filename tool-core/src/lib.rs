@@ -44,18 +44,6 @@ pub mod render;
 pub mod sanitize;
 pub mod schema;
 
-#[cfg(feature = "agent")]
-pub mod agent;
-#[cfg(feature = "cli")]
-pub mod cli;
-#[cfg(feature = "http")]
-pub mod http;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-#[cfg(feature = "presence")]
-pub mod presence;
-#[cfg(any(feature = "mcp", feature = "presence"))]
-mod tcp;
 #[cfg(test)]
 mod test_json;
 

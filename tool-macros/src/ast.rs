@@ -56,7 +56,6 @@ const EXTRACTORS: &[&str] = &[
     "State",
     "CancellationToken",
     "RequestHeaders",
-    "HttpClient",
 ];
 
 impl ToolFn {

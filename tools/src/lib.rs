@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `time` | `get_current_time`, `convert_time` |
 //! | `fs` | `read_file`, `list_directory`, `search_files`, `get_file_info` (read-only, under [`fs::FsRoot`]) |
-//! | `web` | `fetch_url` (a page as text, through the SSRF-guarded [`tool_core::http::HttpClient`]) |
+//! | `web` | `fetch_url` (a page as text, through the SSRF-guarded [`tool_http::HttpClient`]) |
 
 pub mod domains;
 pub mod fs;

@@ -1,6 +1,6 @@
 //! The `web` domain: a page of the public web, as readable text.
 //!
-//! Requests go through [`tool_core::http::HttpClient::fetch`], so the SSRF guard applies
+//! Requests go through [`tool_http::HttpClient::fetch`], so the SSRF guard applies
 //! (loopback, private, link-local and cloud metadata addresses and names are refused, on every
 //! redirect and at connect time) and no header of the caller is sent. HTML becomes
 //! markdown-like text (html2text: headings, emphasis, lists, tables, links as numbered
@@ -10,8 +10,8 @@
 use std::time::Duration;
 
 use tool_core::__private::{schemars, serde};
-use tool_core::http::{FetchOptions, HttpClient, Url, is_text_content_type};
 use tool_core::prelude::*;
+use tool_http::{FetchOptions, HttpClient, Url, is_text_content_type};
 
 use crate::domains::web;
 
@@ -541,8 +541,7 @@ mod tests {
         ];
         let port = serve(4, PAGES);
         let client =
-            HttpClient::new(tool_core::http::HttpConfig::default().allow_host("127.0.0.1"))
-                .unwrap();
+            HttpClient::new(tool_http::HttpConfig::default().allow_host("127.0.0.1")).unwrap();
         let base = format!("http://127.0.0.1:{port}");
 
         let page = call(Some(client.clone()), &format!("{base}/page"))
@@ -575,7 +574,7 @@ mod tests {
 
     #[tokio::test]
     async fn fetch_url_refuses_local_addresses_by_default() {
-        let client = HttpClient::new(tool_core::http::HttpConfig::default()).unwrap();
+        let client = HttpClient::new(tool_http::HttpConfig::default()).unwrap();
         for url in [
             "http://169.254.169.254/latest/meta-data/",
             "http://127.0.0.1:9/",

@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use serde_json::json;
 use tool_core::exec::Executor;
-use tool_core::http::{HttpClient, HttpConfig};
 use tool_core::prelude::*;
+use tool_http::{HttpClient, HttpConfig};
 
 tool_core::domain!(pub orders, "Orders in a downstream service");
 
 /// Returns the order with the given id from the orders service.
 #[tool(domain = orders, label = "Looking up an order", hint = "One order by id", retries = 3)]
-async fn get_order(http: HttpClient, id: String) -> Result<String, ToolError> {
+async fn get_order(#[ctx] http: HttpClient, id: String) -> Result<String, ToolError> {
     Ok(http
         .get("orders", &format!("/orders/{id}"))
         .send()
@@ -27,10 +27,10 @@ async fn get_order(http: HttpClient, id: String) -> Result<String, ToolError> {
 
 /// Cancels the order with the given id in the orders service.
 #[tool(domain = orders, label = "Cancelling an order", hint = "Cancels an order", destructive, retries = 3)]
-async fn cancel_order(http: HttpClient, id: String) -> Result<String, ToolError> {
+async fn cancel_order(#[ctx] http: HttpClient, id: String) -> Result<String, ToolError> {
     let path = format!("/orders/{id}/cancel");
     let response = http
-        .request(tool_core::http::Method::POST, "orders", &path)
+        .request(tool_http::Method::POST, "orders", &path)
         .send()
         .await?;
     Ok(response.text())
@@ -38,7 +38,7 @@ async fn cancel_order(http: HttpClient, id: String) -> Result<String, ToolError>
 
 /// Returns the slow report from the orders service.
 #[tool(domain = orders, label = "Waiting for a report", hint = "A slow report", timeout = 300ms)]
-async fn get_report(http: HttpClient) -> Result<String, ToolError> {
+async fn get_report(#[ctx] http: HttpClient) -> Result<String, ToolError> {
     Ok(http.get("orders", "/report").send().await?.text())
 }
 

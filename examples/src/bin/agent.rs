@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use tool_core::agent::{Agent, Protocol, Provider, ProviderConfig};
+use tool_agent::{Agent, Protocol, Provider, ProviderConfig};
 use tool_core::exec::Executor;
-use tool_core::presence::{Presence, PresenceOptions, PresenceServer};
 use tool_core::{BroadcastEvents, EventSink, Registry, ToolContext, ToolEvent, catalog};
+use tool_presence::{Presence, PresenceOptions, PresenceServer};
 use tools as _;
 
 #[derive(Parser)]

@@ -14,11 +14,9 @@
 
 use serde_json::{Value, json};
 use tool_core::LogLevel;
-use tool_core::mcp::McpPeer;
-use tool_core::mcp::rmcp::model::{
-    CreateMessageRequestParams, ElicitRequestParams, SamplingMessage,
-};
 use tool_core::prelude::*;
+use tool_mcp::McpPeer;
+use tool_mcp::rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, SamplingMessage};
 
 tool_core::domain!(conformance, "The tools the MCP conformance suite calls");
 
@@ -291,5 +289,5 @@ mod schema_tool {
 }
 
 fn main() -> std::process::ExitCode {
-    tool_core::cli::main()
+    tool_cli::main()
 }

@@ -6,5 +6,5 @@ use std::process::ExitCode;
 use tools as _;
 
 fn main() -> ExitCode {
-    tool_core::cli::main()
+    tool_cli::main()
 }

@@ -1,5 +1,5 @@
 //! tool-core's MCP server with one tool, `add_numbers`: `tc-1 serve --stdio` (or `--http ADDR`)
-//! runs `tool_core::cli`, exactly what `toolctl serve` runs.
+//! runs `tool_cli`, exactly what `toolctl serve` runs.
 
 use std::process::ExitCode;
 
@@ -8,5 +8,5 @@ use tool_core::prelude::*;
 include!("../tc_tools.rs");
 
 fn main() -> ExitCode {
-    tool_core::cli::main()
+    tool_cli::main()
 }

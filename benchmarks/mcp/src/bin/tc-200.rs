@@ -1,5 +1,5 @@
 //! tool-core's MCP server with 200 tools: `add_numbers` and 199 generated fillers (build.rs).
-//! `tc-200 serve --stdio` (or `--http ADDR`) runs `tool_core::cli`, as `toolctl serve` does.
+//! `tc-200 serve --stdio` (or `--http ADDR`) runs `tool_cli`, as `toolctl serve` does.
 
 use std::process::ExitCode;
 
@@ -9,5 +9,5 @@ include!("../tc_tools.rs");
 include!(concat!(env!("OUT_DIR"), "/tc_fillers.rs"));
 
 fn main() -> ExitCode {
-    tool_core::cli::main()
+    tool_cli::main()
 }

@@ -1,0 +1,409 @@
+//! The agent loop against a scripted provider on 127.0.0.1 that speaks each provider's real
+//! wire format (streamed Server-Sent Events): parallel calls over several turns, a deferred tool
+//! found through `search_tools` and then called, a malformed argument corrected, a tool error,
+//! the turn limit, a tool whose result does not feed back, and the tags protocol.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::IntoResponse;
+use serde_json::{Value, json};
+use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
+use tool_core::exec::Executor;
+use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, catalog};
+
+/// What the scripted server answers, request by request, and what it was sent.
+#[derive(Clone, Default)]
+struct Script {
+    answers: Arc<Mutex<Vec<Vec<Value>>>>,
+    requests: Arc<Mutex<Vec<(HeaderMap, Value)>>>,
+}
+
+impl Script {
+    fn requests(&self) -> Vec<(HeaderMap, Value)> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+async fn answer(
+    State(script): State<Script>,
+    headers: HeaderMap,
+    body: String,
+) -> impl IntoResponse {
+    let body: Value = serde_json::from_str(&body).expect("the harness sends JSON");
+    assert_eq!(body["stream"], true, "the harness streams");
+    script.requests.lock().unwrap().push((headers, body));
+    let events = {
+        let mut answers = script.answers.lock().unwrap();
+        if answers.is_empty() {
+            Vec::new()
+        } else {
+            answers.remove(0)
+        }
+    };
+    let mut sse = String::new();
+    for event in events {
+        if let Some(kind) = event.get("type").and_then(Value::as_str) {
+            sse.push_str(&format!("event: {kind}\n"));
+        }
+        sse.push_str(&format!("data: {event}\n\n"));
+    }
+    sse.push_str("data: [DONE]\n\n");
+    ([("content-type", "text/event-stream")], sse)
+}
+
+async fn serve(answers: Vec<Vec<Value>>) -> (String, Script) {
+    let script = Script {
+        answers: Arc::new(Mutex::new(answers)),
+        ..Script::default()
+    };
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", axum::routing::post(answer))
+        .route("/v1/messages", axum::routing::post(answer))
+        .with_state(script.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/v1"), script)
+}
+
+fn registry() -> Registry {
+    let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});
+    let mut r = Registry::empty();
+    r.register_all([
+        DynamicTool::new(
+            "get_weather",
+            "Returns the weather for a city.",
+            object(json!({"city": {"type": "string"}}), &["city"]),
+        )
+        .core(true)
+        .handler(|input, _| async move {
+            Ok(ToolOutput::text(format!(
+                "sunny in {}",
+                input["city"].as_str().unwrap_or("?")
+            )))
+        }),
+        DynamicTool::new(
+            "send_email",
+            "Sends an email to a recipient.",
+            object(
+                json!({"to": {"type": "string"}, "body": {"type": "string"}}),
+                &["to", "body"],
+            ),
+        )
+        .handler(|input, _| async move {
+            Ok(ToolOutput::text(format!(
+                "sent to {}",
+                input["to"].as_str().unwrap_or("?")
+            )))
+        }),
+        DynamicTool::new(
+            "get_stock",
+            "Returns a stock price.",
+            object(json!({"symbol": {"type": "string"}}), &["symbol"]),
+        )
+        .core(true)
+        .handler(|_, _| async move { Err(ToolError::unavailable("the exchange is closed")) }),
+        DynamicTool::new("take_photo", "Takes a photo.", object(json!({}), &[]))
+            .core(true)
+            .handler(|_, _| async move {
+                Ok(ToolOutput::text("a photo")
+                    .with_media(tool_core::Media::image("image/png", vec![1u8, 2, 3])))
+            }),
+        DynamicTool::new(
+            "show_chart",
+            "Shows a chart to the user.",
+            object(json!({}), &[]),
+        )
+        .core(true)
+        .feeds_back(false)
+        .handler(|_, _| async move { Ok(ToolOutput::text("shown")) }),
+    ])
+    .unwrap();
+    catalog::install(&mut r).unwrap();
+    r
+}
+
+fn agent(base: &str, provider: Provider) -> Agent {
+    let config = ProviderConfig::new(base, "scripted").api_key("test-key");
+    Agent::new(Executor::new(registry()), provider, config)
+}
+
+/// OpenAI stream chunks: text, then tool calls each split into pieces.
+fn openai_text(text: &str) -> Vec<Value> {
+    vec![
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ]
+}
+
+fn openai_calls(calls: &[(&str, &str, &str)]) -> Vec<Value> {
+    let mut chunks = Vec::new();
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        chunks.push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}}]}));
+        let (a, b) = args.split_at(args.len() / 2);
+        for piece in [a, b] {
+            chunks.push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": i, "function": {"arguments": piece}}]}}]}));
+        }
+    }
+    chunks.push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
+    chunks
+}
+
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t.pointer("/function/name").or_else(|| t.get("name")))
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn openai_parallel_calls_over_turns_then_an_answer() {
+    let (base, script) = serve(vec![
+        openai_calls(&[
+            ("c1", "get_weather", r#"{"city": "Paris"}"#),
+            ("c2", "get_weather", r#"{"city": "Oslo"}"#),
+        ]),
+        openai_text("Sunny in both."),
+    ])
+    .await;
+    let mut agent = agent(&base, Provider::OpenAi);
+    let answer = agent.run("Weather in Paris and Oslo?").await.unwrap();
+    assert_eq!(answer.text, "Sunny in both.");
+    assert_eq!((answer.turns, answer.calls), (2, 2));
+    let requests = script.requests();
+    assert_eq!(requests[0].0["authorization"], "Bearer test-key");
+    // Only the loaded set is sent: core tools and search_tools, not the deferred send_email.
+    let sent = tool_names(&requests[0].1);
+    assert!(sent.contains(&"get_weather".to_owned()) && sent.contains(&"search_tools".to_owned()));
+    assert!(!sent.contains(&"send_email".to_owned()));
+    let messages = requests[1].1["messages"].as_array().unwrap();
+    let tool_messages: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool_messages[0]["tool_call_id"], "c1");
+    assert_eq!(tool_messages[0]["content"], "sunny in Paris");
+    assert_eq!(tool_messages[1]["content"], "sunny in Oslo");
+}
+
+#[tokio::test]
+async fn a_deferred_tool_is_found_through_search_then_called() {
+    let (base, script) = serve(vec![
+        openai_calls(&[("s1", "search_tools", r#"{"query": "mail my landlord"}"#)]),
+        openai_calls(&[(
+            "e1",
+            "send_email",
+            r#"{"to": "landlord@example.com", "body": "The sink leaks."}"#,
+        )]),
+        openai_text("Done, the email is sent."),
+    ])
+    .await;
+    let mut agent = agent(&base, Provider::OpenAi);
+    let answer = agent.run("Tell my landlord the sink leaks").await.unwrap();
+    assert_eq!(answer.text, "Done, the email is sent.");
+    let requests = script.requests();
+    assert!(
+        tool_names(&requests[1].1).contains(&"send_email".to_owned()),
+        "loaded after the search"
+    );
+    let last = requests[2].1["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "sent to landlord@example.com");
+}
+
+#[tokio::test]
+async fn malformed_arguments_get_an_error_the_model_corrects() {
+    let (base, script) = serve(vec![
+        openai_calls(&[("c1", "get_weather", r#"{city: Paris"#)]),
+        openai_calls(&[("c2", "get_weather", r#"{"city": "Paris"}"#)]),
+        openai_text("Sunny."),
+    ])
+    .await;
+    let answer = agent(&base, Provider::OpenAi)
+        .run("Weather?")
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Sunny.");
+    let second = &script.requests()[1].1;
+    let error = second["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("JSON"), "{error}");
+    let third = &script.requests()[2].1;
+    assert_eq!(
+        third["messages"].as_array().unwrap().last().unwrap()["content"],
+        "sunny in Paris"
+    );
+}
+
+#[tokio::test]
+async fn the_turn_limit_stops_a_model_that_never_answers() {
+    let looping: Vec<Vec<Value>> = (0..5)
+        .map(|i| openai_calls(&[(&format!("c{i}"), "get_weather", r#"{"city": "Rome"}"#)]))
+        .collect();
+    let (base, _) = serve(looping).await;
+    let mut agent = agent(&base, Provider::OpenAi).max_turns(3);
+    assert!(matches!(
+        agent.run("Loop").await,
+        Err(AgentError::TurnLimit(3))
+    ));
+}
+
+#[tokio::test]
+async fn a_tool_that_does_not_feed_back_ends_the_run() {
+    let (base, script) = serve(vec![openai_calls(&[("c1", "show_chart", "{}")])]).await;
+    let answer = agent(&base, Provider::OpenAi)
+        .run("Chart it")
+        .await
+        .unwrap();
+    assert_eq!((answer.turns, answer.calls), (1, 1));
+    assert_eq!(script.requests().len(), 1, "no second request");
+}
+
+/// Anthropic stream events for text and tool uses (inputs streamed as partial JSON).
+fn anthropic(text: &str, uses: &[(&str, &str, &str)]) -> Vec<Value> {
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}),
+    ];
+    let mut index = 0;
+    if !text.is_empty() {
+        events.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}));
+        events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}));
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        index = 1;
+    }
+    for (id, name, input) in uses {
+        events.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+        let (a, b) = input.split_at(input.len() / 2);
+        for piece in [a, b] {
+            events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": index}));
+        index += 1;
+    }
+    let stop = if uses.is_empty() {
+        "end_turn"
+    } else {
+        "tool_use"
+    };
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop}}));
+    events.push(json!({"type": "message_stop"}));
+    events
+}
+
+#[tokio::test]
+async fn anthropic_streams_parallel_tool_uses_and_tool_errors() {
+    let (base, script) = serve(vec![
+        anthropic(
+            "Checking.",
+            &[
+                ("u1", "get_weather", r#"{"city": "Lima"}"#),
+                ("u2", "get_stock", r#"{"symbol": "ACME"}"#),
+            ],
+        ),
+        anthropic("Lima is sunny; the exchange is closed.", &[]),
+    ])
+    .await;
+    let answer = agent(&base, Provider::Anthropic)
+        .run("Lima weather and ACME?")
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Lima is sunny; the exchange is closed.");
+    let requests = script.requests();
+    assert_eq!(requests[0].0["x-api-key"], "test-key");
+    assert_eq!(requests[0].0["anthropic-version"], "2023-06-01");
+    let messages = requests[1].1["messages"].as_array().unwrap();
+    let assistant = &messages[1]["content"];
+    assert_eq!(assistant[1]["type"], "tool_use");
+    assert_eq!(assistant[1]["input"], json!({"city": "Lima"}));
+    let results = &messages[2]["content"];
+    assert_eq!(results[0]["tool_use_id"], "u1");
+    assert_eq!(results[0]["is_error"], false);
+    assert_eq!(results[0]["content"][0]["text"], "sunny in Lima");
+    assert_eq!(results[1]["is_error"], true);
+    let error = results[1]["content"][0]["text"].as_str().unwrap();
+    assert!(error.contains("exchange is closed"), "{error}");
+}
+
+#[tokio::test]
+async fn the_tags_protocol_end_to_end() {
+    let (base, script) = serve(vec![
+        openai_text("Let me look. <get_weather city=\"Kyoto\"/> and <get_wether city=\"Nara\"/>"),
+        openai_text("Kyoto is sunny."),
+    ])
+    .await;
+    let mut agent = agent(&base, Provider::OpenAi).protocol(Protocol::Tags);
+    let answer = agent.run("Weather in Kyoto?").await.unwrap();
+    assert_eq!(answer.text, "Kyoto is sunny.");
+    let requests = script.requests();
+    assert!(
+        requests[0].1.get("tools").is_none(),
+        "no native tools in the tags protocol"
+    );
+    let system = requests[0].1["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("## get_weather"),
+        "the tools are documented in the system prompt"
+    );
+    let results = requests[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        results.contains("<tool_result name=\"get_weather\">sunny in Kyoto</tool_result>"),
+        "{results}"
+    );
+    assert!(results.contains("did you mean `get_weather`"), "{results}");
+}
+
+#[tokio::test]
+async fn images_go_back_as_image_parts_in_both_formats() {
+    let (base, script) = serve(vec![
+        anthropic("", &[("u1", "take_photo", "{}")]),
+        anthropic("A photo.", &[]),
+    ])
+    .await;
+    agent(&base, Provider::Anthropic)
+        .run("Photo?")
+        .await
+        .unwrap();
+    let result = &script.requests()[1].1["messages"][2]["content"][0];
+    assert_eq!(result["content"][1]["type"], "image");
+    assert_eq!(result["content"][1]["source"]["data"], "AQID");
+    assert_eq!(result["content"][1]["source"]["media_type"], "image/png");
+
+    // OpenAI tool messages are text only: the image follows in a user message.
+    let (base, script) = serve(vec![
+        openai_calls(&[("c1", "take_photo", "{}")]),
+        openai_text("A photo."),
+    ])
+    .await;
+    agent(&base, Provider::OpenAi).run("Photo?").await.unwrap();
+    let messages = script.requests()[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(
+        last["content"][1]["image_url"]["url"],
+        "data:image/png;base64,AQID"
+    );
+}

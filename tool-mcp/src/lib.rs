@@ -1,0 +1,53 @@
+//! Tools over MCP, through the official Rust SDK (`rmcp`): its protocol types, its service loop,
+//! its Streamable HTTP transport and (feature `mount`) its client. Only the
+//! stdio transport is this crate's own: every line is checked against JSON-RPC 2.0 there, and a
+//! `tools/call` or `tools/list` is answered there, with the SDK's types and the same handler.
+//!
+//! - [`McpServer`] answers `tools/list` in the MCP renderer's form (paginated; each page built
+//!   when asked for, not kept) and runs `tools/call` through the [`Executor`](tool_core::exec::Executor): input limits, time
+//!   limits, cancellation, sanitised errors. Progress and log messages a tool sends through its
+//!   [`ToolContext`](tool_core::ToolContext) become MCP notifications; a change to the tool set
+//!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
+//! - [`serve_stdio`] (or [`serve_io`] on any byte stream, whose docs say what the stdio
+//!   transport guarantees) and [`serve_http`] put a server on a transport; [`HttpOptions`]
+//!   holds the HTTP security settings (loopback Host and Origin checks, optional bearer-token
+//!   auth, which request headers reach the tools).
+//! - [`mount`] (feature `mount`, which brings the SDK's client and an HTTP client) connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
+//!   turns its tools into [`DynamicTool`](tool_core::DynamicTool)s named `NAME__tool`, so one
+//!   registry, catalog and executor offer local and remote tools alike.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use tool_core::exec::Executor;
+//! use tool_mcp::{McpServer, serve_stdio};
+//! use tool_core::Registry;
+//! let server = McpServer::new(Executor::new(Registry::linked()?));
+//! serve_stdio(server, Default::default()).await?;
+//! # Ok(()) }
+//! ```
+
+// MCP logging (`logging/setLevel`, `notifications/message`) is deprecated upstream by SEP-2577
+// but still part of every protocol version clients speak today, so it is served.
+#![allow(deprecated)]
+
+mod level;
+mod listing;
+#[cfg(feature = "mount")]
+mod mount;
+mod notify;
+mod result;
+mod serve;
+mod server;
+mod stdio;
+mod tcp;
+#[cfg(test)]
+mod test_json;
+
+#[cfg(feature = "mount")]
+pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
+pub use serve::{HttpOptions, ServeError, http_router, serve_http};
+pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
+pub use stdio::{serve_io, serve_stdio};
+
+/// The MCP SDK this crate is built on, for its protocol types.
+pub use rmcp;

@@ -1,0 +1,232 @@
+//! `tools/list`: the MCP form of the listed tools, a page at a time, in one of two shapes.
+//!
+//! The SDK's service loop takes rmcp's [`Tool`](rmcp::model::Tool)s ([`listed_tool`]), each
+//! holding its input schema as an `Arc<JsonObject>` that cannot share the registry's `Value`:
+//! a page of 200 tools copies every schema, about 1.2 MB of heap that malloc keeps after the
+//! answer is written. The stdio transport writes the same JSON straight from the registry
+//! instead ([`Page`]'s `Serialize`), one tool at a time, copying no input schema: its MCP form
+//! ([`McpSchema`]) is made as it is written.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use serde::ser::{SerializeMap as _, SerializeSeq as _};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use tool_core::schema::McpSchema;
+use tool_core::{Tool, render};
+
+/// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
+/// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
+/// object, which MCP cannot carry.
+pub(super) fn listed_tool(tool: &Tool) -> Option<rmcp::model::Tool> {
+    let Value::Object(input) = McpSchema::input(tool.input_schema()).to_value() else {
+        return None;
+    };
+    let mut listed = rmcp::model::Tool::default();
+    listed.name = tool.name_cow();
+    listed.title = Some(tool.label().to_owned());
+    listed.description = Some(tool.description_cow());
+    listed.input_schema = Arc::new(input);
+    listed.output_schema = output_schema(tool).map(Arc::new);
+    listed.annotations = Some(annotations(tool));
+    listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
+    Some(listed)
+}
+
+fn annotations(tool: &Tool) -> rmcp::model::ToolAnnotations {
+    let a = tool.annotations();
+    let mut annotations = rmcp::model::ToolAnnotations::with_title(tool.label());
+    annotations.read_only_hint = Some(a.read_only);
+    annotations.destructive_hint = Some(a.destructive);
+    annotations.idempotent_hint = Some(a.idempotent);
+    annotations.open_world_hint = Some(a.open_world);
+    annotations
+}
+
+fn output_schema(tool: &Tool) -> Option<serde_json::Map<String, Value>> {
+    match render::mcp_output_schema(tool.output_schema()?) {
+        Value::Object(output) => Some(output),
+        _ => None,
+    }
+}
+
+/// One page of `tools/list`: the listed tools in `range`, and the cursor of the next page.
+/// Serializes as the result of `tools/list` (what rmcp writes for a `ListToolsResult` to a
+/// session begun with `initialize`).
+pub(super) struct Page {
+    listed: Arc<[Tool]>,
+    range: Range<usize>,
+}
+
+impl Page {
+    /// `range` of `listed`, every tool of which has an object input schema.
+    pub(super) fn new(listed: Arc<[Tool]>, range: Range<usize>) -> Self {
+        Self { listed, range }
+    }
+
+    pub(super) fn tools(&self) -> &[Tool] {
+        &self.listed[self.range.clone()]
+    }
+
+    /// The cursor that asks for the page after this one, if there is one.
+    pub(super) fn next_cursor(&self) -> Option<String> {
+        (self.range.end < self.listed.len()).then(|| self.range.end.to_string())
+    }
+}
+
+impl Serialize for Page {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(next) = self.next_cursor() {
+            map.serialize_entry("nextCursor", &next)?;
+        }
+        map.serialize_entry("tools", &Tools(self.tools()))?;
+        map.end()
+    }
+}
+
+struct Tools<'a>(&'a [Tool]);
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for tool in self.0 {
+            seq.serialize_element(&Listed(tool))?;
+        }
+        seq.end()
+    }
+}
+
+/// A tool as [`listed_tool`] makes it, serialized in the same order, borrowing its schema.
+struct Listed<'a>(&'a Tool);
+
+impl Serialize for Listed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tool = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", tool.name())?;
+        map.serialize_entry("title", tool.label())?;
+        map.serialize_entry("description", tool.description())?;
+        map.serialize_entry("inputSchema", &McpSchema::input(tool.input_schema()))?;
+        // Built per tool and dropped at once: small, unlike a copy of the whole page.
+        if let Some(output) = output_schema(tool) {
+            map.serialize_entry("outputSchema", &output)?;
+        }
+        map.serialize_entry("annotations", &annotations(tool))?;
+        map.serialize_entry("_meta", &render::mcp_meta(tool))?;
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{
+        JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, NumberOrString, ServerResult,
+    };
+    use serde_json::json;
+
+    use super::*;
+    use tool_core::{DynamicTool, Registry};
+
+    fn registry() -> Registry {
+        let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
+        registry
+            .register_all([
+                // Schemas the MCP form rewrites: what is written must still be what serde
+                // makes of the rendering.
+                DynamicTool::new(
+                    "get_thing",
+                    "Gets a thing.",
+                    json!({"type": "object", "properties": {
+                        "id": {"type": "string", "format": "ip"},
+                        "n": {"type": ["integer", "null"], "format": "uint32", "minimum": 0},
+                        "tag": {"anyOf": [{"$ref": "#/$defs/Tag"}, {"type": "null"}]},
+                    }, "$defs": {"Tag": {"type": ["string", "null"]}}}),
+                )
+                .output_schema(json!({"type": ["integer", "null"], "$defs": {"x": {}}})),
+                DynamicTool::new("list_things", "", json!({"type": "object"}))
+                    .output_schema(json!({"type": "object", "properties": {}}))
+                    .domain("things", "Things")
+                    .label("Listing")
+                    .hint("Lists things")
+                    .core(true),
+                DynamicTool::new("say_it", "Says \"it\"\n.", json!({"type": "object"}))
+                    .annotations(tool_core::Annotations::READ_ONLY),
+            ])
+            .unwrap();
+        registry
+    }
+
+    #[test]
+    fn listed_tools_are_what_serde_makes_of_the_rendering() {
+        let registry = registry();
+        assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
+        for tool in registry.tools() {
+            let def = render::mcp(tool);
+            let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
+            let listed = listed_tool(tool).unwrap();
+            assert_eq!(listed, expected, "{}", tool.name());
+            assert_eq!(
+                serde_json::to_value(&listed).unwrap(),
+                def,
+                "{}",
+                tool.name()
+            );
+        }
+    }
+
+    /// The transport's answer is byte for byte what the SDK writes for the same page.
+    #[test]
+    fn a_page_is_written_as_the_sdk_writes_its_list_result() {
+        let listed: Arc<[Tool]> = registry().tools().into();
+        let n = listed.len();
+        assert!(n >= 3);
+        for range in [0..n, 0..1, 1..n - 1, n..n] {
+            let page = Page::new(listed.clone(), range.clone());
+            let mut sdk = ListToolsResult::with_all_items(
+                page.tools().iter().filter_map(listed_tool).collect(),
+            );
+            sdk.next_cursor = page.next_cursor();
+            let mut sdk = ServerResult::ListToolsResult(sdk);
+            sdk.strip_result_type_for_legacy_peer();
+            sdk.strip_non_object_output_for_legacy_peer();
+            fn answer(result: impl Serialize) -> String {
+                let id = NumberOrString::Number(7);
+                let jsonrpc = JsonRpcVersion2_0;
+                serde_json::to_string(&JsonRpcResponse {
+                    jsonrpc,
+                    id,
+                    result,
+                })
+                .unwrap()
+            }
+            assert_eq!(answer(page), answer(sdk), "{range:?}");
+        }
+    }
+
+    #[test]
+    fn a_page_names_the_next_one_until_the_last() {
+        let listed: Arc<[Tool]> = registry().tools().into();
+        let n = listed.len();
+        assert_eq!(
+            Page::new(listed.clone(), 0..1).next_cursor(),
+            Some("1".into())
+        );
+        assert_eq!(Page::new(listed, 1..n).next_cursor(), None);
+    }
+
+    #[test]
+    fn a_tool_whose_input_schema_is_not_an_object_is_not_listed() {
+        for schema in [Value::Null, json!(5), json!([]), json!(true)] {
+            let tool = DynamicTool::new("x", "d", schema.clone());
+            let mut registry = Registry::empty();
+            registry.register(tool).unwrap();
+            let tool = &registry.tools()[0];
+            // serde refuses the rendering too: MCP has no way to carry it.
+            assert!(serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool)).is_err());
+            assert_eq!(listed_tool(tool), None, "{schema}");
+        }
+    }
+}

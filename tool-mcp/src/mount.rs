@@ -1,0 +1,605 @@
+//! Mounting another MCP server: its tools become dynamic tools of this registry, named
+//! `NAME__tool`, called through the official SDK's client.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, ContentBlock,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    ResourceContents, ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
+use serde_json::Value;
+
+use super::level::from_mcp_level;
+use tool_core::exec::CallResult;
+use tool_core::{
+    DynamicTool, Media, Registry, RegistryError, ToolContext, ToolError, ToolOutput, defs,
+};
+
+/// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)
+/// or one to reach (a Streamable HTTP URL).
+///
+/// ```
+/// use tool_mcp::{MountSpec, MountTarget};
+/// let spec: MountSpec = "files=npx -y @modelcontextprotocol/server-filesystem /tmp".parse().unwrap();
+/// assert_eq!(spec.name, "files");
+/// assert!(matches!(spec.target, MountTarget::Command(_)));
+/// let spec: MountSpec = "remote=http://127.0.0.1:8080/mcp".parse().unwrap();
+/// assert!(matches!(spec.target, MountTarget::Url(_)));
+/// assert!("Bad-Name=cmd".parse::<MountSpec>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountSpec {
+    /// The prefix of the mounted tools' names: lowercase letters, digits and `_`.
+    pub name: String,
+    /// Where the server is.
+    pub target: MountTarget,
+}
+
+/// Where a mounted server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountTarget {
+    /// A command run with `sh -c`, speaking MCP on its stdin and stdout.
+    Command(String),
+    /// A Streamable HTTP endpoint (`http://` or `https://`).
+    Url(String),
+}
+
+/// Why a server could not be mounted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MountError {
+    /// The `NAME=TARGET` text is malformed.
+    #[error("`{spec}`: {reason}")]
+    Spec {
+        /// The text given.
+        spec: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The server could not be started or reached.
+    #[error("mount `{name}`: cannot start `{target}`: {source}")]
+    Start {
+        /// The mount's name.
+        name: String,
+        /// The command or URL.
+        target: String,
+        /// The cause.
+        source: BoxError,
+    },
+    /// The MCP handshake or `tools/list` failed.
+    #[error("mount `{name}`: {what}: {source}")]
+    Protocol {
+        /// The mount's name.
+        name: String,
+        /// The step that failed.
+        what: &'static str,
+        /// The SDK's error.
+        source: BoxError,
+    },
+    /// The server did not answer in time.
+    #[error("mount `{name}`: {what}: no answer within {} s", limit.as_secs())]
+    Timeout {
+        /// The mount's name.
+        name: String,
+        /// The step that timed out.
+        what: &'static str,
+        /// How long it was given.
+        limit: std::time::Duration,
+    },
+    /// A mounted tool's name clashes with a tool already in the registry.
+    #[error("mount `{name}`: {source}")]
+    Clash {
+        /// The mount's name.
+        name: String,
+        /// The clash.
+        source: Box<RegistryError>,
+    },
+}
+
+impl FromStr for MountSpec {
+    type Err = MountError;
+
+    fn from_str(spec: &str) -> Result<Self, MountError> {
+        let fail = |reason| MountError::Spec {
+            spec: spec.to_owned(),
+            reason,
+        };
+        let (name, target) = spec
+            .split_once('=')
+            .ok_or_else(|| fail("expected NAME=COMMAND or NAME=URL"))?;
+        let valid_name = !name.is_empty()
+            && name.len() <= 32
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid_name {
+            return Err(fail(
+                "the name must be 1 to 32 lowercase letters, digits and `_`, starting with a letter",
+            ));
+        }
+        let target = target.trim();
+        if target.is_empty() {
+            return Err(fail("nothing after `=`: give a command or an http(s) URL"));
+        }
+        let target = if target.starts_with("http://") || target.starts_with("https://") {
+            MountTarget::Url(target.to_owned())
+        } else {
+            MountTarget::Command(target.to_owned())
+        };
+        Ok(Self {
+            name: name.to_owned(),
+            target,
+        })
+    }
+}
+
+impl fmt::Display for MountTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Command(c) | Self::Url(c) => f.write_str(c),
+        }
+    }
+}
+
+/// A connected server and its tools, ready to register. Dropping every handle (the tools hold
+/// one each) closes the connection and, for a command, ends the process.
+pub struct Mounted {
+    name: String,
+    tools: Vec<DynamicTool>,
+}
+
+impl fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mounted")
+            .field("name", &self.name)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+impl Mounted {
+    /// The mount's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How many tools the server offers.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the server offers no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The server's tools, to register one by one.
+    pub fn into_tools(self) -> Vec<DynamicTool> {
+        self.tools
+    }
+
+    /// Adds the server's tools to `registry`; nothing is added if any name is taken.
+    pub fn register(self, registry: &mut Registry) -> Result<(), MountError> {
+        registry
+            .register_all(self.tools)
+            .map_err(|source| MountError::Clash {
+                name: self.name,
+                source: Box::new(source),
+            })
+    }
+}
+
+/// Connects to the server `spec` names and lists its tools (every page).
+///
+/// Each mounted tool keeps the server's description, input and output schemas and annotations;
+/// its domain is the mount's name. A call goes to the server with the caller's cancellation
+/// (sent on as `notifications/cancelled`), and the server's progress and log notifications
+/// come back through the caller's context.
+pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
+    let name = spec.name.clone();
+    let handler = Relay::default();
+    let start = |source: BoxError| MountError::Start {
+        name: name.clone(),
+        target: spec.target.to_string(),
+        source,
+    };
+    let client = match &spec.target {
+        MountTarget::Command(command) => {
+            let mut cmd = tokio::process::Command::new("sh");
+            cmd.arg("-c").arg(command);
+            let (transport, _) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::inherit())
+                .spawn()
+                .map_err(|e| start(e.into()))?;
+            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            within(&name, "the MCP handshake failed", handshake).await?
+        }
+        MountTarget::Url(url) => {
+            let tls = tool_http::tls_config().map_err(|e| start(e.into()))?;
+            let http = reqwest::Client::builder()
+                .tls_backend_preconfigured(tls)
+                .build()
+                .map_err(|e| start(e.into()))?;
+            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let transport = StreamableHttpClientTransport::with_client(http, config);
+            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            within(&name, "the MCP handshake failed", handshake).await?
+        }
+    };
+    let listed = within(&name, "tools/list failed", async {
+        client.list_all_tools().await.map_err(boxed)
+    })
+    .await?;
+    let client = Arc::new(Client {
+        service: client,
+        relay: handler,
+    });
+    let origin = format!("mounted MCP server `{name}` ({})", spec.target);
+    let domain_description = format!("Tools of the MCP server mounted as `{name}`");
+    let tools = listed
+        .into_iter()
+        .filter_map(|remote| {
+            let remote_name = remote.name.to_string();
+            let mut def = serde_json::to_value(&remote).ok()?;
+            def["name"] = Value::String(format!("{name}__{remote_name}"));
+            let client = client.clone();
+            let tool = defs::from_mcp_tool(&def, &origin)
+                .domain(name.clone(), domain_description.clone())
+                .handler(move |input, ctx| {
+                    let client = client.clone();
+                    let remote_name = remote_name.clone();
+                    async move { client.call(remote_name, input, ctx).await }
+                });
+            Some(tool)
+        })
+        .collect();
+    Ok(Mounted { name, tools })
+}
+
+/// How long the handshake and the listing may take.
+const STEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn boxed(e: impl std::error::Error + Send + Sync + 'static) -> BoxError {
+    Box::new(e)
+}
+
+/// One step of mounting, within [`STEP_LIMIT`]: a server that never answers must not hang the
+/// binary that mounts it.
+async fn within<T>(
+    name: &str,
+    what: &'static str,
+    step: impl Future<Output = Result<T, BoxError>>,
+) -> Result<T, MountError> {
+    match tokio::time::timeout(STEP_LIMIT, step).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(source)) => Err(MountError::Protocol {
+            name: name.to_owned(),
+            what,
+            source,
+        }),
+        Err(_) => Err(MountError::Timeout {
+            name: name.to_owned(),
+            what,
+            limit: STEP_LIMIT,
+        }),
+    }
+}
+
+/// The client side of a mount: the running service and where notifications go.
+struct Client {
+    service: RunningService<RoleClient, Relay>,
+    relay: Relay,
+}
+
+impl Client {
+    async fn call(
+        &self,
+        name: String,
+        input: Value,
+        ctx: ToolContext,
+    ) -> tool_core::exec::CallResult {
+        let arguments = match input {
+            Value::Object(map) => map,
+            Value::Null => serde_json::Map::new(),
+            other => {
+                return Err(ToolError::invalid_input(format!(
+                    "expected an object, got {}",
+                    tool_core::exec::json_type(&other)
+                )));
+            }
+        };
+        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(
+            CallToolRequestParams::new(name).with_arguments(arguments),
+        ));
+        let peer = self.service.peer();
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(call_error)?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        let _route = self.relay.route(token, ctx.clone());
+        // However this call ends early (the caller cancels, the executor's time limit, an abort),
+        // the server is told to stop.
+        let mut cancel = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(id),
+        };
+        let response = tokio::select! {
+            response = handle.await_response() => response.map_err(call_error)?,
+            () = ctx.cancellation().cancelled() => {
+                return Err(ToolError::new(tool_core::ErrorKind::Cancelled, "the call was cancelled"));
+            }
+        };
+        cancel.id = None;
+        // The SDK hands each notification to a task of its own but the response straight back:
+        // let notifications that arrived before the response reach the caller first.
+        tokio::task::yield_now().await;
+        match response {
+            ServerResult::CallToolResult(result) => from_call_result(result),
+            other => Err(ToolError::failed(format!(
+                "the server answered tools/call with something else: {}",
+                serde_json::to_string(&other).unwrap_or_default()
+            ))),
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request that is dropped before its response came.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = Some("the caller stopped the call".to_owned());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
+    }
+}
+
+/// A failed request to a mounted server, as the caller should see it: the server's refusal of
+/// the input is the caller's to fix; a closed connection is not worth retrying; the rest may be
+/// transient.
+fn call_error(e: rmcp::ServiceError) -> ToolError {
+    use rmcp::ServiceError;
+    match e {
+        ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+            ToolError::invalid_input(error.message.into_owned())
+        }
+        ServiceError::McpError(error) => ToolError::failed(format!(
+            "the mounted server refused the call: {}",
+            error.message
+        )),
+        ServiceError::TransportClosed => {
+            ToolError::failed("the mounted server has closed its connection")
+        }
+        other => ToolError::unavailable(format!("the mounted server did not answer: {other}")),
+    }
+}
+
+/// Routes a mounted server's progress and log notifications to the context of the call that
+/// caused them.
+#[derive(Clone, Default)]
+struct Relay {
+    calls: Arc<Mutex<HashMap<ProgressToken, ToolContext>>>,
+}
+
+/// Removes a call's route when the call ends, however it ends.
+struct Route {
+    relay: Relay,
+    token: ProgressToken,
+}
+
+impl Relay {
+    fn route(&self, token: ProgressToken, ctx: ToolContext) -> Route {
+        self.lock().insert(token.clone(), ctx);
+        Route {
+            relay: self.clone(),
+            token,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolContext>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        self.relay.lock().remove(&self.token);
+    }
+}
+
+impl ClientHandler for Relay {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let ctx = self.lock().get(&params.progress_token).cloned();
+        if let Some(ctx) = ctx {
+            let done = params.progress.max(0.0) as u64;
+            let total = params.total.map(|t| t.max(0.0) as u64);
+            ctx.progress(done, total, params.message.unwrap_or_default());
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        // Log notifications carry no request id: with one call in flight they are its own;
+        // otherwise they go to tracing only.
+        let ctx = {
+            let calls = self.lock();
+            (calls.len() == 1)
+                .then(|| calls.values().next().cloned())
+                .flatten()
+        };
+        let message = match params.data {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        match ctx {
+            Some(ctx) => ctx.log(from_mcp_level(params.level), message),
+            None => {
+                tracing::info!(target: "crate::mount", logger = ?params.logger, "{message}")
+            }
+        }
+    }
+}
+
+/// A mounted server's `CallToolResult` as this framework's outcome: `structuredContent` is the
+/// data, text blocks the echo, images, audio and resources the media; `isError` a failure
+/// whose message is the text.
+fn from_call_result(result: CallToolResult) -> CallResult {
+    let mut texts = Vec::new();
+    let mut media = Vec::new();
+    for block in result.content {
+        match block {
+            ContentBlock::Text(text) => texts.push(text.text),
+            ContentBlock::Image(image) => {
+                media.push(decode(&image.data).map(|d| Media::image(image.mime_type, d)))
+            }
+            ContentBlock::Audio(audio) => {
+                media.push(decode(&audio.data).map(|d| Media::audio(audio.mime_type, d)))
+            }
+            ContentBlock::Resource(resource) => media.push(Ok(match resource.resource {
+                ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text,
+                    ..
+                } => Media::resource(
+                    uri,
+                    mime_type.unwrap_or_else(|| "text/plain".into()),
+                    text.into_bytes(),
+                ),
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => {
+                    let mime_type = mime_type.unwrap_or_else(|| "application/octet-stream".into());
+                    Media::resource(uri, mime_type, decode(&blob)?)
+                }
+                _ => continue,
+            })),
+            ContentBlock::ResourceLink(link) => texts.push(format!("[resource: {}]", link.uri)),
+            // Kinds of content newer than this code: nothing this framework can carry.
+            _ => {}
+        }
+    }
+    let text = texts.join("\n");
+    if result.is_error == Some(true) {
+        let message = if text.is_empty() {
+            "the tool failed and gave no reason".to_owned()
+        } else {
+            text
+        };
+        return Err(ToolError::failed(message));
+    }
+    let mut output = match result.structured_content {
+        Some(data) => ToolOutput::new(data).with_echo(text),
+        None => ToolOutput::text(text),
+    };
+    for item in media {
+        output = output.with_media(item?);
+    }
+    Ok(output)
+}
+
+fn decode(data: &str) -> Result<Vec<u8>, ToolError> {
+    BASE64
+        .decode(data)
+        .map_err(|e| ToolError::failed(format!("the server sent media that is not base64: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{CallOutcome, call_result};
+
+    fn tool() -> tool_core::Tool {
+        let mut registry = Registry::empty();
+        let tool = DynamicTool::new(
+            "get_thing",
+            "Gets a thing.",
+            serde_json::json!({"type": "object"}),
+        );
+        registry.register(tool).unwrap();
+        registry.get("get_thing").unwrap().clone()
+    }
+
+    #[test]
+    fn media_round_trips_through_content_blocks() {
+        let out = ToolOutput::from_media(Media::image("image/png", vec![1, 2, 3]))
+            .with_media(Media::audio("audio/wav", vec![4]))
+            .with_media(Media::resource(
+                "file:///a.txt",
+                "text/plain",
+                b"hi".to_vec(),
+            ))
+            .with_media(Media::resource(
+                "file:///b.bin",
+                "application/octet-stream",
+                vec![0, 255],
+            ));
+        let r = call_result(CallOutcome::new(&tool(), Ok(out.clone())));
+        assert_eq!(r.content.len(), 4, "an empty echo is not sent");
+        assert_eq!(r.content[0].as_image().unwrap().data, "AQID");
+        let back = from_call_result(r).unwrap();
+        assert_eq!(back.media(), out.media());
+    }
+
+    #[test]
+    fn remote_errors_and_bad_media_are_tool_errors() {
+        let err = CallToolResult::error(vec![ContentBlock::text("no such city")]);
+        assert_eq!(from_call_result(err).unwrap_err().message(), "no such city");
+        let bad = CallToolResult::success(vec![ContentBlock::image("not base64!", "image/png")]);
+        assert!(
+            from_call_result(bad)
+                .unwrap_err()
+                .message()
+                .contains("not base64")
+        );
+    }
+
+    #[test]
+    fn specs_are_checked() {
+        for bad in [
+            "", "name", "=cmd", "x=", "x=   ", "Up=cmd", "1x=cmd", "a-b=cmd",
+        ] {
+            let err = bad.parse::<MountSpec>().unwrap_err();
+            assert!(err.to_string().starts_with(&format!("`{bad}`")), "{err}");
+        }
+        let spec: MountSpec = "docs=python -m server --flag=1".parse().unwrap();
+        assert_eq!(
+            spec.target,
+            MountTarget::Command("python -m server --flag=1".into())
+        );
+    }
+}

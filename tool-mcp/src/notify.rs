@@ -1,0 +1,186 @@
+//! Progress and log events of a call, sent to the client as MCP notifications in the order the
+//! tool sent them, and all before the call's result.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
+use rmcp::{Peer, RoleServer};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::level::to_mcp_level;
+use tool_core::{EventSink, LogLevel, ToolContext, ToolEvent};
+
+/// The notification side of one call: a sink for its context, and the task that sends, started
+/// by the first event the client wants (most calls send none, and pay for no task).
+pub(super) struct Notifier {
+    sink: Arc<McpEvents>,
+}
+
+/// Notifications a call may queue before the client catches up; beyond that they are dropped
+/// (progress is superseded by the next one anyway), so a chatty tool cannot grow memory.
+const QUEUE: usize = 256;
+
+enum Message {
+    Event(ToolEvent),
+    /// The call is over: send what came before and stop.
+    Done,
+}
+
+/// What the sending task needs, until it starts.
+struct Parts {
+    peer: Peer<RoleServer>,
+    progress: Option<ProgressToken>,
+    /// The tool's name (borrowed for a linked tool: nothing to allocate per call).
+    logger: Cow<'static, str>,
+    runtime: tokio::runtime::Handle,
+}
+
+enum Sending {
+    /// No event wanted yet.
+    Idle(Parts),
+    Running(mpsc::Sender<Message>, JoinHandle<()>),
+    /// The call is over: late events (from an abandoned blocking call) go only to the base
+    /// sink.
+    Finished,
+}
+
+/// Forwards a call's events to the base context's sink (UIs, tracing) and queues the ones the
+/// client asked for.
+struct McpEvents {
+    sending: Mutex<Sending>,
+    base: ToolContext,
+    /// Progress counts of this call only: a tool it calls counts its own work.
+    call_id: String,
+    wants_progress: bool,
+    min_level: LogLevel,
+}
+
+impl Notifier {
+    /// The notifier of a call of `tool`. Progress goes out only when the request carried a
+    /// progress token; log messages at `min_level` and above. Call it on the runtime.
+    pub(super) fn start(
+        peer: Peer<RoleServer>,
+        progress: Option<ProgressToken>,
+        min_level: LogLevel,
+        call_id: String,
+        tool: Cow<'static, str>,
+        base: ToolContext,
+    ) -> Self {
+        let wants_progress = progress.is_some();
+        let parts = Parts {
+            peer,
+            progress,
+            logger: tool,
+            runtime: tokio::runtime::Handle::current(),
+        };
+        Self {
+            sink: Arc::new(McpEvents {
+                sending: Mutex::new(Sending::Idle(parts)),
+                base,
+                call_id,
+                wants_progress,
+                min_level,
+            }),
+        }
+    }
+
+    /// The sink for the call's context.
+    pub(super) fn sink(&self) -> Arc<dyn EventSink> {
+        self.sink.clone()
+    }
+
+    /// Waits until every event the call sent so far has gone out.
+    pub(super) async fn finish(self) {
+        let sending = std::mem::replace(&mut *lock(&self.sink.sending), Sending::Finished);
+        if let Sending::Running(queue, task) = sending {
+            // Waits for room rather than dropping the marker: everything queued goes out first.
+            let _ = queue.send(Message::Done).await;
+            let _ = task.await;
+        }
+    }
+}
+
+/// Sends the queued events in order until `Done`.
+async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
+    let Parts {
+        peer,
+        progress,
+        logger,
+        ..
+    } = parts;
+    // Progress must increase (MCP); a tool that repeats or goes back is not forwarded.
+    let mut last_progress = None;
+    while let Some(Message::Event(event)) = rx.recv().await {
+        let sent = match event {
+            ToolEvent::Progress {
+                done,
+                total,
+                message,
+                ..
+            } => {
+                let Some(token) = progress.clone() else {
+                    continue;
+                };
+                if last_progress.is_some_and(|last| done <= last) {
+                    continue;
+                }
+                last_progress = Some(done);
+                let mut param = ProgressNotificationParam::new(token, done as f64);
+                param.total = total.map(|t| t as f64);
+                param.message = (!message.is_empty()).then_some(message);
+                peer.notify_progress(param).await
+            }
+            ToolEvent::Log { level, message, .. } => {
+                let mut param = LoggingMessageNotificationParam::new(
+                    to_mcp_level(level),
+                    serde_json::Value::String(message),
+                );
+                param.logger = Some(logger.to_string());
+                peer.notify_logging_message(param).await
+            }
+            _ => continue,
+        };
+        if let Err(e) = sent {
+            // The client went away; the call's result will not reach it either.
+            tracing::debug!(error = %e, "cannot send a notification");
+            break;
+        }
+    }
+}
+
+fn lock(sending: &Mutex<Sending>) -> std::sync::MutexGuard<'_, Sending> {
+    sending.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl EventSink for McpEvents {
+    fn emit(&self, event: &ToolEvent) {
+        self.base.events().emit(event);
+        let wanted = match event {
+            ToolEvent::Progress { call_id, .. } => self.wants_progress && *call_id == self.call_id,
+            ToolEvent::Log { level, .. } => *level >= self.min_level,
+            _ => false,
+        };
+        if !wanted {
+            return;
+        }
+        let mut sending = lock(&self.sending);
+        *sending = match std::mem::replace(&mut *sending, Sending::Finished) {
+            Sending::Idle(parts) => {
+                let (queue, rx) = mpsc::channel(QUEUE);
+                let task = parts.runtime.clone().spawn(send_all(parts, rx));
+                Sending::Running(queue, task)
+            }
+            other => other,
+        };
+        if let Sending::Running(queue, _) = &*sending {
+            let _ = queue.try_send(Message::Event(event.clone()));
+        }
+    }
+
+    fn wants_lifecycle(&self) -> bool {
+        // Only progress and logs become notifications; the rest is the base sink's.
+        self.base.events().wants_lifecycle()
+    }
+}

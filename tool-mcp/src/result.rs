@@ -1,0 +1,333 @@
+//! A call's outcome as an MCP `CallToolResult`, or written straight as one (stdio answers), and
+//! back (for mounted servers).
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents};
+use serde::Serializer as _;
+use serde_json::{Value, json};
+
+use tool_core::exec::CallResult;
+use tool_core::{Media, MediaKind, Tool, ToolOutput};
+
+/// A call's outcome, with what the shape of its answer depends on.
+pub(super) struct CallOutcome {
+    /// The listed output schema wraps the data as `{"result": ...}`.
+    wraps: bool,
+    result: CallResult,
+}
+
+impl CallOutcome {
+    pub(super) fn new(tool: &Tool, result: CallResult) -> Self {
+        let wraps = tool
+            .output_schema()
+            .is_some_and(tool_core::render::mcp_wraps_output);
+        Self { wraps, result }
+    }
+}
+
+/// The `CallToolResult` of a call: the structured data as `structuredContent` (wrapped as
+/// `{"result": ...}` where the listed output schema wraps it), the echo as text, media as image,
+/// audio and resource content. A failure is an `isError` result with the sanitised message, so
+/// the model can read it and correct its input.
+pub(super) fn call_result(outcome: CallOutcome) -> CallToolResult {
+    match outcome.result {
+        Ok(output) => success(outcome.wraps, output),
+        Err(error) => {
+            let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
+            let mut meta = serde_json::Map::new();
+            meta.insert("tool-core/error".into(), json!(error.kind().as_str()));
+            result.meta = Some(MetaObject(meta));
+            result
+        }
+    }
+}
+
+fn success(wraps: bool, output: ToolOutput) -> CallToolResult {
+    let mut content = Vec::with_capacity(1 + output.media().len());
+    let media: Vec<ContentBlock> = output.media().iter().map(media_block).collect();
+    let (echo, data) = output.into_echo_and_data();
+    if !echo.is_empty() {
+        content.push(ContentBlock::text(echo));
+    }
+    content.extend(media);
+    let structured = match (shape(wraps, data.as_ref()), data) {
+        // Moved in by hand: `json!` would copy the output through `Serialize`.
+        (Shape::Wrapped, Some(data)) => {
+            let mut object = serde_json::Map::with_capacity(1);
+            object.insert("result".into(), data);
+            Some(Value::Object(object))
+        }
+        (Shape::AsIs, data) => data,
+        _ => None,
+    };
+    let mut result = CallToolResult::success(content);
+    result.structured_content = structured;
+    result
+}
+
+/// How a call's data travels as `structuredContent`.
+#[derive(Clone, Copy)]
+enum Shape {
+    Wrapped,
+    AsIs,
+    /// Without an object output schema, other values travel as the text mirror only.
+    Omitted,
+}
+
+fn shape(wraps: bool, data: Option<&Value>) -> Shape {
+    match data {
+        Some(_) if wraps => Shape::Wrapped,
+        Some(Value::Object(_)) => Shape::AsIs,
+        _ => Shape::Omitted,
+    }
+}
+
+/// The `CallToolResult` of an outcome without media, written as [`call_result`]'s is
+/// serialized, byte for byte, but straight from the outcome instead of built: the stdio
+/// transport answers most calls with it. `None` for an output with media, which takes
+/// [`call_result`].
+pub(super) fn text_result(outcome: &CallOutcome) -> Option<TextResult<'_>> {
+    Some(match &outcome.result {
+        Ok(output) if output.media().is_empty() => {
+            let data = output.data();
+            TextResult {
+                echo: match output.echo_or_data() {
+                    Ok("") => None,
+                    Ok(echo) => Some(Echo::Text(Cow::Borrowed(echo))),
+                    Err(data) => Some(Echo::Json(data)),
+                },
+                structured: match shape(outcome.wraps, data) {
+                    Shape::Omitted => None,
+                    shape => data.map(|data| (shape, data)),
+                },
+                error: None,
+            }
+        }
+        Ok(_) => return None,
+        Err(error) => TextResult {
+            echo: Some(Echo::Text(Cow::Owned(error.to_string()))),
+            structured: None,
+            error: Some(error.kind().as_str()),
+        },
+    })
+}
+
+/// See [`text_result`].
+pub(super) struct TextResult<'a> {
+    /// The one text block, if any.
+    echo: Option<Echo<'a>>,
+    structured: Option<(Shape, &'a Value)>,
+    /// The kind of failure, for an `isError` result.
+    error: Option<&'static str>,
+}
+
+enum Echo<'a> {
+    Text(Cow<'a, str>),
+    /// The data as compact JSON: escaped into the answer as it is formatted, never a `String`.
+    Json(&'a Value),
+}
+
+impl TextResult<'_> {
+    /// Appends the result's JSON to `out`. The names and the order of the fields are the SDK's;
+    /// they are written as the constants they are (serde escapes every name it writes).
+    pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(br#"{"content":["#);
+        if let Some(echo) = &self.echo {
+            out.extend_from_slice(br#"{"type":"text","text":"#);
+            let mut json = serde_json::Serializer::new(&mut *out);
+            match echo {
+                Echo::Text(text) => json.serialize_str(text)?,
+                Echo::Json(data) => json.collect_str(data)?,
+            }
+            out.push(b'}');
+        }
+        out.push(b']');
+        if let Some((shape, data)) = self.structured {
+            out.extend_from_slice(br#","structuredContent":"#);
+            if let Shape::Wrapped = shape {
+                out.extend_from_slice(br#"{"result":"#);
+            }
+            serde_json::to_writer(&mut *out, data)?;
+            if let Shape::Wrapped = shape {
+                out.push(b'}');
+            }
+        }
+        match self.error {
+            None => out.extend_from_slice(br#","isError":false}"#),
+            Some(kind) => {
+                out.extend_from_slice(br#","isError":true,"_meta":{"tool-core/error":"#);
+                serde_json::to_writer(&mut *out, kind)?;
+                out.extend_from_slice(b"}}");
+            }
+        }
+        Ok(())
+    }
+}
+
+fn media_block(media: &Media) -> ContentBlock {
+    match media.kind {
+        MediaKind::Image => ContentBlock::image(BASE64.encode(&media.data), &*media.mime_type),
+        MediaKind::Audio => ContentBlock::audio(BASE64.encode(&media.data), &*media.mime_type),
+        MediaKind::Resource => {
+            let uri = media.uri.as_deref().unwrap_or_default().to_owned();
+            let mime_type = Some(media.mime_type.to_string());
+            ContentBlock::resource(match media.text() {
+                Some(text) => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: text.to_owned(),
+                    meta: None,
+                },
+                None => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob: BASE64.encode(&media.data),
+                    meta: None,
+                },
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use rmcp::model::{CallToolResponse, ServerResult};
+
+    use super::*;
+    use crate::test_json::{json_leaf, json_tree};
+    use tool_core::{DynamicTool, Registry, ToolError};
+
+    fn tool(output_schema: Option<Value>) -> Tool {
+        let mut tool = DynamicTool::new("get_thing", "Gets a thing.", json!({"type": "object"}));
+        if let Some(schema) = output_schema {
+            tool = tool.output_schema(schema);
+        }
+        let mut registry = Registry::empty();
+        registry.register(tool).unwrap();
+        registry.get("get_thing").unwrap().clone()
+    }
+
+    #[test]
+    fn structured_content_follows_the_listed_output_schema() {
+        let object = tool(Some(json!({"type": "object"})));
+        let r = call_result(CallOutcome::new(
+            &object,
+            Ok(ToolOutput::new(json!({"a": 1}))),
+        ));
+        assert_eq!(r.structured_content, Some(json!({"a": 1})));
+        assert_eq!(r.content[0].as_text().unwrap().text, r#"{"a":1}"#);
+
+        let number = tool(Some(json!({"type": "integer"})));
+        let r = call_result(CallOutcome::new(&number, Ok(ToolOutput::new(json!(7)))));
+        assert_eq!(r.structured_content, Some(json!({"result": 7})));
+        assert_eq!(r.content[0].as_text().unwrap().text, "7");
+
+        let untyped = tool(None);
+        let r = call_result(CallOutcome::new(
+            &untyped,
+            Ok(ToolOutput::new(json!("plain"))),
+        ));
+        assert_eq!(r.structured_content, None);
+        assert_eq!(r.content[0].as_text().unwrap().text, "plain");
+    }
+
+    #[test]
+    fn failures_are_error_results_with_the_kind_in_meta() {
+        let r = call_result(CallOutcome::new(
+            &tool(None),
+            Err(ToolError::invalid_input("`city` is missing")),
+        ));
+        assert_eq!(r.is_error, Some(true));
+        assert!(
+            r.content[0]
+                .as_text()
+                .unwrap()
+                .text
+                .contains("`city` is missing")
+        );
+        assert_eq!(
+            r.meta.unwrap().0.get("tool-core/error"),
+            Some(&json!("invalid_input"))
+        );
+    }
+
+    /// What the SDK writes for `outcome` in a session begun with `initialize`.
+    fn sdk_bytes(outcome: CallOutcome) -> Vec<u8> {
+        let mut result = ServerResult::from(CallToolResponse::from(call_result(outcome)));
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+        serde_json::to_vec(&result).unwrap()
+    }
+
+    fn output() -> impl Strategy<Value = ToolOutput> {
+        let leaf = json_leaf(".{0,12}".prop_map(String::from));
+        let data = json_tree(leaf, "[a-z\\\"\\n]{0,4}", 3, 4);
+        (proptest::option::of(data), proptest::option::of(".{0,16}")).prop_map(|(data, echo)| {
+            let output = match data {
+                Some(data) => ToolOutput::new(data),
+                None => ToolOutput::text(""),
+            };
+            match echo {
+                Some(echo) => output.with_echo(echo),
+                None => output,
+            }
+        })
+    }
+
+    /// A failure of any kind, with or without a path (`ToolError` is not `Clone`: each side
+    /// builds its own).
+    type Failure = (u8, String, Option<String>);
+
+    fn failure() -> impl Strategy<Value = Failure> {
+        (
+            0..3u8,
+            ".{0,24}",
+            proptest::option::of("[a-z.]{1,8}".prop_map(String::from)),
+        )
+    }
+
+    fn failed((kind, message, path): &Failure) -> ToolError {
+        let error = match kind {
+            0 => ToolError::invalid_input(message.clone()),
+            1 => ToolError::not_found(message.clone()),
+            _ => ToolError::failed(message.clone()),
+        };
+        match path {
+            Some(path) => error.with_path(path.clone()),
+            None => error,
+        }
+    }
+
+    proptest! {
+        /// The answer written straight from an outcome is the SDK's, byte for byte, whatever
+        /// the data, echo, failure and output schema.
+        #[test]
+        fn text_results_are_written_as_the_sdk_writes_them(
+            result in prop_oneof![output().prop_map(Ok), failure().prop_map(Err)],
+            schema in prop_oneof![
+                Just(None),
+                Just(Some(json!({"type": "object"}))),
+                Just(Some(json!({"type": "integer"}))),
+                Just(Some(json!({"type": "array", "items": {"type": "string"}}))),
+            ],
+        ) {
+            let tool = tool(schema);
+            let result = || result.clone().map_err(|failure| failed(&failure));
+            let ours = CallOutcome::new(&tool, result());
+            let mut bytes = Vec::new();
+            text_result(&ours).expect("no media").write(&mut bytes).unwrap();
+            let sdk = sdk_bytes(CallOutcome::new(&tool, result()));
+            prop_assert_eq!(String::from_utf8(bytes).unwrap(), String::from_utf8(sdk).unwrap());
+        }
+    }
+
+    #[test]
+    fn outputs_with_media_take_the_sdks_types() {
+        let out = ToolOutput::new(json!(1)).with_media(Media::image("image/png", vec![1]));
+        assert!(text_result(&CallOutcome::new(&tool(None), Ok(out))).is_none());
+    }
+}

@@ -1,0 +1,275 @@
+//! Putting an [`McpServer`] on Streamable HTTP (sessions or stateless), with the security a
+//! server reachable over a network needs.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::server::McpServer;
+
+/// Why a server stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The client's `initialize` failed.
+    #[error("the MCP session could not start: {0}")]
+    Initialize(#[from] Box<rmcp::service::ServerInitializeError>),
+    /// The server's task ended abnormally.
+    #[error("the MCP server stopped abnormally: {0}")]
+    Task(#[from] tokio::task::JoinError),
+    /// Binding or serving the socket failed.
+    #[error("the HTTP server failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// How the Streamable HTTP endpoint is exposed.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The endpoint's path. Default `/mcp`.
+    pub path: String,
+    /// No sessions: every request stands alone, so any instance behind a load balancer can
+    /// answer it, but nothing carries a request from the server to the client: a tool's
+    /// [`McpPeer::sample`](super::McpPeer::sample) and [`McpPeer::elicit`](super::McpPeer::elicit)
+    /// fail at once. Default false (sessions, `Mcp-Session-Id`).
+    pub stateless: bool,
+    /// `Host` header values accepted (DNS-rebinding protection). Default: loopback names only.
+    /// An empty list accepts any `Host`: only for servers behind a proxy that checks it.
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s accepted; a request with any other `Origin` is refused with 403.
+    /// Requests without an `Origin` (not from a browser) pass. Default: loopback origins.
+    pub allowed_origins: Vec<String>,
+    /// When set, every request must carry `Authorization: Bearer <token>` (else 401). The header
+    /// is then the server's, so it is not passed on to tools.
+    pub bearer_token: Option<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            stateless: false,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            bearer_token: None,
+        }
+    }
+}
+
+/// An axum router serving `server` at `options.path`, to mount in an application of your own.
+/// Cancelling `shutdown` ends its open streams (SSE and `subscriptions/listen`), so a graceful
+/// shutdown of the HTTP server does not wait on clients that keep a stream open.
+pub fn http_router(
+    server: McpServer,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> axum::Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown)
+        .with_allowed_hosts(options.allowed_hosts.clone())
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_legacy_session_mode(!options.stateless)
+        .with_json_response(options.stateless);
+    let factory = move || Ok(server.connection());
+    let endpoint = if options.stateless {
+        endpoint(factory, Arc::new(NeverSessionManager::default()), config)
+    } else {
+        endpoint(factory, Arc::new(LocalSessionManager::default()), config)
+    };
+    let router = axum::Router::new().route(&options.path, endpoint);
+    match &options.bearer_token {
+        Some(token) => router.layer(middleware::from_fn_with_state(
+            Arc::new(digest(token.as_bytes())),
+            require_bearer,
+        )),
+        None => router,
+    }
+}
+
+/// Serves `server` over Streamable HTTP on `listener` until `shutdown` is cancelled, with
+/// TCP_NODELAY on every connection (mount [`http_router`] yourself and you should set it too).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use tool_core::exec::Executor;
+/// use tool_mcp::{HttpOptions, McpServer, serve_http};
+/// let server = McpServer::new(Executor::new(tool_core::Registry::linked()?));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// serve_http(server, listener, &HttpOptions::default(), Default::default()).await?;
+/// # Ok(()) }
+/// ```
+pub async fn serve_http(
+    server: McpServer,
+    listener: tokio::net::TcpListener,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> Result<(), ServeError> {
+    let router = http_router(server, options, shutdown.child_token());
+    axum::serve(crate::tcp::nodelay(listener), router)
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await?;
+    Ok(())
+}
+
+/// rmcp's Streamable HTTP service, and the session manager it keeps its sessions in.
+struct Endpoint<M> {
+    service: StreamableHttpService<McpServer, M>,
+    sessions: Arc<M>,
+}
+
+/// The MCP endpoint: rmcp's service, with the two answers it gives otherwise than the
+/// specification and the official SDKs mended on the way out ([`answer_post`],
+/// [`end_session`]). Every method is routed, so axum adds no `Allow` header of its own.
+fn endpoint<M: SessionManager>(
+    factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
+    sessions: Arc<M>,
+    config: StreamableHttpServerConfig,
+) -> MethodRouter {
+    let service = StreamableHttpService::new(factory, sessions.clone(), config);
+    let state = Arc::new(Endpoint {
+        service: service.clone(),
+        sessions,
+    });
+    axum::routing::post(answer_post::<M>)
+        .delete(end_session::<M>)
+        .with_state(state)
+        .get_service(service.clone())
+        .fallback_service(service)
+}
+
+/// A POST, as rmcp answers it, but for a body that is not one JSON-RPC message: rmcp answers
+/// 415 as if the media type were wrong; the SDKs' servers answer 400 with a JSON-RPC parse
+/// error, which tells the client what is wrong.
+async fn answer_post<M: SessionManager>(
+    State(endpoint): State<Arc<Endpoint<M>>>,
+    request: Request,
+) -> Response {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        });
+    let response = endpoint.service.handle(request).await;
+    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32700, "message": "Parse error: the body is not one JSON-RPC message"}});
+        let content_type = [(header::CONTENT_TYPE, "application/json")];
+        return (StatusCode::BAD_REQUEST, content_type, error.to_string()).into_response();
+    }
+    response.map(Body::new)
+}
+
+/// A `DELETE` that ends a session, answered as the official SDKs' clients expect. rmcp answers
+/// 202 whether it ended the session or never had it; the SDKs' own servers answer 200, the
+/// Python client logs "Session termination failed" for anything but 200 or 204, and a session
+/// that is not there is 404 like for any other request. Everything else (the Host, Origin and
+/// protocol-version checks, a missing session id, 405 when stateless) is rmcp's, answered as
+/// it answers it.
+async fn end_session<M: SessionManager>(
+    State(endpoint): State<Arc<Endpoint<M>>>,
+    request: Request,
+) -> Response {
+    let id = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(|id| id.into());
+    let known = match &id {
+        Some(id) => endpoint.sessions.has_session(id).await.unwrap_or(false),
+        None => true,
+    };
+    let response = endpoint.service.handle(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if known => StatusCode::OK.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response.map(Body::new),
+    }
+}
+
+/// Refuses requests without the server's bearer token, and keeps the token from the tools.
+async fn require_bearer(
+    State(token): State<Arc<[u8; 32]>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer);
+    // Digests of equal length, compared without stopping early: the time says nothing about
+    // the token, not even its length.
+    let valid = presented.is_some_and(|p| same(&digest(p.as_bytes()), &token));
+    if valid {
+        request.headers_mut().remove(header::AUTHORIZATION);
+        return next.run(request).await;
+    }
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        "this MCP server needs `Authorization: Bearer <token>`",
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// The credentials of a `Bearer` authorization (the scheme is case-insensitive, RFC 7235).
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, credentials) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
+}
+
+fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bearer, digest, same};
+
+    #[test]
+    fn token_comparison() {
+        let secret = digest(b"secret");
+        assert!(same(&digest(b"secret"), &secret));
+        assert!(!same(&digest(b"secreT"), &secret));
+        assert!(!same(&digest(b"secret2"), &secret));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer("Bearer abc"), Some("abc"));
+        assert_eq!(bearer("BEARER abc "), Some("abc"));
+        assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("Bearer"), None);
+    }
+}

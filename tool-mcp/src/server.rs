@@ -1,0 +1,777 @@
+//! The MCP server handler: `tools/list` and `tools/call` over an executor whose tool set may
+//! change while clients are connected.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::Duration;
+
+use rmcp::model::SubscriptionFilter;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{
+    NotificationContext, RequestContext, ServiceError, SubscriptionContext, SubscriptionSink,
+};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::level::from_mcp_level;
+use super::listing::{Page, listed_tool};
+use super::notify::Notifier;
+use super::result::{CallOutcome, call_result};
+use tool_core::catalog::SharedCatalog;
+use tool_core::exec::Executor;
+use tool_core::{
+    ErrorKind, FromContext, LogLevel, Registry, RequestHeaders, ToolContext, ToolError,
+};
+
+/// Whether `tools/list` shows deferred (non-`core`) tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeferredTools {
+    /// List every tool (what MCP clients expect by default).
+    #[default]
+    Listed,
+    /// List only `core` tools; the others are still called by name, once a model has found
+    /// them (through a catalog search).
+    Hidden,
+}
+
+/// How an [`McpServer`] presents itself and its tools.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// The name in `serverInfo`.
+    pub name: String,
+    /// The version in `serverInfo`.
+    pub version: String,
+    /// Instructions for the client's model, sent at `initialize`.
+    pub instructions: Option<String>,
+    /// Whether deferred tools are listed.
+    pub deferred: DeferredTools,
+    /// Tools per `tools/list` page; the rest follow through `nextCursor`. Default 500.
+    pub page_size: usize,
+    /// HTTP request headers passed into each call's context, for tools to forward downstream
+    /// (lowercase names; `authorization` by default). Over stdio there are none.
+    pub forward_headers: Vec<String>,
+    /// Serve stdio through the SDK's own codec and service loop instead of this crate's
+    /// transport (which checks every line against JSON-RPC 2.0 and answers `tools/call` and
+    /// `tools/list` itself; see [`serve_io`](super::serve_io)). Default false: for comparison,
+    /// or as a fallback.
+    pub sdk_transport: bool,
+    /// How long the calls in flight when input ends (stdin closed, or the shutdown token
+    /// cancelled) may take to finish before they are cancelled. Default 5 s, as long as the
+    /// SDK's own loop waits; a call's own time limit still ends it sooner.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            deferred: DeferredTools::default(),
+            page_size: 500,
+            forward_headers: vec!["authorization".to_owned()],
+            sdk_transport: false,
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+impl ServerOptions {
+    /// Options with this server name and version.
+    pub fn named(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
+///
+/// Each connection gets its own handle ([`McpServer::connection`], done for you by
+/// [`serve_stdio`](super::serve_stdio) and [`serve_http`](super::serve_http)); every handle
+/// shares the tool set, so [`McpServer::update`] reaches every connected client. A clone is the
+/// same connection (it shares the negotiated log level); serve each connection its own handle.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+}
+
+struct Shared {
+    options: ServerOptions,
+    base: ToolContext,
+    live: RwLock<Arc<Live>>,
+    /// Held while a change to the tool set is built.
+    writer: Mutex<()>,
+    /// The catalog `search_tools` searches, kept in line with the tool set.
+    catalog: Option<SharedCatalog>,
+    /// Clients to tell when the tool set changes: sessions that began with `initialize`...
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+}
+
+/// The tool set as it is now: the executor and the tools `tools/list` shows, in order. Their
+/// MCP form is built per page, not kept: a copy of every schema would be about 40% of a
+/// 200-tool server's heap, kept for a request a client makes once or twice.
+struct Live {
+    executor: Executor,
+    listed: Arc<[tool_core::Tool]>,
+}
+
+/// What one connection negotiated.
+#[derive(Default)]
+struct Session {
+    /// The lowest log level the client wants, as `LogLevel as u8` (0, debug, until it says).
+    min_level: AtomicU8,
+    /// The base context with this connection's client ([`McpPeer`]) added, made at its first
+    /// call: each call's context derives from it rather than adding the peer again.
+    base: OnceLock<ToolContext>,
+    /// The client, once it began a session with `initialize` (for a protocol before
+    /// 2026-07-28): its calls and listings may then be answered by the transport itself
+    /// ([`super::stdio`]).
+    peer: OnceLock<Peer<RoleServer>>,
+    /// Whether the connection began with `initialize`: a session, which carries requests from
+    /// the server to the client (whatever version the client named: the SDK then answers
+    /// with one before 2026-07-28).
+    initialized: AtomicBool,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("options", &self.shared.options)
+            .field("tools", &self.live().executor.registry().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server over `executor` with default options.
+    pub fn new(executor: Executor) -> Self {
+        Self::with_options(executor, ServerOptions::default())
+    }
+
+    /// A server over `executor` with `options`.
+    pub fn with_options(executor: Executor, options: ServerOptions) -> Self {
+        let live = Live::new(executor, options.deferred);
+        Self {
+            shared: Arc::new(Shared {
+                options,
+                base: ToolContext::new(),
+                live: RwLock::new(Arc::new(live)),
+                writer: Mutex::new(()),
+                catalog: None,
+                peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
+            }),
+            session: Arc::default(),
+        }
+    }
+
+    /// Uses `base` as the context every call's context is derived from: its root, extensions,
+    /// principal and sinks reach every tool. (Its cancellation token does not: a call is
+    /// cancelled by its client, and a server stops by its transport's shutdown.)
+    ///
+    /// Call it before the server is shared: handles made earlier keep the old base.
+    pub fn with_base_context(self, base: ToolContext) -> Self {
+        let catalog = self.shared.catalog.clone();
+        self.rebuilt(base, catalog)
+    }
+
+    /// Keeps `catalog` (what `search_tools` searches, from [`catalog::install`]) in line with
+    /// every [`update`](Self::update).
+    ///
+    /// Call it before the server is shared: handles made earlier keep the old settings.
+    ///
+    /// [`catalog::install`]: tool_core::catalog::install
+    pub fn with_catalog(self, catalog: SharedCatalog) -> Self {
+        catalog.sync(self.live().executor.registry());
+        let base = self.shared.base.clone();
+        self.rebuilt(base, Some(catalog))
+    }
+
+    /// The same server with another base context or catalog.
+    fn rebuilt(self, base: ToolContext, catalog: Option<SharedCatalog>) -> Self {
+        let shared = &self.shared;
+        Self {
+            shared: Arc::new(Shared {
+                options: shared.options.clone(),
+                base,
+                live: RwLock::new(self.live()),
+                writer: Mutex::new(()),
+                catalog,
+                peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
+                listeners: Mutex::new(std::mem::take(&mut *lock(&shared.listeners))),
+            }),
+            session: Arc::default(),
+        }
+    }
+
+    /// A handle for a new connection: the same tools, its own negotiated state.
+    pub fn connection(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            session: Arc::default(),
+        }
+    }
+
+    /// The options it was built with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.shared.options
+    }
+
+    /// The executor calls run on now.
+    pub fn executor(&self) -> Executor {
+        self.live().executor.clone()
+    }
+
+    /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
+    /// of the registry, which replaces the served one only if `change` succeeds. Calls already
+    /// running finish on the old set. Connected clients get `notifications/tools/list_changed`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use tool_core::exec::Executor;
+    /// use tool_mcp::McpServer;
+    /// use tool_core::{DynamicTool, Registry};
+    /// let server = McpServer::new(Executor::new(Registry::empty()));
+    /// server
+    ///     .update(|registry| {
+    ///         registry.register(DynamicTool::new("ping_host", "Pings.", serde_json::json!({"type": "object"})))
+    ///     })
+    ///     .unwrap();
+    /// assert!(server.executor().registry().get("ping_host").is_some());
+    /// # });
+    /// ```
+    pub fn update<R, E>(&self, change: impl FnOnce(&mut Registry) -> Result<R, E>) -> Result<R, E> {
+        // One change at a time; calls and listings go on meanwhile, on the current set.
+        let _writer = lock(&self.shared.writer);
+        let current = self.live();
+        let mut registry = current.executor.registry().clone();
+        let result = change(&mut registry)?;
+        if let Some(catalog) = &self.shared.catalog {
+            catalog.sync(&registry);
+        }
+        let policy = current.executor.policy().clone();
+        let next = Arc::new(Live::new(
+            Executor::with_policy(registry, policy),
+            self.shared.options.deferred,
+        ));
+        *self
+            .shared
+            .live
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = next;
+        self.notify_list_changed();
+        Ok(result)
+    }
+
+    fn live(&self) -> Arc<Live> {
+        self.shared
+            .live
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Tells every client, each in its own task with a time limit, so a client that stopped
+    /// reading delays nobody else.
+    fn notify_list_changed(&self) {
+        const LIMIT: Duration = Duration::from_secs(10);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut peers = lock(&self.shared.peers);
+        peers.retain(|p| !p.is_transport_closed());
+        for peer in peers.iter() {
+            let peer = peer.clone();
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(LIMIT, peer.notify_tool_list_changed()).await;
+            });
+        }
+        for (_, listener) in lock(&self.shared.listeners).iter() {
+            let listener = listener.clone();
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(LIMIT, listener.notify_tool_list_changed()).await;
+            });
+        }
+    }
+
+    /// Runs a `tools/call`: what [`call_tool`](ServerHandler::call_tool) answers, before it is
+    /// made a `CallToolResult` (the stdio transport writes most outcomes itself).
+    pub(super) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallOutcome, McpError> {
+        let live = self.live();
+        let registry = live.executor.registry();
+        let Some(tool) = registry.get(&request.name) else {
+            let error =
+                tool_core::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
+            return Err(McpError::invalid_params(error.to_string(), None));
+        };
+        // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
+        let min_level = cx
+            .meta
+            .log_level()
+            .map_or_else(|| self.min_level(), from_mcp_level);
+        let call_id = request_id(&cx.id);
+        let notifier = Notifier::start(
+            cx.peer.clone(),
+            cx.meta.get_progress_token(),
+            min_level,
+            call_id.clone(),
+            tool.name_cow(),
+            self.shared.base.clone(),
+        );
+        let ctx = self.call_context(&cx, call_id, &notifier);
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        // The context is this call's alone: the executor takes it over.
+        let result = live.executor.call_in(tool.name(), input, ctx).await;
+        // Every notification the call sent goes out before its result.
+        notifier.finish().await;
+        Ok(CallOutcome::new(tool, result))
+    }
+
+    /// The context of one `tools/call`: derived from the base, with the request's id, the
+    /// forwarded HTTP headers, the client's cancellation and a sink that turns progress and log
+    /// events into notifications.
+    fn call_context(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        call_id: String,
+        notifier: &Notifier,
+    ) -> ToolContext {
+        let base = self.session.base.get_or_init(|| {
+            let in_session = self.session.initialized.load(Ordering::Relaxed);
+            let client = McpPeer::new(cx.peer.clone(), in_session, cx.protocol_version());
+            self.shared.base.derive().extension(client).build()
+        });
+        // rmcp gives each request a token of its own (a child of the session's), cancelled by
+        // the client's `notifications/cancelled`: no further child is needed.
+        let mut builder = base
+            .derive()
+            .call_id(call_id)
+            .cancellation(cx.ct.clone())
+            .events(notifier.sink());
+        if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
+            builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
+        }
+        builder.build()
+    }
+
+    /// The client of a session begun with `initialize` (every protocol before 2026-07-28).
+    pub(super) fn session_peer(&self) -> Option<Peer<RoleServer>> {
+        self.session.peer.get().cloned()
+    }
+
+    /// The page of `tools/list` that `cursor` asks for (the first without one), or an error
+    /// for a cursor this server did not give.
+    pub(super) fn list_page(&self, cursor: Option<&str>) -> Result<Page, McpError> {
+        let listed = self.live().listed.clone();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&at| at <= listed.len())
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        format!("cursor `{cursor}` is not one this server gave"),
+                        None,
+                    )
+                })?,
+        };
+        let end = start
+            .saturating_add(self.shared.options.page_size.max(1))
+            .min(listed.len());
+        Ok(Page::new(listed, start..end))
+    }
+
+    fn min_level(&self) -> LogLevel {
+        level_from_u8(self.session.min_level.load(Ordering::Relaxed))
+    }
+}
+
+/// The connected client, for tools that ask it for something: its model
+/// ([`sample`](Self::sample), MCP sampling) or its user ([`elicit`](Self::elicit), MCP
+/// elicitation). Present in the context of every call made over MCP: take it as a parameter,
+/// `#[ctx] client: McpPeer`, or read `ctx.extension::<McpPeer>()`.
+///
+/// Asking needs a connection that carries requests from the server to the client: an MCP
+/// session, begun with `initialize` (stdio, or Streamable HTTP with sessions), with a client
+/// that declared the capability. Without one, the request fails at once with a [`ToolError`]
+/// that says why (a stateless HTTP server, a client on protocol 2026-07-28, which has no such
+/// requests, a client without the capability) instead of waiting for an answer that cannot
+/// come.
+///
+/// ```
+/// # #![allow(deprecated)] // sampling is deprecated upstream (SEP-2577), still served
+/// use tool_core::FromContext;
+/// use tool_mcp::McpPeer;
+/// use tool_mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
+/// use tool_core::prelude::*;
+/// # tool_core::domain!(writing, "Writing");
+///
+/// /// Asks the client's model for a title for `text`.
+/// #[tool(domain = writing, label = "Naming", hint = "A title for a text")]
+/// async fn suggest_title(#[ctx] client: McpPeer, text: String) -> Result<String, ToolError> {
+///     let message = SamplingMessage::user_text(format!("A title for: {text}"));
+///     let answer = client.sample(CreateMessageRequestParams::new(vec![message], 50)).await?;
+///     let text = answer.message.content.first().and_then(|c| c.as_text());
+///     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+/// }
+///
+/// // Outside MCP there is no client to ask.
+/// let error = McpPeer::from_context(&ToolContext::new()).unwrap_err();
+/// assert!(error.message().contains("called over MCP"), "{error}");
+/// ```
+#[derive(Clone, Debug)]
+pub struct McpPeer {
+    peer: Peer<RoleServer>,
+    reach: Reach,
+}
+
+/// Whether the server can send this client a request, and if not, why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reach {
+    /// A session begun with `initialize`.
+    Session,
+    /// No session: a stateless Streamable HTTP server answers each POST on its own.
+    Stateless,
+    /// Protocol 2026-07-28 or later, where servers send clients no requests.
+    NoServerRequests,
+}
+
+impl McpPeer {
+    /// The client of a call: `in_session` when its connection began with `initialize`;
+    /// `protocol` is the version the request was made in.
+    fn new(peer: Peer<RoleServer>, in_session: bool, protocol: Option<ProtocolVersion>) -> Self {
+        let reach = if in_session {
+            Reach::Session
+        } else if protocol.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+            Reach::NoServerRequests
+        } else {
+            Reach::Stateless
+        };
+        Self { peer, reach }
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and returns it.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `sampling` capability; fails when the client refuses.
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        const WHAT: &str = "sampling";
+        self.can_ask(WHAT, |c| c.sampling.is_some())?;
+        let asked = self.peer.create_message(params).await;
+        asked.map_err(|e| refused(WHAT, e))
+    }
+
+    /// Asks the client's user for input (`elicitation/create`): a form, or a URL to visit. The
+    /// answer says whether the user accepted, declined or cancelled; a refusal of the request
+    /// itself is an error.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `elicitation` capability.
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
+        const WHAT: &str = "elicitation";
+        self.can_ask(WHAT, |c| c.elicitation.is_some())?;
+        let asked = self.peer.create_elicitation(params).await;
+        asked.map_err(|e| refused(WHAT, e))
+    }
+
+    /// The SDK's handle on the client, for what this type does not wrap (notifications,
+    /// `roots/list`, the client's info). A request sent through it waits for the client's
+    /// answer even where none can come: prefer [`sample`](Self::sample) and
+    /// [`elicit`](Self::elicit).
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.peer
+    }
+
+    /// `Ok` when a request for `what` can reach the client and the client said it serves
+    /// it (`declared` reads its capabilities).
+    fn can_ask(
+        &self,
+        what: &str,
+        declared: impl FnOnce(&ClientCapabilities) -> bool,
+    ) -> Result<(), ToolError> {
+        match self.reach {
+            Reach::Stateless => Err(ToolError::failed(format!(
+                "this server is stateless: {what} needs an MCP session, which carries the \
+                 server's request to the client, and a stateless server keeps none; serve the \
+                 tool with sessions (without --stateless)"
+            ))),
+            Reach::NoServerRequests => Err(ToolError::failed(format!(
+                "the client speaks MCP 2026-07-28 or later, where a server sends the client no \
+                 requests: {what} is not available to this tool"
+            ))),
+            Reach::Session => {
+                let info = self.peer.peer_info();
+                if info.is_some_and(|i| declared(&i.capabilities)) {
+                    Ok(())
+                } else {
+                    Err(ToolError::failed(format!(
+                        "the client did not declare the `{what}` capability, so it cannot be \
+                         asked for {what}"
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// Why a request the client was sent failed, for the model.
+fn refused(what: &str, error: ServiceError) -> ToolError {
+    match error {
+        ServiceError::McpError(e) => ToolError::failed(format!(
+            "the client refused the {what} request: {}",
+            e.message
+        )),
+        ServiceError::Cancelled { .. } => ToolError::new(
+            ErrorKind::Cancelled,
+            format!("the {what} request was cancelled"),
+        ),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::failed(
+            format!("the client went away before it answered the {what} request"),
+        ),
+        other => ToolError::failed(format!("the {what} request failed: {other}")),
+    }
+}
+
+impl FromContext for McpPeer {
+    /// The client of a call made over MCP; an error for a call made any other way.
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.extension::<McpPeer>().cloned().ok_or_else(|| {
+            ToolError::failed(
+                "this tool asks the client for something, which works only when it is called \
+                 over MCP",
+            )
+        })
+    }
+}
+
+impl Live {
+    fn new(executor: Executor, deferred: DeferredTools) -> Self {
+        let listed = executor
+            .registry()
+            .tools()
+            .iter()
+            .filter(|t| deferred == DeferredTools::Listed || t.is_core())
+            .filter(|t| {
+                let listable = t.input_schema().is_object();
+                if !listable {
+                    tracing::error!(
+                        tool = t.name(),
+                        "cannot list the tool over MCP: its input schema is not a JSON object"
+                    );
+                }
+                listable
+            })
+            .cloned()
+            .collect();
+        Self { executor, listed }
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info = Implementation::new(
+            self.shared.options.name.clone(),
+            self.shared.options.version.clone(),
+        );
+        info.instructions = self.shared.options.instructions.clone();
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let page = self.list_page(request.and_then(|r| r.cursor).as_deref())?;
+        let next_cursor = page.next_cursor();
+        // About 11k instructions a tool. A small page is built here, in about a tenth of a
+        // millisecond; a large one (a millisecond for 200 tools on two cores) on the blocking
+        // pool, split over the cores, so no call waits behind it on a worker. A blocking thread
+        // started for a small server's one listing would stay for its memory and nothing else.
+        // (The stdio transport writes its pages itself, without building these.)
+        const INLINE: usize = 32;
+        let tools: Vec<Option<rmcp::model::Tool>> = if page.tools().len() <= INLINE {
+            page.tools().iter().map(listed_tool).collect()
+        } else {
+            tokio::task::spawn_blocking(move || {
+                tool_core::parallel::map_in_parallel(page.tools(), INLINE, listed_tool)
+            })
+            .await
+            .map_err(|e| {
+                McpError::internal_error(format!("building the tool list failed: {e}"), None)
+            })?
+        };
+        let mut result = ListToolsResult::with_all_items(tools.into_iter().flatten().collect());
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        Ok(call_result(self.call(request, cx).await?).into())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = from_mcp_level(request.level);
+        self.session.min_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // The SDK narrows this to what `get_info` advertises: `tools/list_changed`.
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        // Request ids repeat across connections; this key does not.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let key = NEXT.fetch_add(1, Ordering::Relaxed);
+        lock(&self.shared.listeners).push((key, subscription.sink().clone()));
+        subscription.cancelled().await;
+        lock(&self.shared.listeners).retain(|(k, _)| *k != key);
+        Ok(())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        // What the SDK's own `initialize` does, and the client kept for the transport: from
+        // here on the SDK answers as it does for every protocol before 2026-07-28 (requests
+        // are served before `notifications/initialized` too), so the transport may answer
+        // calls and listings itself. Known before the client has the answer, so before its
+        // first listing.
+        cx.peer.set_peer_info(request.clone());
+        self.session.initialized.store(true, Ordering::Relaxed);
+        if request.protocol_version < ProtocolVersion::V_2026_07_28 {
+            let _ = self.session.peer.set(cx.peer.clone());
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        let mut peers = lock(&self.shared.peers);
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(cx.peer);
+    }
+}
+
+/// A lock whose holder panicked still guards whole values here: poisoning is ignored.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn request_id(id: &rmcp::model::RequestId) -> String {
+    match id {
+        // Not `format!`: its machinery cost more than the rest of naming the call.
+        rmcp::model::NumberOrString::Number(n) => {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(*n);
+            let mut id = String::with_capacity(4 + digits.len());
+            id.push_str("mcp_");
+            id.push_str(digits);
+            id
+        }
+        rmcp::model::NumberOrString::String(s) => s.to_string(),
+    }
+}
+
+/// The allowlisted headers of an HTTP request, for the tools to forward.
+fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
+    RequestHeaders::from_pairs(parts.headers.iter().filter_map(|(name, value)| {
+        let name = name.as_str();
+        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name));
+        let value = value.to_str().ok()?;
+        allowed.then(|| (name, value.to_owned()))
+    }))
+}
+
+fn level_from_u8(n: u8) -> LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+    ALL.get(usize::from(n)).copied().unwrap_or(LogLevel::Debug)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use tool_core::DynamicTool;
+
+    #[test]
+    fn a_call_is_named_by_its_request_id() {
+        use rmcp::model::NumberOrString;
+        for (id, expected) in [
+            (NumberOrString::Number(42), "mcp_42"),
+            (NumberOrString::Number(-7), "mcp_-7"),
+            (NumberOrString::Number(i64::MAX), "mcp_9223372036854775807"),
+            (NumberOrString::String("req-1".into()), "req-1"),
+        ] {
+            assert_eq!(request_id(&id), expected);
+        }
+    }
+
+    #[test]
+    fn the_listing_leaves_out_what_mcp_cannot_carry_before_it_is_paged() {
+        let mut registry = Registry::empty();
+        registry
+            .register_all([
+                DynamicTool::new("a_tool", "d", json!({"type": "object"})),
+                DynamicTool::new("b_tool", "d", Value::Null),
+                DynamicTool::new("c_tool", "d", json!({"type": "object"})),
+            ])
+            .unwrap();
+        let server = McpServer::new(Executor::new(registry));
+        let live = server.live();
+        let listed: Vec<&str> = live.listed.iter().map(|t| t.name()).collect();
+        // The cursor counts listed tools: one left out cannot make a page short.
+        assert_eq!(listed, ["a_tool", "c_tool"]);
+    }
+}

@@ -1,0 +1,596 @@
+//! The transport against a raw client: every request answered once, calls that wait for room,
+//! cancellation, the end of input, backpressure. (The differential tests against the SDK's own
+//! transport, over generated lines, are in `tests/stdio_jsonrpc.rs`.)
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use rmcp::ServiceExt as _;
+use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, ReadHalf, WriteHalf,
+};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::frame::MAX_LINE;
+use super::*;
+use crate::ServerOptions;
+use tool_core::exec::Executor;
+use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn object() -> Value {
+    json!({"type": "object"})
+}
+
+fn add_numbers() -> DynamicTool {
+    DynamicTool::new("add_numbers", "Adds a and b.", object()).handler(|input, _| async move {
+        let sum = input["a"].as_i64().unwrap_or(0) + input["b"].as_i64().unwrap_or(0);
+        Ok(ToolOutput::text(sum.to_string()))
+    })
+}
+
+fn wait_forever() -> DynamicTool {
+    DynamicTool::new("wait_forever", "Waits until cancelled.", object()).handler(
+        |_, ctx| async move {
+            ctx.cancellation().cancelled().await;
+            Err(ToolError::failed("cancelled"))
+        },
+    )
+}
+
+fn wait_a_little() -> DynamicTool {
+    DynamicTool::new("wait_a_little", "Waits 50 ms.", object()).handler(|_, _| async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ok(ToolOutput::text("waited"))
+    })
+}
+
+fn serving(tools: impl IntoIterator<Item = DynamicTool>) -> McpServer {
+    serving_with(tools, ServerOptions::default())
+}
+
+fn serving_with(tools: impl IntoIterator<Item = DynamicTool>, options: ServerOptions) -> McpServer {
+    let mut registry = Registry::empty();
+    registry.register_all(tools).unwrap();
+    McpServer::with_options(Executor::new(registry), options)
+}
+
+fn call(id: i64, tool: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments}})
+    .to_string()
+}
+
+fn add(id: i64, a: i64, b: i64) -> String {
+    call(id, "add_numbers", json!({"a": a, "b": b}))
+}
+
+/// A raw client: the test's end of a connection served by [`Lines`].
+struct Raw {
+    write: Option<WriteHalf<DuplexStream>>,
+    read: BufReader<ReadHalf<DuplexStream>>,
+    connection: McpServer,
+    shutdown: CancellationToken,
+    served: JoinHandle<Result<(), String>>,
+}
+
+impl Raw {
+    fn serving(server: McpServer) -> Self {
+        Self::tuned(server, |_| {})
+    }
+
+    /// Serves `server`, after `tune` has set what tests may set on the transport.
+    fn tuned(server: McpServer, tune: impl FnOnce(&mut Lines<ReadHalf<DuplexStream>>)) -> Self {
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let connection = server.connection();
+        let shutdown = CancellationToken::new();
+        let (read, write) = tokio::io::split(served);
+        let mut transport = Lines::new(connection.clone(), read, write, shutdown.clone());
+        tune(&mut transport);
+        let handle = connection.clone();
+        let served = tokio::spawn(async move {
+            let running = handle.serve(transport).await.map_err(|e| e.to_string())?;
+            running.waiting().await.map(drop).map_err(|e| e.to_string())
+        });
+        let (read, write) = tokio::io::split(client);
+        Self {
+            write: Some(write),
+            read: BufReader::new(read),
+            connection,
+            shutdown,
+            served,
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) {
+        let write = self.write.as_mut().expect("input is open");
+        write.write_all(bytes).await.unwrap();
+    }
+
+    async fn send_line(&mut self, line: &str) {
+        self.send(format!("{line}\n").as_bytes()).await;
+    }
+
+    /// Ends the input, as a client closing the server's stdin.
+    async fn close(&mut self) {
+        let mut write = self.write.take().expect("input is open");
+        write.shutdown().await.unwrap();
+    }
+
+    async fn line(&mut self) -> Value {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(5), self.read.read_line(&mut line))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+
+    /// Every line until the server closes its end.
+    async fn rest(&mut self) -> Vec<Value> {
+        let mut answers = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = tokio::time::timeout(Duration::from_secs(20), self.read.read_line(&mut line))
+                .await
+                .expect("the server ends")
+                .unwrap();
+            if n == 0 {
+                return answers;
+            }
+            answers.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}")));
+        }
+    }
+
+    /// Initializes, and waits until calls are answered by the transport.
+    async fn initialized(&mut self) {
+        self.send(format!("{INITIALIZE}\n{INITIALIZED}\n").as_bytes())
+            .await;
+        assert_eq!(self.line().await["id"], 0);
+        started(&self.connection).await;
+    }
+
+    /// How the serving ended.
+    async fn ended(self) -> Result<(), String> {
+        tokio::time::timeout(Duration::from_secs(10), self.served)
+            .await
+            .expect("the server ends")
+            .unwrap()
+    }
+}
+
+/// Waits until the connection's session has begun (its `initialize` handled).
+async fn started(connection: &McpServer) {
+    for _ in 0..2500 {
+        if connection.session_peer().is_some() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    panic!("the session did not start");
+}
+
+fn text(answer: &Value) -> &Value {
+    &answer["result"]["content"][0]["text"]
+}
+
+/// A listing of a session begun with `initialize` is this transport's to write; before that,
+/// or naming a protocol version, it is the SDK's.
+#[tokio::test]
+async fn a_listing_is_written_here_once_the_session_has_started() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_forever()]));
+    let (_client, served) = tokio::io::duplex(64);
+    let (read, write) = tokio::io::split(served);
+    let mut lines = Lines::new(
+        raw.connection.clone(),
+        read,
+        write,
+        CancellationToken::new(),
+    );
+    let list = br#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#;
+    let versioned = br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}}"#;
+    lines.line(list, false);
+    assert_eq!(lines.to_sdk.len(), 1, "before the session, the SDK's");
+    raw.initialized().await;
+    lines.line(versioned, false);
+    assert_eq!(lines.to_sdk.len(), 2, "a versioned request, the SDK's");
+    raw.send_line(std::str::from_utf8(list).unwrap()).await;
+    let answer = raw.line().await;
+    let names: Vec<&str> = answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        (&answer["id"], names),
+        (&json!(6), vec!["add_numbers", "wait_forever"])
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_and_is_not_answered() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_forever()]));
+    raw.initialized().await;
+    raw.send_line(&call(3, "wait_forever", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.send_line(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+    )
+    .await;
+    // The call returns when cancelled; had its answer been sent, it would come first.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    raw.send_line(&add(4, 1, 2)).await;
+    let next = raw.line().await;
+    assert_eq!(next["id"], 4, "{next}");
+}
+
+/// A call that does not finish in its first poll goes on in a task: it is answered when it
+/// finishes, after calls that came later and finished at once.
+#[tokio::test]
+async fn a_call_still_running_is_answered_when_it_finishes() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
+    raw.initialized().await;
+    raw.send(
+        format!(
+            "{}\n{}\n",
+            call(1, "wait_a_little", json!({})),
+            add(2, 1, 2)
+        )
+        .as_bytes(),
+    )
+    .await;
+    let (first, second) = (raw.line().await, raw.line().await);
+    assert_eq!((&first["id"], text(&first)), (&json!(2), &json!("3")));
+    assert_eq!(
+        (&second["id"], text(&second)),
+        (&json!(1), &json!("waited"))
+    );
+}
+
+/// The end of input is not the end of the calls in flight: each is answered, then the server
+/// ends without an error.
+#[tokio::test]
+async fn calls_in_flight_at_the_end_of_input_are_answered() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
+    raw.initialized().await;
+    let mut input = String::new();
+    for id in 1..=20 {
+        input.push_str(&call(id, "wait_a_little", json!({})));
+        input.push('\n');
+    }
+    // The last line needs no newline.
+    input.push_str(&add(21, 20, 1));
+    raw.send(input.as_bytes()).await;
+    raw.close().await;
+    let mut answers = raw.rest().await;
+    answers.sort_by_key(|a| a["id"].as_i64());
+    let ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, (1..=21).collect::<Vec<_>>());
+    assert!(answers[..20].iter().all(|a| text(a) == "waited"));
+    assert_eq!(text(&answers[20]), "21");
+    raw.ended().await.unwrap();
+}
+
+/// A call that outlives the grace period is cancelled, and answers that it was.
+#[tokio::test]
+async fn the_grace_period_ends_the_calls_that_do_not_finish() {
+    let options = ServerOptions {
+        shutdown_grace: Duration::from_millis(100),
+        ..ServerOptions::default()
+    };
+    let mut raw = Raw::serving(serving_with([wait_forever(), wait_a_little()], options));
+    raw.initialized().await;
+    raw.send_line(&call(1, "wait_forever", json!({}))).await;
+    raw.send_line(&call(2, "wait_a_little", json!({}))).await;
+    raw.close().await;
+    let mut answers = raw.rest().await;
+    answers.sort_by_key(|a| a["id"].as_i64());
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["result"]["isError"], true, "{}", answers[0]);
+    assert_eq!(
+        answers[0]["result"]["_meta"]["tool-core/error"],
+        "cancelled"
+    );
+    assert_eq!(text(&answers[1]), "waited");
+    raw.ended().await.unwrap();
+}
+
+/// A shutdown ends input as the end of stdin does: nothing more is read, the calls in flight
+/// are answered, and the server ends without an error.
+#[tokio::test]
+async fn a_shutdown_ends_input_and_answers_the_calls_in_flight() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
+    raw.initialized().await;
+    raw.send_line(&call(1, "wait_a_little", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    raw.shutdown.cancel();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    // Written after the shutdown: never read.
+    raw.send_line(&add(2, 1, 1)).await;
+    let answers = raw.rest().await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        (&answers[0]["id"], text(&answers[0])),
+        (&json!(1), &json!("waited"))
+    );
+    raw.ended().await.unwrap();
+}
+
+/// Once a call is answered its token is cancelled: work it left in the background stops,
+/// whether the call finished in its first poll or in a task.
+#[tokio::test]
+async fn an_answered_call_cancels_its_token() {
+    let stopped = Arc::new(tokio::sync::Semaphore::new(0));
+    let tool = |name: &'static str, wait: bool| {
+        let stopped = stopped.clone();
+        DynamicTool::new(name, "Leaves a watcher behind.", object()).handler(move |_, ctx| {
+            let stopped = stopped.clone();
+            async move {
+                let token = ctx.cancellation().clone();
+                tokio::spawn(async move {
+                    token.cancelled().await;
+                    stopped.add_permits(1);
+                });
+                if wait {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Ok(ToolOutput::text("left a watcher"))
+            }
+        })
+    };
+    let mut raw = Raw::serving(serving([
+        tool("watch_now", false),
+        tool("watch_later", true),
+    ]));
+    raw.initialized().await;
+    raw.send_line(&call(1, "watch_now", json!({}))).await;
+    raw.send_line(&call(2, "watch_later", json!({}))).await;
+    for _ in 0..2 {
+        assert_eq!(text(&raw.line().await), "left a watcher");
+    }
+    let both = tokio::time::timeout(Duration::from_secs(5), stopped.acquire_many(2)).await;
+    assert!(both.is_ok(), "the watchers were not stopped");
+}
+
+/// The connection gone altogether: a call still running is stopped once the grace period is
+/// over (its answer has nowhere to go).
+#[tokio::test]
+async fn a_call_still_running_stops_when_the_connection_ends() {
+    /// Dropped with the handler's future: when the executor stops the cancelled call.
+    struct Stopped(Arc<tokio::sync::Notify>);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            self.0.notify_one();
+        }
+    }
+    let stopped = Arc::new(tokio::sync::Notify::new());
+    let seen = stopped.clone();
+    let wait = DynamicTool::new("wait_forever", "Waits.", object()).handler(move |_, _| {
+        let stopped = Stopped(seen.clone());
+        async move {
+            let _stopped = stopped;
+            std::future::pending::<()>().await;
+            Ok(ToolOutput::text("never"))
+        }
+    });
+    let options = ServerOptions {
+        shutdown_grace: Duration::from_millis(50),
+        ..ServerOptions::default()
+    };
+    let mut raw = Raw::serving(serving_with([wait], options));
+    raw.initialized().await;
+    raw.send_line(&call(3, "wait_forever", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    drop(raw);
+    tokio::time::timeout(Duration::from_secs(5), stopped.notified())
+        .await
+        .expect("the call is stopped when the connection ends");
+}
+
+/// Beyond the most calls that may run at once, the next wait their turn, in order; one that is
+/// cancelled while it waits never runs and is never answered.
+#[tokio::test]
+async fn calls_beyond_the_most_that_run_wait_their_turn() {
+    let running = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let tool = {
+        let (running, most) = (running.clone(), most.clone());
+        DynamicTool::new("take_turns", "Waits 30 ms.", object()).handler(move |input, _| {
+            let (running, most) = (running.clone(), most.clone());
+            async move {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(ToolOutput::text(input["n"].to_string()))
+            }
+        })
+    };
+    let mut raw = Raw::tuned(serving([tool]), |lines| lines.calls.max_running = 2);
+    raw.initialized().await;
+    let mut input = String::new();
+    for n in 1..=6 {
+        input.push_str(&call(n, "take_turns", json!({"n": n})));
+        input.push('\n');
+    }
+    input.push_str(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
+    );
+    input.push('\n');
+    raw.send(input.as_bytes()).await;
+    let mut answers = Vec::new();
+    for _ in 0..5 {
+        answers.push(raw.line().await);
+    }
+    // (Input still open: at its end, every request that waits starts at once.)
+    raw.close().await;
+    answers.extend(raw.rest().await);
+    let ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3, 4, 6], "in turn, and 5 never");
+    assert!(answers.iter().all(|a| text(a) == &a["id"].to_string()));
+    assert_eq!(most.load(Ordering::SeqCst), 2);
+}
+
+/// A client that writes without reading stops being read once the answers waiting for it pass
+/// the high-water mark; once it reads, every call is answered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_is_not_read_either() {
+    let mut raw = Raw::serving(serving([add_numbers()]));
+    raw.initialized().await;
+    const CALLS: usize = 4_000;
+    let pad = "x".repeat(4096);
+    let written = Arc::new(AtomicUsize::new(0));
+    let mut write = raw.write.take().unwrap();
+    let writer = tokio::spawn({
+        let written = written.clone();
+        let pad = pad.clone();
+        async move {
+            for i in 0..CALLS {
+                let line = format!(
+                    "{}\n",
+                    json!({"jsonrpc": "2.0", "id": format!("{i}-{pad}"), "method": "tools/call",
+                           "params": {"name": "add_numbers", "arguments": {"a": i, "b": 1}}})
+                );
+                write.write_all(line.as_bytes()).await.unwrap();
+                written.fetch_add(line.len(), Ordering::SeqCst);
+            }
+            write.shutdown().await.unwrap();
+        }
+    });
+    // Until the client's writes stall: the server has stopped reading.
+    let mut last = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = written.load(Ordering::SeqCst);
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let all = CALLS * (pad.len() + 120);
+    assert!(
+        last < 8 << 20,
+        "the server read {last} of {all} bytes while none of its answers were read"
+    );
+    let answers = raw.rest().await;
+    writer.await.unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for answer in &answers {
+        let id = answer["id"].as_str().unwrap();
+        let i: i64 = id.split('-').next().unwrap().parse().unwrap();
+        assert_eq!(text(answer), &json!((i + 1).to_string()));
+        assert!(seen.insert(i), "answered twice: {i}");
+    }
+    assert_eq!(seen.len(), CALLS);
+}
+
+#[tokio::test]
+async fn a_line_too_long_is_refused_and_the_next_one_read() {
+    let mut raw = Raw::serving(serving([add_numbers()]));
+    raw.initialized().await;
+    // A call at the end of an over-long line is part of that line: refused with it.
+    let mut long = vec![b' '; MAX_LINE + 10];
+    long.extend_from_slice(add(99, 1, 1).as_bytes());
+    long.push(b'\n');
+    raw.send(&long).await;
+    raw.send_line(&add(5, 2, 2)).await;
+    let refused = raw.line().await;
+    assert_eq!(
+        (&refused["id"], &refused["error"]["code"]),
+        (&Value::Null, &json!(-32600))
+    );
+    let answer = raw.line().await;
+    assert_eq!(answer["id"], 5, "{answer}");
+}
+
+/// Notifications and responses before `initialize` are dropped: the SDK's handshake would end
+/// the connection on them.
+#[tokio::test]
+async fn a_notification_before_initialize_does_not_end_the_server() {
+    let mut raw = Raw::serving(serving([add_numbers()]));
+    raw.send_line(INITIALIZED).await;
+    raw.send_line(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+    )
+    .await;
+    raw.send_line(r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#)
+        .await;
+    raw.initialized().await;
+    raw.send_line(&add(1, 2, 3)).await;
+    assert_eq!(text(&raw.line().await), "5");
+}
+
+/// A second request with the id of one still in progress would get an answer the client
+/// cannot tell from the first's: it is refused with `"id": null`, and the first is answered.
+#[tokio::test]
+async fn a_request_reusing_an_id_in_progress_is_refused() {
+    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
+    raw.initialized().await;
+    raw.send_line(&call(1, "wait_a_little", json!({}))).await;
+    raw.send_line(&add(1, 1, 1)).await;
+    let refused = raw.line().await;
+    assert_eq!(
+        (&refused["id"], &refused["error"]["code"]),
+        (&Value::Null, &json!(-32600))
+    );
+    let answer = raw.line().await;
+    assert_eq!(
+        (&answer["id"], text(&answer)),
+        (&json!(1), &json!("waited"))
+    );
+    // Once answered, the id is free again.
+    raw.send_line(&add(1, 1, 1)).await;
+    assert_eq!(text(&raw.line().await), "2");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// However the bytes are cut into reads (a call may arrive before the session has
+    /// started, and go the SDK's way), every call is answered once, with its own sum.
+    #[test]
+    fn answers_do_not_depend_on_how_the_input_is_cut(
+        cuts in proptest::collection::vec(0usize..2000, 0..12),
+        calls in 1usize..20,
+    ) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let mut raw = Raw::serving(serving([add_numbers()]));
+            let mut input = format!("{INITIALIZE}\n{INITIALIZED}\n");
+            for i in 1..=calls {
+                let i = i as i64;
+                input.push_str(&add(i, i, 10 * i));
+                input.push('\n');
+            }
+            let input = input.into_bytes();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % input.len()).collect();
+            cuts.sort_unstable();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([input.len()]) {
+                raw.send(&input[from..cut]).await;
+                tokio::task::yield_now().await;
+                from = cut;
+            }
+            raw.close().await;
+            let mut seen = std::collections::BTreeMap::new();
+            for answer in raw.rest().await {
+                let id = answer["id"].as_i64().unwrap();
+                if id > 0 {
+                    assert_eq!(text(&answer), &json!((11 * id).to_string()), "{answer}");
+                }
+                assert!(seen.insert(id, ()).is_none(), "answered twice: {id}");
+            }
+            assert_eq!(seen.len(), calls + 1);
+        });
+    }
+}

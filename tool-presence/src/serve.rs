@@ -1,0 +1,536 @@
+//! The HTTP side: the page, the event stream, and a server that can be stopped cleanly.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio::sync::broadcast;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::guard::Guard;
+use super::hub::{Frame, FrameKind, Presence};
+
+/// The page: one file, inline CSS and JS, no external assets.
+const PAGE: &str = include_str!("page.html");
+
+/// The page may run its own inline script and style, and talk to this server only.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; \
+    style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; \
+    form-action 'none'; frame-ancestors 'none'";
+
+/// Who may read the events, and how often an idle stream is kept alive.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PresenceOptions {
+    /// `Host` header values answered (`name` or `name:port`; DNS-rebinding protection).
+    /// Default: loopback names only. An empty list answers any `Host`: only behind a proxy
+    /// that checks it.
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s that may read (`scheme://host:port`, or `:*` for any port); a request
+    /// with another `Origin` is refused with 403, one without an `Origin` (not from a browser
+    /// script) passes. Default: loopback origins over `http`.
+    pub allowed_origins: Vec<String>,
+    /// How often an idle stream gets a keep-alive comment. Default 15 s.
+    pub keep_alive: Duration,
+}
+
+impl Default for PresenceOptions {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            keep_alive: Duration::from_secs(15),
+        }
+    }
+}
+
+/// A running presence server (from [`Presence::start`]). Dropping it stops the server;
+/// [`PresenceServer::shutdown`] stops it and waits until it has.
+#[derive(Debug)]
+pub struct PresenceServer {
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<Result<(), PresenceError>>,
+    stop: DropGuard,
+}
+
+impl PresenceServer {
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL, e.g. `http://127.0.0.1:41234/` (a loopback address when listening on
+    /// every address).
+    pub fn url(&self) -> String {
+        let ip = match self.addr.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        format!("http://{}/", SocketAddr::new(ip, self.addr.port()))
+    }
+
+    /// Stops the server: open streams get an `end` event and close, then it stops listening.
+    pub async fn shutdown(self) -> Result<(), PresenceError> {
+        let Self { task, stop, .. } = self;
+        drop(stop);
+        task.await??;
+        Ok(())
+    }
+}
+
+struct App {
+    presence: Presence,
+    guard: Guard,
+    keep_alive: Duration,
+    shutdown: CancellationToken,
+}
+
+impl Presence {
+    /// An axum router serving `GET /` (the page) and `GET /events` (the stream), to mount in an
+    /// application of your own. Cancelling `shutdown` ends the open streams (each gets an `end`
+    /// event first), so a graceful shutdown does not wait on pages that stay open.
+    pub fn router(&self, options: &PresenceOptions, shutdown: CancellationToken) -> axum::Router {
+        let app = Arc::new(App {
+            presence: self.clone(),
+            guard: Guard::new(&options.allowed_hosts, &options.allowed_origins),
+            keep_alive: options.keep_alive,
+            shutdown,
+        });
+        axum::Router::new()
+            .route("/", get(page))
+            .route("/events", get(events))
+            .layer(middleware::from_fn_with_state(app.clone(), guard))
+            .with_state(app)
+    }
+
+    /// Serves the page and the stream on `listener` until `shutdown` is cancelled, then ends
+    /// the open streams and returns.
+    pub async fn serve(
+        &self,
+        listener: tokio::net::TcpListener,
+        options: &PresenceOptions,
+        shutdown: CancellationToken,
+    ) -> Result<(), PresenceError> {
+        let router = self.router(options, shutdown.child_token());
+        axum::serve(crate::tcp::nodelay(listener), router)
+            .with_graceful_shutdown(async move { shutdown.cancelled().await })
+            .await?;
+        Ok(())
+    }
+
+    /// Listens on `addr` (`HOST:PORT`, or a port alone for `127.0.0.1:PORT`; port 0 picks a
+    /// free one) and serves in a task until the returned server is shut down or dropped.
+    pub async fn start(
+        &self,
+        addr: &str,
+        options: PresenceOptions,
+    ) -> Result<PresenceServer, PresenceError> {
+        let listener = bind(addr).await?;
+        let local = listener.local_addr()?;
+        let shutdown = CancellationToken::new();
+        let (presence, token) = (self.clone(), shutdown.clone());
+        let task = tokio::spawn(async move { presence.serve(listener, &options, token).await });
+        Ok(PresenceServer {
+            addr: local,
+            task,
+            stop: shutdown.drop_guard(),
+        })
+    }
+}
+
+/// Binds `addr`: `HOST:PORT`, or a port alone on 127.0.0.1.
+async fn bind(addr: &str) -> Result<tokio::net::TcpListener, PresenceError> {
+    let addr = addr.trim();
+    let target = match addr.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_)
+            if addr
+                .rsplit_once(':')
+                .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok()) =>
+        {
+            addr.to_owned()
+        }
+        Err(_) => return Err(PresenceError::Address(addr.to_owned())),
+    };
+    tokio::net::TcpListener::bind(&target)
+        .await
+        .map_err(|source| PresenceError::Bind {
+            addr: target,
+            source,
+        })
+}
+
+/// Refuses requests from hosts and origins that may not read the events.
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    match app.guard.check(request.uri(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => {
+            tracing::warn!(%refusal, "presence refused a request");
+            (refusal.status(), refusal.to_string()).into_response()
+        }
+    }
+}
+
+async fn page() -> Response {
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CONTENT_SECURITY_POLICY, PAGE_POLICY),
+    ];
+    (headers, PAGE).into_response()
+}
+
+async fn events(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    // A reconnecting EventSource says what it saw last.
+    let last = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let (backlog, receiver) = app.presence.subscribe_after(last);
+    let stream = Stream {
+        presence: app.presence.clone(),
+        backlog: backlog.into(),
+        receiver,
+        shutdown: app.shutdown.clone(),
+        last: 0,
+        ended: false,
+    };
+    let sse = Sse::new(futures::stream::unfold(stream, Stream::next))
+        .keep_alive(KeepAlive::new().interval(app.keep_alive));
+    let mut response = sse.into_response();
+    // Proxies that buffer would hold the events back.
+    response.headers_mut().insert(
+        HeaderName::from_static("x-accel-buffering"),
+        HeaderValue::from_static("no"),
+    );
+    response
+}
+
+/// One open `/events` stream.
+struct Stream {
+    presence: Presence,
+    /// Frames to send before waiting for new ones.
+    backlog: VecDeque<Frame>,
+    receiver: broadcast::Receiver<Frame>,
+    shutdown: CancellationToken,
+    /// The highest `seq` sent (0: none yet).
+    last: u64,
+    ended: bool,
+}
+
+impl Stream {
+    /// The next SSE event: the backlog first (frames from the hub's replay, consistent in
+    /// themselves), then live frames not already sent.
+    async fn next(mut self) -> Option<(Result<Event, Infallible>, Self)> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            if let Some(frame) = self.backlog.pop_front() {
+                let event = self.event(frame);
+                return Some((Ok(event), self));
+            }
+            tokio::select! {
+                biased;
+                () = self.shutdown.cancelled() => {
+                    self.ended = true;
+                    return Some((Ok(end("shutdown")), self));
+                }
+                received = self.receiver.recv() => match received {
+                    // After a lag the channel repeats frames the catch-up sent: skip them.
+                    Ok(frame) if frame.seq > self.last || matches!(frame.kind, FrameKind::End) => {
+                        self.backlog.push_back(frame);
+                    }
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Too slow for the live channel: catch up from the replay.
+                        self.backlog.extend(self.presence.catch_up(self.last));
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
+            }
+        }
+    }
+
+    /// The SSE event for `frame`.
+    fn event(&mut self, frame: Frame) -> Event {
+        self.last = self.last.max(frame.seq);
+        match frame.kind {
+            FrameKind::Tool(json) => Event::default()
+                .id(frame.seq.to_string())
+                .event("tool")
+                .data(&*json),
+            FrameKind::Reset => Event::default()
+                .id(frame.seq.to_string())
+                .event("reset")
+                .data(format!("{{\"seq\":{}}}", frame.seq)),
+            FrameKind::End => {
+                self.ended = true;
+                end("finished")
+            }
+        }
+    }
+}
+
+/// The last event of a stream: `finished` (no more events will come) or `shutdown`.
+fn end(reason: &str) -> Event {
+    Event::default()
+        .event("end")
+        .data(format!("{{\"reason\":\"{reason}\"}}"))
+}
+
+/// Why presence could not be served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PresenceError {
+    /// The address is neither `HOST:PORT` nor a port number.
+    #[error(
+        "`{0}` is not an address to listen on: write HOST:PORT (e.g. 127.0.0.1:8800) or a port"
+    )]
+    Address(String),
+    /// The socket could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Serving failed.
+    #[error("the presence server failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The server's task ended abnormally.
+    #[error("the presence server stopped abnormally: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tool_core::{EventSink, ToolEvent};
+
+    /// One raw HTTP/1.1 request; the response as text, read until `until` appears or EOF.
+    async fn request(addr: SocketAddr, head: &str, until: &str) -> String {
+        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+        socket.write_all(head.as_bytes()).await.unwrap();
+        let mut text = Vec::new();
+        let mut buf = [0u8; 4096];
+        let read = async {
+            loop {
+                let n = socket.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    break;
+                }
+                text.extend_from_slice(&buf[..n]);
+                if String::from_utf8_lossy(&text).contains(until) {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("the response comes");
+        String::from_utf8_lossy(&text).into_owned()
+    }
+
+    fn started(id: &str) -> ToolEvent {
+        ToolEvent::Started {
+            call_id: id.into(),
+            tool: "wait_duration".into(),
+            label: "Waiting".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn streams_replay_then_live_then_end() {
+        let presence = Presence::new();
+        presence.emit(&started("call_1"));
+        let server = presence
+            .start("127.0.0.1:0", PresenceOptions::default())
+            .await
+            .unwrap();
+        let addr = server.local_addr();
+        assert_eq!(server.url(), format!("http://{addr}/"));
+
+        let page = request(
+            addr,
+            &format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+            "</html>",
+        )
+        .await;
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        assert!(page.contains("content-security-policy: default-src 'none'"));
+        assert!(page.contains("new EventSource"));
+
+        let head = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        let live = tokio::spawn(async move { request(addr, &head, "event: end").await });
+        // The replay arrives first; then a live event; then the end.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        presence.emit(&ToolEvent::Failed {
+            call_id: "call_1".into(),
+            tool: "wait_duration".into(),
+            kind: tool_core::ErrorKind::Timeout,
+            message: "`wait_duration` did not finish in time".into(),
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        server.shutdown().await.unwrap();
+        let text = live.await.unwrap();
+        assert!(text.contains("content-type: text/event-stream"), "{text}");
+        let first = text.find("id: 1\nevent: tool\ndata: {").expect(&text);
+        let second = text.find("id: 2\nevent: tool\ndata: {").expect(&text);
+        let end = text
+            .find("event: end\ndata: {\"reason\":\"shutdown\"}")
+            .expect(&text);
+        assert!(first < second && second < end, "{text}");
+        assert!(text.contains(r#""error_kind":"timeout""#), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_finished_run_is_replayed_then_the_stream_ends() {
+        let presence = Presence::new();
+        presence.emit(&started("call_1"));
+        let server = presence
+            .start("127.0.0.1:0", PresenceOptions::default())
+            .await
+            .unwrap();
+        let addr = server.local_addr();
+        let head = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        let open = tokio::spawn(async move { request(addr, &head, "\r\n0\r\n\r\n").await });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        presence.finish();
+        // An open stream ends (the chunked body's last chunk) ...
+        let text = open.await.unwrap();
+        assert!(
+            text.contains("event: end\ndata: {\"reason\":\"finished\"}"),
+            "{text}"
+        );
+        // ... and a late one gets the cards, then the end, while the server keeps serving.
+        let head = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        let text = request(addr, &head, "\r\n0\r\n\r\n").await;
+        let card = text.find("\"call_1\"").expect(&text);
+        let end = text.find("event: end").expect(&text);
+        assert!(card < end, "{text}");
+        server.shutdown().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_reconnecting_page_gets_only_what_it_missed() {
+        let presence = Presence::new();
+        for i in 1..=3 {
+            presence.emit(&started(&format!("call_{i}")));
+        }
+        let server = presence
+            .start("127.0.0.1:0", PresenceOptions::default())
+            .await
+            .unwrap();
+        let addr = server.local_addr();
+        let text = request(
+            addr,
+            &format!("GET /events HTTP/1.1\r\nHost: {addr}\r\nLast-Event-ID: 2\r\n\r\n"),
+            "\"call_3\"",
+        )
+        .await;
+        assert!(!text.contains("\"call_2\""), "{text}");
+        assert!(text.contains("id: 3\n"), "{text}");
+        drop(server);
+    }
+
+    #[tokio::test]
+    async fn foreign_hosts_and_origins_cannot_read() {
+        let presence = Presence::new();
+        presence.emit(&started("secret_call"));
+        let server = presence
+            .start("127.0.0.1:0", PresenceOptions::default())
+            .await
+            .unwrap();
+        let addr = server.local_addr();
+        for (head, status) in [
+            (
+                "GET /events HTTP/1.1\r\nHost: evil.example\r\n\r\n".to_owned(),
+                "403",
+            ),
+            (
+                format!(
+                    "GET /events HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example\r\n\r\n"
+                ),
+                "403",
+            ),
+            (
+                format!("GET / HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://evil.example\r\n\r\n"),
+                "403",
+            ),
+            ("GET /events HTTP/1.0\r\n\r\n".to_owned(), "400"),
+        ] {
+            let text = request(addr, &head, "\r\n\r\n").await;
+            assert!(
+                text.starts_with(&format!("HTTP/1.1 {status}"))
+                    || text.starts_with(&format!("HTTP/1.0 {status}")),
+                "{head:?} -> {text}"
+            );
+            assert!(!text.contains("secret_call"), "{text}");
+        }
+        server.shutdown().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_lags_catches_up_from_the_replay_without_repeats() {
+        let presence = Presence::new();
+        let (backlog, receiver) = presence.subscribe_after(None);
+        let stream = Stream {
+            presence: presence.clone(),
+            backlog: backlog.into(),
+            receiver,
+            shutdown: CancellationToken::new(),
+            last: 0,
+            ended: false,
+        };
+        // More than the live channel holds, while the stream is not read.
+        for i in 0..1100 {
+            presence.emit(&started(&format!("call_{i}")));
+        }
+        presence.finish();
+        let mut seen = Vec::new();
+        let mut next = stream.next().await;
+        while let Some((_, stream)) = next {
+            seen.push(stream.last);
+            next = stream.next().await;
+        }
+        // A reset, the 256 events the replay keeps, in order, then the end.
+        assert_eq!(seen.len(), 1 + 256 + 1, "{seen:?}");
+        assert_eq!(seen[0], 0);
+        let replayed: Vec<u64> = (845..=1100).collect();
+        assert_eq!(seen[1..257], replayed[..]);
+    }
+
+    #[tokio::test]
+    async fn addresses() {
+        assert!(matches!(
+            bind("nonsense").await,
+            Err(PresenceError::Address(_))
+        ));
+        assert!(matches!(bind("").await, Err(PresenceError::Address(_))));
+        let listener = bind("0").await.unwrap();
+        assert!(listener.local_addr().unwrap().ip().is_loopback());
+        assert!(matches!(
+            bind("256.1.1.1:80").await,
+            Err(PresenceError::Bind { .. })
+        ));
+    }
+}

@@ -1,0 +1,14 @@
+//! What the HTTP endpoints (MCP, presence) share about their sockets.
+
+/// `listener` with TCP_NODELAY set on every connection it accepts: without it, the last small
+/// write of each answer (a JSON-RPC result, an SSE event) waits for the peer's delayed ACK,
+/// about 40 ms on Linux.
+pub(crate) fn nodelay(
+    listener: tokio::net::TcpListener,
+) -> impl axum::serve::Listener<Addr = std::net::SocketAddr> {
+    axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+    })
+}

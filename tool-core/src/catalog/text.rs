@@ -1,5 +1,10 @@
 //! Text analysis for the catalog: words out of names and prose, stems, stopwords, and the
 //! synonyms and abbreviations people use for tool capabilities.
+//!
+//! This module holds the algorithms. The word lists they read (stopwords, British `-ise`
+//! roots, abbreviations, synonyms, file extensions and the words of token shapes) are data:
+//! text files in `tool-core/src/catalog/data/`, compiled in and parsed once by
+//! [`lexicon`](super::lexicon), whose docs give their format and how to change them.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -7,6 +12,8 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap as HashMap;
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::lexicon::{Shape, lexicon};
 
 /// Splits `text` into lowercase words: on anything that is not a letter or a digit, and inside
 /// identifiers on case changes (`getUserById` -> get, user, by, id; `HTTPServer` -> http,
@@ -206,85 +213,12 @@ fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
     }
 }
 
-/// Whether `word` (lowercase) carries no meaning for finding a tool. A `match`, which compiles
-/// to a switch on length then a few comparisons: this runs for every word indexed.
+/// Whether `word` (lowercase) carries no meaning for finding a tool: whether it is on the
+/// list in `data/stopwords.txt`. This runs for every word of a query, and for every word an
+/// index meets for the first time.
+#[inline]
 pub fn is_stopword(word: &str) -> bool {
-    matches!(
-        word,
-        "a" | "about"
-            | "all"
-            | "an"
-            | "and"
-            | "any"
-            | "are"
-            | "as"
-            | "at"
-            | "be"
-            | "by"
-            | "can"
-            | "could"
-            | "d"
-            | "do"
-            | "does"
-            | "for"
-            | "from"
-            | "has"
-            | "have"
-            | "how"
-            | "i"
-            | "if"
-            | "in"
-            | "into"
-            | "is"
-            | "it"
-            | "its"
-            | "just"
-            | "let"
-            | "like"
-            | "ll"
-            | "m"
-            | "me"
-            | "my"
-            | "of"
-            | "on"
-            | "or"
-            | "our"
-            | "please"
-            | "re"
-            | "s"
-            | "should"
-            | "so"
-            | "some"
-            | "t"
-            | "that"
-            | "the"
-            | "their"
-            | "them"
-            | "then"
-            | "there"
-            | "these"
-            | "this"
-            | "those"
-            | "to"
-            | "us"
-            | "use"
-            | "used"
-            | "using"
-            | "ve"
-            | "want"
-            | "was"
-            | "we"
-            | "what"
-            | "when"
-            | "where"
-            | "which"
-            | "who"
-            | "will"
-            | "with"
-            | "would"
-            | "you"
-            | "your"
-    )
+    lexicon().is_stopword(word)
 }
 
 /// The English (Snowball) stem of a lowercase word, British `-ise` spellings taken as `-ize`
@@ -315,50 +249,15 @@ fn may_change(word: &str) -> bool {
     )
 }
 
-/// British `-ise` verbs common in software, by their root: their forms (`organise`,
-/// `organised`, `organising`, `organisations`, `optimiser`, `customisable`) are read as the
-/// American ones. A list, not a rule: `advertise`, `precise` and `improvise` are not `-ize`
-/// words.
-const ISE_ROOTS: &[&str] = &[
-    "author",
-    "capital",
-    "categor",
-    "central",
-    "character",
-    "custom",
-    "final",
-    "general",
-    "initial",
-    "local",
-    "maxim",
-    "memor",
-    "minim",
-    "modern",
-    "normal",
-    "optim",
-    "organ",
-    "parameter",
-    "personal",
-    "priorit",
-    "real",
-    "recogn",
-    "serial",
-    "special",
-    "standard",
-    "summar",
-    "synchron",
-    "token",
-    "util",
-    "virtual",
-    "visual",
-];
-
-/// The American spelling of a British `-ise`/`-yse` word, when it is one.
+/// The American spelling of a British `-ise`/`-yse` word, when it is one: `analyse` and its
+/// forms, and the forms of the `-ise` verbs whose roots `data/ise_roots.txt` lists
+/// (`organised`, `organising`, `organisations`, `optimiser`, `customisable`). A list, not a
+/// rule: `advertise`, `precise` and `improvise` are not `-ize` words.
 fn american(word: &str) -> Option<String> {
     if let Some(rest) = word.strip_prefix("analys") {
         return Some(format!("analyz{rest}"));
     }
-    let root = ISE_ROOTS.iter().find(|r| word.starts_with(**r))?;
+    let root = lexicon().ise_roots.iter().find(|r| word.starts_with(**r))?;
     let rest = &word[root.len()..];
     let tail = rest.strip_prefix("is")?;
     // `-ise`, `-ised`, `-ising`, `-isation(s)`, `-iser(s)`, `-isable`.
@@ -377,330 +276,14 @@ pub fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Abbreviations people type for words tools spell out, each with its expansion.
-const ABBREVIATIONS: &[(&str, &str)] = &[
-    ("auth", "authentication"),
-    ("cat", "read file"),
-    ("ls", "list directory"),
-    ("mkdir", "create directory"),
-    ("mv", "move file"),
-    ("rm", "delete file"),
-    ("rmdir", "delete directory"),
-    ("cfg", "configuration"),
-    ("ci", "workflow"),
-    ("config", "configuration"),
-    ("db", "database"),
-    ("dir", "directory"),
-    ("dm", "direct message"),
-    ("doc", "document"),
-    ("env", "environment"),
-    ("img", "image"),
-    ("info", "information"),
-    ("k8s", "kubernetes"),
-    ("kube", "kubernetes"),
-    ("mr", "merge request"),
-    ("msg", "message"),
-    ("org", "organization"),
-    ("pic", "image"),
-    ("pr", "pull request"),
-    ("repo", "repository"),
-    ("tz", "timezone"),
-    ("url", "link"),
-    ("vm", "virtual machine"),
-];
-
-/// Words that name the same capability in tool descriptions and in requests. Each group is
-/// one meaning; a query word finds tools that use another word of its group.
-const SYNONYMS: &[&[&str]] = &[
-    // Actions.
-    &[
-        "create", "make", "new", "add", "generate", "compose", "draft", "build", "book",
-    ],
-    &[
-        "delete", "remove", "erase", "destroy", "trash", "discard", "drop", "purge", "wipe",
-        "forget", "rid", "ditch", "nuke",
-    ],
-    &["list", "enumerate", "browse", "index"],
-    &[
-        "get", "fetch", "retrieve", "read", "obtain", "view", "show", "look", "see", "check",
-        "display", "grab", "load", "recall",
-    ],
-    &[
-        "search", "find", "query", "locate", "lookup", "grep", "seek", "discover", "filter",
-    ],
-    &[
-        "update", "edit", "modify", "change", "alter", "patch", "set", "tweak", "adjust", "revise",
-        "bump", "sync", "refresh", "rebase",
-    ],
-    &[
-        "send",
-        "post",
-        "deliver",
-        "dispatch",
-        "notify",
-        "share",
-        "tell",
-        "announce",
-        "broadcast",
-    ],
-    &[
-        "run", "execute", "invoke", "trigger", "launch", "evaluate", "eval", "call",
-    ],
-    &["stop", "cancel", "halt", "kill", "terminate", "abort"],
-    &[
-        "close", "resolve", "finish", "complete", "done", "archive", "finalize", "lock",
-    ],
-    &[
-        "restart", "reboot", "rollout", "redeploy", "reload", "bounce",
-    ],
-    &["append", "tack", "attach", "extend"],
-    &["count", "number", "total", "tally", "many"],
-    &["copy", "duplicate", "clone", "fork", "replicate"],
-    &["move", "rename", "relocate", "transfer"],
-    &["merge", "combine", "land", "squash"],
-    &["review", "approve", "lgtm", "feedback"],
-    &[
-        "describe", "details", "inspect", "examine", "explain", "status",
-    ],
-    &["navigate", "visit", "goto", "go", "browse", "open"],
-    &["type", "fill", "enter", "input"],
-    &["click", "press", "tap"],
-    &["select", "choose", "pick"],
-    &[
-        "write", "save", "store", "persist", "insert", "put", "stash", "keep", "remember",
-    ],
-    &["download", "scrape", "crawl", "extract", "grab"],
-    &["deploy", "release", "ship", "publish", "rollout"],
-    &["upload", "attach"],
-    &["schedule", "book", "arrange", "plan"],
-    &["refund", "reimburse", "repay"],
-    &["summary", "summarize", "overview", "digest"],
-    &["translate", "convert"],
-    // Things.
-    &["repository", "repo", "codebase", "project"],
-    &["issue", "ticket", "bug"],
-    &[
-        "message",
-        "chat",
-        "dm",
-        "conversation",
-        "said",
-        "discussion",
-    ],
-    &["channel", "room"],
-    &["directory", "folder"],
-    &["document", "doc", "page", "note"],
-    &["database", "db", "sql"],
-    &["row", "record", "entry"],
-    &["table", "schema", "collection"],
-    &["kubernetes", "k8s", "cluster"],
-    &[
-        "image",
-        "picture",
-        "photo",
-        "screenshot",
-        "media",
-        "png",
-        "jpg",
-        "jpeg",
-        "gif",
-        "svg",
-        "logo",
-    ],
-    &["screenshot", "capture", "snapshot"],
-    &["email", "mail", "inbox"],
-    &[
-        "event",
-        "meeting",
-        "appointment",
-        "calendar",
-        "agenda",
-        "upcoming",
-    ],
-    &["availability", "free", "busy", "available", "freebusy"],
-    &["customer", "client", "buyer"],
-    &["payment", "charge", "pay"],
-    &["price", "cost", "billing", "invoice", "bill", "plan"],
-    &["coupon", "discount", "promo"],
-    &["product", "item", "sku"],
-    &["link", "url", "website", "webpage", "site", "page"],
-    &[
-        "user",
-        "member",
-        "person",
-        "people",
-        "account",
-        "profile",
-        "colleague",
-        "teammate",
-    ],
-    &["team", "group", "org", "organization"],
-    &["comment", "reply", "remark", "note", "feedback"],
-    &["reaction", "emoji", "react"],
-    &["label", "tag", "category"],
-    &["task", "todo", "chore", "reminder"],
-    &["log", "logs", "history"],
-    &["commit", "history", "log"],
-    &["release", "version"],
-    &[
-        "error",
-        "exception",
-        "crash",
-        "crashing",
-        "crashloop",
-        "failure",
-        "failing",
-    ],
-    &["stuck", "pending", "hung", "hang", "blocked"],
-    &[
-        "metric",
-        "stats",
-        "statistics",
-        "dashboard",
-        "chart",
-        "graph",
-        "panel",
-    ],
-    &[
-        "vulnerability",
-        "vulnerable",
-        "alert",
-        "finding",
-        "cve",
-        "security",
-        "scanning",
-        "advisory",
-    ],
-    &["child", "sub", "parent", "nested", "epic"],
-    &["tree", "hierarchy", "nested", "structure"],
-    &["permission", "access", "role", "grant", "rights"],
-    &[
-        "metadata",
-        "info",
-        "information",
-        "properties",
-        "attributes",
-        "stat",
-    ],
-    &["size", "big", "large", "bytes"],
-    &["modified", "changed", "recent", "latest", "newest", "last"],
-    &["content", "contents", "text", "body"],
-    &[
-        "relation",
-        "relationship",
-        "connection",
-        "edge",
-        "link",
-        "connect",
-        "associate",
-    ],
-    &["entity", "node"],
-    &[
-        "location",
-        "address",
-        "place",
-        "coordinates",
-        "geocode",
-        "latitude",
-        "longitude",
-        "lat",
-        "lng",
-    ],
-    &[
-        "distance",
-        "far",
-        "travel",
-        "drive",
-        "route",
-        "directions",
-        "commute",
-    ],
-    &["elevation", "altitude", "height", "sea"],
-    &[
-        "secret",
-        "credential",
-        "token",
-        "password",
-        "key",
-        "leak",
-        "leaked",
-    ],
-    &["time", "clock"],
-    &["weather", "forecast", "temperature"],
-    &["workflow", "pipeline", "action"],
-    // What people say for what the tools of common servers do.
-    &["stage", "add"],
-    &["diff", "compare", "difference", "changes"],
-    &["hover", "mouseover"],
-    &[
-        "press",
-        "key",
-        "keystroke",
-        "keyboard",
-        "hotkey",
-        "shortcut",
-        "escape",
-    ],
-    &["resize", "viewport", "dimensions", "width", "window"],
-    &["install", "setup", "provision"],
-    &["dialog", "popup", "modal", "prompt", "confirm"],
-    &["network", "xhr", "http", "traffic", "requests"],
-    &["evaluate", "javascript", "js", "script"],
-    &["generate", "draw", "paint", "illustrate", "render"],
-    &[
-        "index",
-        "indexes",
-        "indices",
-        "speed",
-        "faster",
-        "performance",
-    ],
-    &["many", "bulk", "batch", "multiple", "several"],
-    &["schema", "fields", "columns", "structure", "shape"],
-    &["current", "now", "present"],
-    &[
-        "place",
-        "venue",
-        "business",
-        "restaurant",
-        "cafe",
-        "shop",
-        "hours",
-        "reviews",
-        "rating",
-    ],
-    &["balance", "funds", "money", "cash"],
-    &["payment", "checkout"],
-    &["subscription", "recurring", "membership", "plan"],
-    &["dispute", "chargeback", "chargebacks", "contest"],
-    &["migration", "migrate", "column", "ddl"],
-    &["forward", "expose", "tunnel", "localhost", "port"],
-    &["context", "kubeconfig", "switch"],
-    &["aggregate", "sum", "average", "rollup", "group"],
-    &["gist", "paste", "snippet", "pastebin"],
-    &["notification", "inbox"],
-    &[
-        "dependabot",
-        "dependency",
-        "dependencies",
-        "package",
-        "packages",
-        "npm",
-    ],
-    &["web", "news", "headlines", "internet", "online"],
-    &["browser", "chromium", "chrome", "firefox", "webkit"],
-];
-
 /// What the shapes of a query's tokens say it is about, in words tools use: a URL is about a
 /// page, a path or a file name about files, `owner/name` about a repository, `#name` about a
 /// channel, `@name` about a user, an address about email, `$20` about money, a hex hash about
-/// a commit. Each kind once, in the order first seen.
+/// a commit. Each kind once, in the order first seen; each kind's words are in
+/// `data/shapes.txt`, and the file extensions that make a file name in `data/extensions.txt`.
 pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
-    const EXTENSIONS: &[&str] = &[
-        "txt", "csv", "json", "md", "png", "jpg", "jpeg", "gif", "svg", "pdf", "log", "yaml",
-        "yml", "toml", "rs", "py", "js", "ts", "html", "css", "xml", "sql", "sh", "zip",
-    ];
-    let mut found: Vec<&'static [&'static str]> = Vec::new();
+    let lexicon = lexicon();
+    let mut found: Vec<Shape> = Vec::new();
     for token in query.split_whitespace() {
         let token = token.trim_matches(|c: char| "\"'`()[]{},;:?!".contains(c));
         let token = token.strip_suffix('.').unwrap_or(token);
@@ -711,9 +294,9 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
                     .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         };
         // `notes.txt`, `src/main.rs`, and `.csv` or `*.csv` for files of a kind.
-        let extension = token
-            .rsplit_once('.')
-            .is_some_and(|(_, ext)| EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)));
+        let extension = token.rsplit_once('.').is_some_and(|(_, ext)| {
+            (lexicon.extensions.iter()).any(|e| e.eq_ignore_ascii_case(ext))
+        });
         // An abbreviated or full commit hash: hex digits, with at least one letter and digit.
         let hash = (6..=40).contains(&token.len())
             && token
@@ -721,31 +304,31 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
             && token.bytes().any(|b| b.is_ascii_digit())
             && token.bytes().any(|b| b.is_ascii_alphabetic());
-        let shape: &'static [&'static str] = if token.starts_with("http://")
+        let shape = if token.starts_with("http://")
             || token.starts_with("https://")
             || token.starts_with("www.")
         {
-            &["url", "page"]
+            Shape::Url
         } else if token.starts_with('/')
             || token.starts_with("~/")
             || token.starts_with("./")
             || token.starts_with("../")
             || extension
         {
-            &["file", "path"]
+            Shape::File
         } else if token.len() > 1 && token.starts_with('#') && word(&token[1..]) {
-            &["channel"]
+            Shape::Channel
         } else if token.len() > 1 && token.starts_with('@') && word(&token[1..]) {
-            &["user"]
+            Shape::User
         } else if token
             .split_once('@')
             .is_some_and(|(user, host)| word(user) && host.contains('.'))
         {
-            &["email"]
+            Shape::Email
         } else if token.starts_with('$') && token[1..].starts_with(|c: char| c.is_ascii_digit()) {
-            &["amount", "price"]
+            Shape::Amount
         } else if hash {
-            &["commit"]
+            Shape::Commit
         } else if let Some((owner, name)) = token.split_once('/')
             && owner.len() > 1
             && name.len() > 1
@@ -754,7 +337,7 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
             && !is_stopword(owner)
             && !is_stopword(name)
         {
-            &["repository"]
+            Shape::Repository
         } else {
             continue;
         };
@@ -762,11 +345,12 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
             found.push(shape);
         }
     }
-    found
+    let words = found.into_iter().map(|shape| lexicon.shape_words(shape));
+    words.collect()
 }
 
-/// A query term's expansions: stems of its synonyms and abbreviation expansions, excluding
-/// the term itself.
+/// A query term's expansions: stems of its synonyms (`data/synonyms.txt`) and of its
+/// abbreviation's expansion (`data/abbreviations.txt`), excluding the term itself.
 pub fn expansions(term: &str) -> &'static [String] {
     static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
@@ -779,14 +363,19 @@ pub fn expansions(term: &str) -> &'static [String] {
                 }
             }
         };
-        for group in SYNONYMS {
+        let lexicon = lexicon();
+        for group in &lexicon.synonyms {
             let stems: Vec<String> = group.iter().map(|w| stem(w).into_owned()).collect();
-            for word in *group {
+            for word in group {
                 add(word, &stems);
             }
         }
-        for (short, long) in ABBREVIATIONS {
-            add(short, &terms(long));
+        for (short, long) in &lexicon.abbreviations {
+            // Each a word as `words` splits it: its terms are the stems of those that are not
+            // stopwords.
+            let long = long.iter().filter(|w| !is_stopword(w));
+            let long: Vec<String> = long.map(|w| stem(w).into_owned()).collect();
+            add(short, &long);
         }
         table
     });

@@ -27,10 +27,12 @@
 //! # Changing a list
 //!
 //! Edit its file, then run `cargo test -p tool-core --lib catalog`. A line that does not parse
-//! is reported with its file and line (and would panic, naming them, on first use). Then
-//! measure: the figure to judge a change by is the test set's, in `cargo test -p tool-core
-//! --test catalog_eval -- --nocapture` or `cargo bench -p tool-core --bench catalog`; the
-//! development sets were read while the lists were tuned.
+//! is reported with its file and line (and would panic, naming them, on first use); the
+//! tests in `text` also report, each with its file and line, a word listed twice and a word the
+//! catalog could never match (a synonym that is a stopword, two words of a group with one
+//! stem, a root an earlier root hides). Then measure: the figure to judge a change by is the
+//! test set's, in `cargo test -p tool-core --test catalog_eval -- --nocapture` or `cargo bench
+//! -p tool-core --bench catalog`; the development sets were read while the lists were tuned.
 
 use std::sync::LazyLock;
 

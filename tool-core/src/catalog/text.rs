@@ -4,7 +4,8 @@
 //! This module holds the algorithms. The word lists they read (stopwords, British `-ise`
 //! roots, abbreviations, synonyms, file extensions and the words of token shapes) are data:
 //! text files in `tool-core/src/catalog/data/`, compiled in and parsed once by
-//! [`lexicon`](super::lexicon), whose docs give their format and how to change them.
+//! [`lexicon`](super::lexicon), whose docs give their format and how to change them. The tests
+//! below check that no word in them is listed twice or can never be matched.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -384,6 +385,7 @@ pub fn expansions(term: &str) -> &'static [String] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lexicon::{self, DataFile, Line};
     use super::*;
 
     #[test]
@@ -481,6 +483,115 @@ mod tests {
         // Prose, numbers, and words that only look close are none of these.
         assert!(kinds("make it faster and/or smaller, e.g. 2x by 12.5 percent, #1 @ 5").is_empty());
         assert!(kinds("the decade 1990 and a deadbeef cafe").is_empty());
+    }
+
+    /// What is wrong with the words of the data files, each as `path:line: reason`.
+    #[derive(Default)]
+    struct Problems(Vec<String>);
+
+    impl Problems {
+        fn add(&mut self, file: &DataFile, line: &Line, reason: String) {
+            self.0
+                .push(format!("{}:{}: {reason}", file.path, line.number));
+        }
+
+        /// The stems of the words a line stands for, after noting any that is a stopword
+        /// (never indexed, never searched for) or has the stem of one before it (one term to
+        /// the catalog: it adds nothing).
+        fn stems(&mut self, file: &DataFile, line: &Line, words: &[&str]) -> Vec<String> {
+            let mut stems: Vec<String> = Vec::new();
+            for word in words {
+                let stem = stem(word).into_owned();
+                if is_stopword(word) {
+                    self.add(
+                        file,
+                        line,
+                        format!("`{word}` is a stopword: it never matches"),
+                    );
+                } else if let Some(i) = stems.iter().position(|s| *s == stem) {
+                    let other = words[i];
+                    let reason = format!("`{word}` has the stem `{stem}`, as `{other}` does");
+                    self.add(file, line, reason);
+                }
+                stems.push(stem);
+            }
+            stems
+        }
+    }
+
+    /// A data file's lines; one that does not parse fails the test, naming its file and line.
+    fn lines(file: &DataFile) -> Vec<Line> {
+        file.lines().unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// A word listed twice, and a word the catalog could never match, in any data file.
+    fn unreachable_or_repeated_words() -> Problems {
+        let mut problems = Problems::default();
+        for file in lexicon::FILES {
+            for line in lines(&file) {
+                for &word in line.key.iter().chain(&line.words) {
+                    let split = words(word);
+                    if split != [word] {
+                        problems.add(&file, &line, format!("`{word}` is split as {split:?}"));
+                    }
+                }
+            }
+        }
+        // Lists: each word once.
+        for file in [lexicon::STOPWORDS, lexicon::ISE_ROOTS, lexicon::EXTENSIONS] {
+            let mut seen: HashMap<&str, usize> = HashMap::default();
+            for line in lines(&file) {
+                for &word in &line.words {
+                    if let Some(first) = seen.insert(word, line.number) {
+                        problems.add(&file, &line, format!("`{word}` is on line {first} too"));
+                    }
+                }
+            }
+        }
+        // A root is used only when no root before it starts the same word.
+        let roots = lexicon::ISE_ROOTS;
+        for line in lines(&roots) {
+            for root in &line.words {
+                let (british, american_form) = (format!("{root}ise"), format!("{root}ize"));
+                if american(&british).as_deref() != Some(&american_form) {
+                    let reason = format!("`{british}` is not read as `{american_form}`");
+                    problems.add(&roots, &line, reason);
+                }
+            }
+        }
+        // Groups: each once (by their words' stems).
+        let synonyms = lexicon::SYNONYMS;
+        let mut groups: HashMap<Vec<String>, usize> = HashMap::default();
+        for line in lines(&synonyms) {
+            let mut stems = problems.stems(&synonyms, &line, &line.words);
+            stems.sort();
+            stems.dedup();
+            if let Some(first) = groups.insert(stems, line.number) {
+                problems.add(&synonyms, &line, format!("the same words as line {first}"));
+            }
+        }
+        // Abbreviations: each once (by its stem), not a stopword, and not one of its words.
+        let abbreviations = lexicon::ABBREVIATIONS;
+        let mut shorts: HashMap<String, usize> = HashMap::default();
+        for line in lines(&abbreviations) {
+            let short = line.key.unwrap_or_default();
+            let all: Vec<&str> = line.key.iter().chain(&line.words).copied().collect();
+            problems.stems(&abbreviations, &line, &all);
+            if let Some(first) = shorts.insert(stem(short).into_owned(), line.number) {
+                let reason = format!("`{short}` (by its stem) is on line {first} too");
+                problems.add(&abbreviations, &line, reason);
+            }
+        }
+        for line in lines(&lexicon::SHAPES) {
+            problems.stems(&lexicon::SHAPES, &line, &line.words);
+        }
+        problems
+    }
+
+    #[test]
+    fn no_word_of_the_data_files_is_listed_twice_or_out_of_reach() {
+        let Problems(problems) = unreachable_or_repeated_words();
+        assert!(problems.is_empty(), "\n{}", problems.join("\n"));
     }
 
     #[test]

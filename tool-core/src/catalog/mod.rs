@@ -9,6 +9,11 @@
 //! source`), what a token's shape says (a URL, a path, `#channel`, `$20`), and a bonus for
 //! matching more of the query. It is in-process, offline and incremental.
 //!
+//! The word lists it reads (stopwords, synonyms, abbreviations, British `-ise` roots, file
+//! extensions and the words of token shapes) are data, not code: text files in
+//! `tool-core/src/catalog/data/`, each opening with where its words came from, compiled into
+//! the binary. `lexicon.rs` beside them gives their format and how to change them.
+//!
 //! ```
 //! use serde_json::json;
 //! use tool_core::catalog::{Catalog, SearchOptions};
@@ -26,6 +31,7 @@
 //! ```
 
 mod index;
+mod lexicon;
 mod search_tool;
 mod session;
 mod text;

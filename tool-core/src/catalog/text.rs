@@ -1,5 +1,11 @@
 //! Text analysis for the catalog: words out of names and prose, stems, stopwords, and the
 //! synonyms and abbreviations people use for tool capabilities.
+//!
+//! This module holds the algorithms. The word lists they read (stopwords, British `-ise`
+//! roots, abbreviations, synonyms, file extensions and the words of token shapes) are data:
+//! text files in `tool-core/src/catalog/data/`, compiled in and parsed once by
+//! [`lexicon`](super::lexicon), whose docs give their format and how to change them. The tests
+//! below check that no word in them is listed twice or can never be matched.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -7,6 +13,8 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap as HashMap;
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use super::lexicon::{Shape, lexicon};
 
 /// Splits `text` into lowercase words: on anything that is not a letter or a digit, and inside
 /// identifiers on case changes (`getUserById` -> get, user, by, id; `HTTPServer` -> http,
@@ -206,85 +214,12 @@ fn emit(word: &str, lower: &mut String, f: &mut impl FnMut(&str)) {
     }
 }
 
-/// Whether `word` (lowercase) carries no meaning for finding a tool. A `match`, which compiles
-/// to a switch on length then a few comparisons: this runs for every word indexed.
+/// Whether `word` (lowercase) carries no meaning for finding a tool: whether it is on the
+/// list in `data/stopwords.txt`. This runs for every word of a query, and for every word an
+/// index meets for the first time.
+#[inline]
 pub fn is_stopword(word: &str) -> bool {
-    matches!(
-        word,
-        "a" | "about"
-            | "all"
-            | "an"
-            | "and"
-            | "any"
-            | "are"
-            | "as"
-            | "at"
-            | "be"
-            | "by"
-            | "can"
-            | "could"
-            | "d"
-            | "do"
-            | "does"
-            | "for"
-            | "from"
-            | "has"
-            | "have"
-            | "how"
-            | "i"
-            | "if"
-            | "in"
-            | "into"
-            | "is"
-            | "it"
-            | "its"
-            | "just"
-            | "let"
-            | "like"
-            | "ll"
-            | "m"
-            | "me"
-            | "my"
-            | "of"
-            | "on"
-            | "or"
-            | "our"
-            | "please"
-            | "re"
-            | "s"
-            | "should"
-            | "so"
-            | "some"
-            | "t"
-            | "that"
-            | "the"
-            | "their"
-            | "them"
-            | "then"
-            | "there"
-            | "these"
-            | "this"
-            | "those"
-            | "to"
-            | "us"
-            | "use"
-            | "used"
-            | "using"
-            | "ve"
-            | "want"
-            | "was"
-            | "we"
-            | "what"
-            | "when"
-            | "where"
-            | "which"
-            | "who"
-            | "will"
-            | "with"
-            | "would"
-            | "you"
-            | "your"
-    )
+    lexicon().is_stopword(word)
 }
 
 /// The English (Snowball) stem of a lowercase word, British `-ise` spellings taken as `-ize`
@@ -315,50 +250,15 @@ fn may_change(word: &str) -> bool {
     )
 }
 
-/// British `-ise` verbs common in software, by their root: their forms (`organise`,
-/// `organised`, `organising`, `organisations`, `optimiser`, `customisable`) are read as the
-/// American ones. A list, not a rule: `advertise`, `precise` and `improvise` are not `-ize`
-/// words.
-const ISE_ROOTS: &[&str] = &[
-    "author",
-    "capital",
-    "categor",
-    "central",
-    "character",
-    "custom",
-    "final",
-    "general",
-    "initial",
-    "local",
-    "maxim",
-    "memor",
-    "minim",
-    "modern",
-    "normal",
-    "optim",
-    "organ",
-    "parameter",
-    "personal",
-    "priorit",
-    "real",
-    "recogn",
-    "serial",
-    "special",
-    "standard",
-    "summar",
-    "synchron",
-    "token",
-    "util",
-    "virtual",
-    "visual",
-];
-
-/// The American spelling of a British `-ise`/`-yse` word, when it is one.
+/// The American spelling of a British `-ise`/`-yse` word, when it is one: `analyse` and its
+/// forms, and the forms of the `-ise` verbs whose roots `data/ise_roots.txt` lists
+/// (`organised`, `organising`, `organisations`, `optimiser`, `customisable`). A list, not a
+/// rule: `advertise`, `precise` and `improvise` are not `-ize` words.
 fn american(word: &str) -> Option<String> {
     if let Some(rest) = word.strip_prefix("analys") {
         return Some(format!("analyz{rest}"));
     }
-    let root = ISE_ROOTS.iter().find(|r| word.starts_with(**r))?;
+    let root = lexicon().ise_roots.iter().find(|r| word.starts_with(**r))?;
     let rest = &word[root.len()..];
     let tail = rest.strip_prefix("is")?;
     // `-ise`, `-ised`, `-ising`, `-isation(s)`, `-iser(s)`, `-isable`.
@@ -377,330 +277,14 @@ pub fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Abbreviations people type for words tools spell out, each with its expansion.
-const ABBREVIATIONS: &[(&str, &str)] = &[
-    ("auth", "authentication"),
-    ("cat", "read file"),
-    ("ls", "list directory"),
-    ("mkdir", "create directory"),
-    ("mv", "move file"),
-    ("rm", "delete file"),
-    ("rmdir", "delete directory"),
-    ("cfg", "configuration"),
-    ("ci", "workflow"),
-    ("config", "configuration"),
-    ("db", "database"),
-    ("dir", "directory"),
-    ("dm", "direct message"),
-    ("doc", "document"),
-    ("env", "environment"),
-    ("img", "image"),
-    ("info", "information"),
-    ("k8s", "kubernetes"),
-    ("kube", "kubernetes"),
-    ("mr", "merge request"),
-    ("msg", "message"),
-    ("org", "organization"),
-    ("pic", "image"),
-    ("pr", "pull request"),
-    ("repo", "repository"),
-    ("tz", "timezone"),
-    ("url", "link"),
-    ("vm", "virtual machine"),
-];
-
-/// Words that name the same capability in tool descriptions and in requests. Each group is
-/// one meaning; a query word finds tools that use another word of its group.
-const SYNONYMS: &[&[&str]] = &[
-    // Actions.
-    &[
-        "create", "make", "new", "add", "generate", "compose", "draft", "build", "book",
-    ],
-    &[
-        "delete", "remove", "erase", "destroy", "trash", "discard", "drop", "purge", "wipe",
-        "forget", "rid", "ditch", "nuke",
-    ],
-    &["list", "enumerate", "browse", "index"],
-    &[
-        "get", "fetch", "retrieve", "read", "obtain", "view", "show", "look", "see", "check",
-        "display", "grab", "load", "recall",
-    ],
-    &[
-        "search", "find", "query", "locate", "lookup", "grep", "seek", "discover", "filter",
-    ],
-    &[
-        "update", "edit", "modify", "change", "alter", "patch", "set", "tweak", "adjust", "revise",
-        "bump", "sync", "refresh", "rebase",
-    ],
-    &[
-        "send",
-        "post",
-        "deliver",
-        "dispatch",
-        "notify",
-        "share",
-        "tell",
-        "announce",
-        "broadcast",
-    ],
-    &[
-        "run", "execute", "invoke", "trigger", "launch", "evaluate", "eval", "call",
-    ],
-    &["stop", "cancel", "halt", "kill", "terminate", "abort"],
-    &[
-        "close", "resolve", "finish", "complete", "done", "archive", "finalize", "lock",
-    ],
-    &[
-        "restart", "reboot", "rollout", "redeploy", "reload", "bounce",
-    ],
-    &["append", "tack", "attach", "extend"],
-    &["count", "number", "total", "tally", "many"],
-    &["copy", "duplicate", "clone", "fork", "replicate"],
-    &["move", "rename", "relocate", "transfer"],
-    &["merge", "combine", "land", "squash"],
-    &["review", "approve", "lgtm", "feedback"],
-    &[
-        "describe", "details", "inspect", "examine", "explain", "status",
-    ],
-    &["navigate", "visit", "goto", "go", "browse", "open"],
-    &["type", "fill", "enter", "input"],
-    &["click", "press", "tap"],
-    &["select", "choose", "pick"],
-    &[
-        "write", "save", "store", "persist", "insert", "put", "stash", "keep", "remember",
-    ],
-    &["download", "scrape", "crawl", "extract", "grab"],
-    &["deploy", "release", "ship", "publish", "rollout"],
-    &["upload", "attach"],
-    &["schedule", "book", "arrange", "plan"],
-    &["refund", "reimburse", "repay"],
-    &["summary", "summarize", "overview", "digest"],
-    &["translate", "convert"],
-    // Things.
-    &["repository", "repo", "codebase", "project"],
-    &["issue", "ticket", "bug"],
-    &[
-        "message",
-        "chat",
-        "dm",
-        "conversation",
-        "said",
-        "discussion",
-    ],
-    &["channel", "room"],
-    &["directory", "folder"],
-    &["document", "doc", "page", "note"],
-    &["database", "db", "sql"],
-    &["row", "record", "entry"],
-    &["table", "schema", "collection"],
-    &["kubernetes", "k8s", "cluster"],
-    &[
-        "image",
-        "picture",
-        "photo",
-        "screenshot",
-        "media",
-        "png",
-        "jpg",
-        "jpeg",
-        "gif",
-        "svg",
-        "logo",
-    ],
-    &["screenshot", "capture", "snapshot"],
-    &["email", "mail", "inbox"],
-    &[
-        "event",
-        "meeting",
-        "appointment",
-        "calendar",
-        "agenda",
-        "upcoming",
-    ],
-    &["availability", "free", "busy", "available", "freebusy"],
-    &["customer", "client", "buyer"],
-    &["payment", "charge", "pay"],
-    &["price", "cost", "billing", "invoice", "bill", "plan"],
-    &["coupon", "discount", "promo"],
-    &["product", "item", "sku"],
-    &["link", "url", "website", "webpage", "site", "page"],
-    &[
-        "user",
-        "member",
-        "person",
-        "people",
-        "account",
-        "profile",
-        "colleague",
-        "teammate",
-    ],
-    &["team", "group", "org", "organization"],
-    &["comment", "reply", "remark", "note", "feedback"],
-    &["reaction", "emoji", "react"],
-    &["label", "tag", "category"],
-    &["task", "todo", "chore", "reminder"],
-    &["log", "logs", "history"],
-    &["commit", "history", "log"],
-    &["release", "version"],
-    &[
-        "error",
-        "exception",
-        "crash",
-        "crashing",
-        "crashloop",
-        "failure",
-        "failing",
-    ],
-    &["stuck", "pending", "hung", "hang", "blocked"],
-    &[
-        "metric",
-        "stats",
-        "statistics",
-        "dashboard",
-        "chart",
-        "graph",
-        "panel",
-    ],
-    &[
-        "vulnerability",
-        "vulnerable",
-        "alert",
-        "finding",
-        "cve",
-        "security",
-        "scanning",
-        "advisory",
-    ],
-    &["child", "sub", "parent", "nested", "epic"],
-    &["tree", "hierarchy", "nested", "structure"],
-    &["permission", "access", "role", "grant", "rights"],
-    &[
-        "metadata",
-        "info",
-        "information",
-        "properties",
-        "attributes",
-        "stat",
-    ],
-    &["size", "big", "large", "bytes"],
-    &["modified", "changed", "recent", "latest", "newest", "last"],
-    &["content", "contents", "text", "body"],
-    &[
-        "relation",
-        "relationship",
-        "connection",
-        "edge",
-        "link",
-        "connect",
-        "associate",
-    ],
-    &["entity", "node"],
-    &[
-        "location",
-        "address",
-        "place",
-        "coordinates",
-        "geocode",
-        "latitude",
-        "longitude",
-        "lat",
-        "lng",
-    ],
-    &[
-        "distance",
-        "far",
-        "travel",
-        "drive",
-        "route",
-        "directions",
-        "commute",
-    ],
-    &["elevation", "altitude", "height", "sea"],
-    &[
-        "secret",
-        "credential",
-        "token",
-        "password",
-        "key",
-        "leak",
-        "leaked",
-    ],
-    &["time", "clock"],
-    &["weather", "forecast", "temperature"],
-    &["workflow", "pipeline", "action"],
-    // What people say for what the tools of common servers do.
-    &["stage", "add"],
-    &["diff", "compare", "difference", "changes"],
-    &["hover", "mouseover"],
-    &[
-        "press",
-        "key",
-        "keystroke",
-        "keyboard",
-        "hotkey",
-        "shortcut",
-        "escape",
-    ],
-    &["resize", "viewport", "dimensions", "width", "window"],
-    &["install", "setup", "provision"],
-    &["dialog", "popup", "modal", "prompt", "confirm"],
-    &["network", "xhr", "http", "traffic", "requests"],
-    &["evaluate", "javascript", "js", "script"],
-    &["generate", "draw", "paint", "illustrate", "render"],
-    &[
-        "index",
-        "indexes",
-        "indices",
-        "speed",
-        "faster",
-        "performance",
-    ],
-    &["many", "bulk", "batch", "multiple", "several"],
-    &["schema", "fields", "columns", "structure", "shape"],
-    &["current", "now", "present"],
-    &[
-        "place",
-        "venue",
-        "business",
-        "restaurant",
-        "cafe",
-        "shop",
-        "hours",
-        "reviews",
-        "rating",
-    ],
-    &["balance", "funds", "money", "cash"],
-    &["payment", "checkout"],
-    &["subscription", "recurring", "membership", "plan"],
-    &["dispute", "chargeback", "chargebacks", "contest"],
-    &["migration", "migrate", "column", "ddl"],
-    &["forward", "expose", "tunnel", "localhost", "port"],
-    &["context", "kubeconfig", "switch"],
-    &["aggregate", "sum", "average", "rollup", "group"],
-    &["gist", "paste", "snippet", "pastebin"],
-    &["notification", "inbox"],
-    &[
-        "dependabot",
-        "dependency",
-        "dependencies",
-        "package",
-        "packages",
-        "npm",
-    ],
-    &["web", "news", "headlines", "internet", "online"],
-    &["browser", "chromium", "chrome", "firefox", "webkit"],
-];
-
 /// What the shapes of a query's tokens say it is about, in words tools use: a URL is about a
 /// page, a path or a file name about files, `owner/name` about a repository, `#name` about a
 /// channel, `@name` about a user, an address about email, `$20` about money, a hex hash about
-/// a commit. Each kind once, in the order first seen.
+/// a commit. Each kind once, in the order first seen; each kind's words are in
+/// `data/shapes.txt`, and the file extensions that make a file name in `data/extensions.txt`.
 pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
-    const EXTENSIONS: &[&str] = &[
-        "txt", "csv", "json", "md", "png", "jpg", "jpeg", "gif", "svg", "pdf", "log", "yaml",
-        "yml", "toml", "rs", "py", "js", "ts", "html", "css", "xml", "sql", "sh", "zip",
-    ];
-    let mut found: Vec<&'static [&'static str]> = Vec::new();
+    let lexicon = lexicon();
+    let mut found: Vec<Shape> = Vec::new();
     for token in query.split_whitespace() {
         let token = token.trim_matches(|c: char| "\"'`()[]{},;:?!".contains(c));
         let token = token.strip_suffix('.').unwrap_or(token);
@@ -711,9 +295,9 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
                     .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         };
         // `notes.txt`, `src/main.rs`, and `.csv` or `*.csv` for files of a kind.
-        let extension = token
-            .rsplit_once('.')
-            .is_some_and(|(_, ext)| EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)));
+        let extension = token.rsplit_once('.').is_some_and(|(_, ext)| {
+            (lexicon.extensions.iter()).any(|e| e.eq_ignore_ascii_case(ext))
+        });
         // An abbreviated or full commit hash: hex digits, with at least one letter and digit.
         let hash = (6..=40).contains(&token.len())
             && token
@@ -721,31 +305,31 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
             && token.bytes().any(|b| b.is_ascii_digit())
             && token.bytes().any(|b| b.is_ascii_alphabetic());
-        let shape: &'static [&'static str] = if token.starts_with("http://")
+        let shape = if token.starts_with("http://")
             || token.starts_with("https://")
             || token.starts_with("www.")
         {
-            &["url", "page"]
+            Shape::Url
         } else if token.starts_with('/')
             || token.starts_with("~/")
             || token.starts_with("./")
             || token.starts_with("../")
             || extension
         {
-            &["file", "path"]
+            Shape::File
         } else if token.len() > 1 && token.starts_with('#') && word(&token[1..]) {
-            &["channel"]
+            Shape::Channel
         } else if token.len() > 1 && token.starts_with('@') && word(&token[1..]) {
-            &["user"]
+            Shape::User
         } else if token
             .split_once('@')
             .is_some_and(|(user, host)| word(user) && host.contains('.'))
         {
-            &["email"]
+            Shape::Email
         } else if token.starts_with('$') && token[1..].starts_with(|c: char| c.is_ascii_digit()) {
-            &["amount", "price"]
+            Shape::Amount
         } else if hash {
-            &["commit"]
+            Shape::Commit
         } else if let Some((owner, name)) = token.split_once('/')
             && owner.len() > 1
             && name.len() > 1
@@ -754,7 +338,7 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
             && !is_stopword(owner)
             && !is_stopword(name)
         {
-            &["repository"]
+            Shape::Repository
         } else {
             continue;
         };
@@ -762,11 +346,12 @@ pub fn shape_words(query: &str) -> Vec<&'static [&'static str]> {
             found.push(shape);
         }
     }
-    found
+    let words = found.into_iter().map(|shape| lexicon.shape_words(shape));
+    words.collect()
 }
 
-/// A query term's expansions: stems of its synonyms and abbreviation expansions, excluding
-/// the term itself.
+/// A query term's expansions: stems of its synonyms (`data/synonyms.txt`) and of its
+/// abbreviation's expansion (`data/abbreviations.txt`), excluding the term itself.
 pub fn expansions(term: &str) -> &'static [String] {
     static TABLE: OnceLock<HashMap<String, Vec<String>>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
@@ -779,14 +364,19 @@ pub fn expansions(term: &str) -> &'static [String] {
                 }
             }
         };
-        for group in SYNONYMS {
+        let lexicon = lexicon();
+        for group in &lexicon.synonyms {
             let stems: Vec<String> = group.iter().map(|w| stem(w).into_owned()).collect();
-            for word in *group {
+            for word in group {
                 add(word, &stems);
             }
         }
-        for (short, long) in ABBREVIATIONS {
-            add(short, &terms(long));
+        for (short, long) in &lexicon.abbreviations {
+            // Each a word as `words` splits it: its terms are the stems of those that are not
+            // stopwords.
+            let long = long.iter().filter(|w| !is_stopword(w));
+            let long: Vec<String> = long.map(|w| stem(w).into_owned()).collect();
+            add(short, &long);
         }
         table
     });
@@ -795,6 +385,7 @@ pub fn expansions(term: &str) -> &'static [String] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lexicon::{self, DataFile, Line};
     use super::*;
 
     #[test]
@@ -892,6 +483,115 @@ mod tests {
         // Prose, numbers, and words that only look close are none of these.
         assert!(kinds("make it faster and/or smaller, e.g. 2x by 12.5 percent, #1 @ 5").is_empty());
         assert!(kinds("the decade 1990 and a deadbeef cafe").is_empty());
+    }
+
+    /// What is wrong with the words of the data files, each as `path:line: reason`.
+    #[derive(Default)]
+    struct Problems(Vec<String>);
+
+    impl Problems {
+        fn add(&mut self, file: &DataFile, line: &Line, reason: String) {
+            self.0
+                .push(format!("{}:{}: {reason}", file.path, line.number));
+        }
+
+        /// The stems of the words a line stands for, after noting any that is a stopword
+        /// (never indexed, never searched for) or has the stem of one before it (one term to
+        /// the catalog: it adds nothing).
+        fn stems(&mut self, file: &DataFile, line: &Line, words: &[&str]) -> Vec<String> {
+            let mut stems: Vec<String> = Vec::new();
+            for word in words {
+                let stem = stem(word).into_owned();
+                if is_stopword(word) {
+                    self.add(
+                        file,
+                        line,
+                        format!("`{word}` is a stopword: it never matches"),
+                    );
+                } else if let Some(i) = stems.iter().position(|s| *s == stem) {
+                    let other = words[i];
+                    let reason = format!("`{word}` has the stem `{stem}`, as `{other}` does");
+                    self.add(file, line, reason);
+                }
+                stems.push(stem);
+            }
+            stems
+        }
+    }
+
+    /// A data file's lines; one that does not parse fails the test, naming its file and line.
+    fn lines(file: &DataFile) -> Vec<Line> {
+        file.lines().unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// A word listed twice, and a word the catalog could never match, in any data file.
+    fn unreachable_or_repeated_words() -> Problems {
+        let mut problems = Problems::default();
+        for file in lexicon::FILES {
+            for line in lines(&file) {
+                for &word in line.key.iter().chain(&line.words) {
+                    let split = words(word);
+                    if split != [word] {
+                        problems.add(&file, &line, format!("`{word}` is split as {split:?}"));
+                    }
+                }
+            }
+        }
+        // Lists: each word once.
+        for file in [lexicon::STOPWORDS, lexicon::ISE_ROOTS, lexicon::EXTENSIONS] {
+            let mut seen: HashMap<&str, usize> = HashMap::default();
+            for line in lines(&file) {
+                for &word in &line.words {
+                    if let Some(first) = seen.insert(word, line.number) {
+                        problems.add(&file, &line, format!("`{word}` is on line {first} too"));
+                    }
+                }
+            }
+        }
+        // A root is used only when no root before it starts the same word.
+        let roots = lexicon::ISE_ROOTS;
+        for line in lines(&roots) {
+            for root in &line.words {
+                let (british, american_form) = (format!("{root}ise"), format!("{root}ize"));
+                if american(&british).as_deref() != Some(&american_form) {
+                    let reason = format!("`{british}` is not read as `{american_form}`");
+                    problems.add(&roots, &line, reason);
+                }
+            }
+        }
+        // Groups: each once (by their words' stems).
+        let synonyms = lexicon::SYNONYMS;
+        let mut groups: HashMap<Vec<String>, usize> = HashMap::default();
+        for line in lines(&synonyms) {
+            let mut stems = problems.stems(&synonyms, &line, &line.words);
+            stems.sort();
+            stems.dedup();
+            if let Some(first) = groups.insert(stems, line.number) {
+                problems.add(&synonyms, &line, format!("the same words as line {first}"));
+            }
+        }
+        // Abbreviations: each once (by its stem), not a stopword, and not one of its words.
+        let abbreviations = lexicon::ABBREVIATIONS;
+        let mut shorts: HashMap<String, usize> = HashMap::default();
+        for line in lines(&abbreviations) {
+            let short = line.key.unwrap_or_default();
+            let all: Vec<&str> = line.key.iter().chain(&line.words).copied().collect();
+            problems.stems(&abbreviations, &line, &all);
+            if let Some(first) = shorts.insert(stem(short).into_owned(), line.number) {
+                let reason = format!("`{short}` (by its stem) is on line {first} too");
+                problems.add(&abbreviations, &line, reason);
+            }
+        }
+        for line in lines(&lexicon::SHAPES) {
+            problems.stems(&lexicon::SHAPES, &line, &line.words);
+        }
+        problems
+    }
+
+    #[test]
+    fn no_word_of_the_data_files_is_listed_twice_or_out_of_reach() {
+        let Problems(problems) = unreachable_or_repeated_words();
+        assert!(problems.is_empty(), "\n{}", problems.join("\n"));
     }
 
     #[test]

@@ -1,15 +1,18 @@
-//! The request-scoped context every call runs in, and the extractors a handler can take from it.
+//! The context itself: what a call runs with, how one is built and derived, and how a tool's
+//! calls to other tools reach the executor running it.
 
-use std::any::{Any, TypeId, type_name};
+use std::any::{Any, TypeId};
 use std::fmt;
-use std::ops::Deref;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use super::audit::{AuditSink, TracingAudit};
+use super::events::{EventSink, LogLevel, ToolEvent, TracingEvents};
+use super::headers::RequestHeaders;
+use super::root::ToolRoot;
 use crate::call::CallResult;
 use crate::error::ToolError;
 
@@ -419,35 +422,6 @@ enum Cancel {
     New,
 }
 
-/// The directory that tools touching files work under (the `fs` tools read only inside it;
-/// error messages never show paths outside it). Canonical: symlinks resolved.
-///
-/// ```
-/// let root = tool_core::ToolRoot::new(".").unwrap();
-/// assert!(root.path().is_absolute());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolRoot(Arc<Path>);
-
-impl ToolRoot {
-    /// The root at `dir`, which must exist and be a directory.
-    pub fn new(dir: impl AsRef<Path>) -> std::io::Result<Self> {
-        let dir = dir.as_ref().canonicalize()?;
-        if !dir.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotADirectory,
-                format!("{} is not a directory", dir.display()),
-            ));
-        }
-        Ok(Self(dir.into()))
-    }
-
-    /// The canonical directory.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
 /// The earlier of two deadlines, either of which may be unset.
 fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
@@ -491,319 +465,9 @@ impl Extensions {
     }
 }
 
-/// Headers of the incoming request that tools may forward downstream (for example
-/// `authorization`). Names are compared case-insensitively; values never appear in `Debug`.
-#[derive(Clone, Default)]
-pub struct RequestHeaders {
-    pairs: Arc<[(String, String)]>,
-}
-
-impl RequestHeaders {
-    /// Headers from name/value pairs; names are lowercased.
-    pub fn from_pairs<N: AsRef<str>, V: Into<String>>(
-        pairs: impl IntoIterator<Item = (N, V)>,
-    ) -> Self {
-        let pairs: Vec<(String, String)> = pairs
-            .into_iter()
-            .map(|(n, v)| (n.as_ref().to_ascii_lowercase(), v.into()))
-            .collect();
-        Self {
-            pairs: pairs.into(),
-        }
-    }
-
-    /// The first value of `name`, compared case-insensitively.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Every (name, value) pair, names lowercased.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()))
-    }
-
-    /// Whether there are no headers.
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-}
-
-impl fmt::Debug for RequestHeaders {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.pairs.iter().map(|(n, _)| format!("{n}: <redacted>")))
-            .finish()
-    }
-}
-
-/// A record of a call to a tool that is not read-only.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct AuditRecord {
-    /// The tool's name.
-    pub tool: String,
-    /// The call id.
-    pub call_id: String,
-    /// Who asked, when known.
-    pub principal: Option<String>,
-    /// A digest of the input, never the input itself.
-    pub input_digest: String,
-    /// `ok`, or the error kind.
-    pub outcome: String,
-    /// How long the call took, in milliseconds.
-    pub duration_ms: u64,
-}
-
-/// Where audit records go.
-pub trait AuditSink: Send + Sync {
-    /// Records one call.
-    fn record(&self, record: &AuditRecord);
-}
-
-/// The default audit sink: one `tracing` event per record, target `tool_core::audit`.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TracingAudit;
-
-impl AuditSink for TracingAudit {
-    fn record(&self, r: &AuditRecord) {
-        tracing::info!(
-            target: "tool_core::audit",
-            tool = %r.tool,
-            call_id = %r.call_id,
-            principal = r.principal.as_deref().unwrap_or("-"),
-            input_digest = %r.input_digest,
-            outcome = %r.outcome,
-            duration_ms = r.duration_ms,
-            "tool call",
-        );
-    }
-}
-
-/// What UIs are told about a call while it runs.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ToolEvent {
-    /// The call started; `label` is the tool's UI text.
-    Started {
-        /// The call id.
-        call_id: String,
-        /// The tool's name.
-        tool: String,
-        /// The tool's label.
-        label: String,
-    },
-    /// The tool logged a message.
-    Log {
-        /// The call id.
-        call_id: String,
-        /// How severe.
-        level: LogLevel,
-        /// The message.
-        message: String,
-    },
-    /// The tool reported progress.
-    Progress {
-        /// The call id.
-        call_id: String,
-        /// Units done.
-        done: u64,
-        /// Units in all, when known.
-        total: Option<u64>,
-        /// What is happening.
-        message: String,
-    },
-    /// The call succeeded.
-    Finished {
-        /// The call id.
-        call_id: String,
-        /// The tool's name.
-        tool: String,
-        /// The event name for UI cards, when the tool set one.
-        event: Option<String>,
-        /// The structured result, when there is one.
-        payload: Option<serde_json::Value>,
-    },
-    /// The call failed.
-    Failed {
-        /// The call id.
-        call_id: String,
-        /// The tool's name.
-        tool: String,
-        /// The error kind.
-        kind: crate::ErrorKind,
-        /// The message for the model.
-        message: String,
-    },
-}
-
-/// The severity of a message a tool logs with [`ToolContext::log`] (the syslog levels MCP uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LogLevel {
-    /// Detail for debugging.
-    Debug,
-    /// Normal operation.
-    Info,
-    /// Normal but significant.
-    Notice,
-    /// Something may be wrong.
-    Warning,
-    /// Something failed.
-    Error,
-    /// A component failed.
-    Critical,
-    /// Action is needed now.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-/// Where UI events go.
-pub trait EventSink: Send + Sync {
-    /// Delivers one event; must not block.
-    fn emit(&self, event: &ToolEvent);
-
-    /// Whether the sink does anything with the executor's own events (`Started`, `Finished`,
-    /// `Failed`). When it does not, the executor does not build them: they copy the call's
-    /// names and its output. Events tools send (progress, logs) are delivered either way.
-    fn wants_lifecycle(&self) -> bool {
-        true
-    }
-}
-
-/// The default event sink: `tracing` debug events, target `tool_core::events`.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TracingEvents;
-
-impl EventSink for TracingEvents {
-    fn emit(&self, event: &ToolEvent) {
-        tracing::debug!(target: "tool_core::events", ?event, "tool event");
-    }
-
-    fn wants_lifecycle(&self) -> bool {
-        tracing::enabled!(target: "tool_core::events", tracing::Level::DEBUG)
-    }
-}
-
-/// An event sink that broadcasts to every subscriber (UIs, a server's progress notifications).
-/// Slow subscribers miss old events rather than slowing calls down.
-///
-/// ```
-/// use std::sync::Arc;
-/// use tool_core::{BroadcastEvents, ToolContext};
-/// let events = Arc::new(BroadcastEvents::new(64));
-/// let mut rx = events.subscribe();
-/// let ctx = ToolContext::builder().events(events.clone()).build();
-/// ctx.progress(1, Some(2), "halfway");
-/// assert!(matches!(rx.try_recv(), Ok(tool_core::ToolEvent::Progress { done: 1, .. })));
-/// ```
-#[derive(Debug)]
-pub struct BroadcastEvents {
-    sender: tokio::sync::broadcast::Sender<ToolEvent>,
-}
-
-impl BroadcastEvents {
-    /// A sink that keeps up to `capacity` events for slow subscribers.
-    pub fn new(capacity: usize) -> Self {
-        Self {
-            sender: tokio::sync::broadcast::channel(capacity.max(1)).0,
-        }
-    }
-
-    /// A receiver of every event emitted from now on.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ToolEvent> {
-        self.sender.subscribe()
-    }
-}
-
-impl EventSink for BroadcastEvents {
-    fn emit(&self, event: &ToolEvent) {
-        // No subscriber is not an error: events are for whoever listens.
-        let _ = self.sender.send(event.clone());
-    }
-
-    fn wants_lifecycle(&self) -> bool {
-        self.sender.receiver_count() > 0
-    }
-}
-
-/// A parameter type a handler can take from the context instead of from the model's input.
-///
-/// Built in: [`ToolContext`] (also as `&ToolContext`), [`State<T>`], [`CancellationToken`] and
-/// [`RequestHeaders`]. Implement it for your own types and mark the parameter `#[ctx]`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be taken from the tool context",
-    label = "not an extractor",
-    note = "a parameter marked #[ctx] must implement tool_core::FromContext; parameters that come from the model's input need no #[ctx]"
-)]
-pub trait FromContext: Sized {
-    /// Takes the value from the context.
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError>;
-}
-
-impl FromContext for ToolContext {
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        Ok(ctx.clone())
-    }
-}
-
-impl FromContext for CancellationToken {
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        Ok(ctx.inner.cancel.clone())
-    }
-}
-
-impl FromContext for RequestHeaders {
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        Ok(ctx.inner.headers.clone())
-    }
-}
-
-/// Shared state of type `T`, configured with [`ContextBuilder::extension`] as an `Arc<T>`.
-///
-/// ```
-/// use std::sync::Arc;
-/// use tool_core::{FromContext, State, ToolContext};
-/// struct Db { url: &'static str }
-/// let ctx = ToolContext::builder().extension(Arc::new(Db { url: "mem:" })).build();
-/// let State(db) = State::<Db>::from_context(&ctx).unwrap();
-/// assert_eq!(db.url, "mem:");
-/// ```
-pub struct State<T: ?Sized>(pub Arc<T>);
-
-impl<T: ?Sized> Deref for State<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T: ?Sized + Send + Sync + 'static> FromContext for State<T> {
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        match ctx.extension::<Arc<T>>() {
-            Some(state) => Ok(State(state.clone())),
-            None => Err(ToolError::internal(format!(
-                "State<{}> is not configured: add it with ContextBuilder::extension(Arc::new(..))",
-                type_name::<T>()
-            ))),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn headers_are_case_insensitive_and_redacted() {
-        let h = RequestHeaders::from_pairs([("X-Api-Key", "secret")]);
-        assert_eq!(h.get("x-api-key"), Some("secret"));
-        assert_eq!(h.get("X-API-KEY"), Some("secret"));
-        assert!(!format!("{h:?}").contains("secret"));
-    }
 
     #[test]
     fn child_call_shares_extensions_and_cancellation() {
@@ -847,14 +511,6 @@ mod tests {
         assert_eq!(derived.extension::<u16>(), None);
         assert_eq!(base.extension::<u8>(), Some(&2));
         assert_eq!(derived.inner.extensions.len(), 3);
-    }
-
-    #[test]
-    fn missing_state_names_the_type() {
-        let err = State::<String>::from_context(&ToolContext::new())
-            .err()
-            .expect("state is not configured");
-        assert!(err.message().contains("String"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,155 @@
+//! The command line: the subcommands and the options they share, as clap parses them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use tool_core::render::Format;
+use tool_mcp::MountSpec;
+
+/// The subcommands and the options they share.
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// Directory that tools touching files work under (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Also load the tools of a JSON array of MCP Tool objects (definitions only; repeatable).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub defs: Vec<PathBuf>,
+    /// Also offer the tools of an MCP server, named NAME__tool: a command speaking MCP on stdio
+    /// (run with `sh -c`) or a Streamable HTTP URL (repeatable).
+    #[arg(long, global = true, value_name = "NAME=COMMAND|URL")]
+    pub mount: Vec<MountSpec>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve every tool over MCP: on stdio, or Streamable HTTP.
+    Serve(ServeArgs),
+    /// List every tool.
+    List {
+        /// Print a JSON array of full definitions instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Only tools of this domain.
+        #[arg(long, value_name = "DOMAIN")]
+        domain: Option<String>,
+    },
+    /// Print one tool's definition as JSON.
+    Show {
+        /// The tool's name.
+        name: String,
+    },
+    /// Print every tool's definition in a provider's format, as a JSON array.
+    Export {
+        /// openai, openai-responses, anthropic, gemini, gemini-openapi or mcp.
+        #[arg(long)]
+        format: Format,
+        /// Use the provider's strict mode (OpenAI, Anthropic).
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Check every definition against every rule; exit 1 on errors.
+    Check {
+        /// Only these formats' rules (repeatable; default all).
+        #[arg(long = "format")]
+        formats: Vec<Format>,
+        /// Hold definitions to the strict modes too.
+        #[arg(long)]
+        strict: bool,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the tools for a task, as `search_tools` does (core tools included).
+    Search {
+        /// What to find, in your own words.
+        #[arg(required_unless_present = "queries")]
+        query: Option<String>,
+        /// How many matches (1 to 100).
+        #[arg(long, default_value_t = 5, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=100))]
+        top: u16,
+        /// Only tools of this domain.
+        #[arg(long, value_name = "DOMAIN")]
+        domain: Option<String>,
+        /// Print the matches as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Answer many queries: JSON lines `{"query": "..."}` in, JSON lines
+        /// `{"query": "...", "results": ["name", ...]}` out, in order (`-` for stdin).
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        queries: Option<PathBuf>,
+    },
+    /// Call a tool and print the result as JSON.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The input, a JSON object; `-` reads it from standard input.
+        #[arg(long, default_value = "{}", value_name = "JSON")]
+        input: String,
+    },
+}
+
+/// How `serve` listens.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Speak MCP on stdin and stdout (how MCP clients start a local server).
+    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
+    pub stdio: bool,
+    /// Serve Streamable HTTP at this address, endpoint `/mcp` (alone: 127.0.0.1:8080; port 0
+    /// picks a free port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    pub http: Option<SocketAddr>,
+    /// HTTP without sessions: any instance behind a load balancer can answer any request.
+    #[arg(long, requires = "http")]
+    pub stateless: bool,
+    /// Require `Authorization: Bearer <token>`, the token read from this environment variable.
+    #[arg(long, requires = "http", value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// Accept this browser Origin besides loopback ones (repeatable; `:*` for any port).
+    #[arg(long, requires = "http", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Accept this Host besides loopback names, when serving beyond this machine (repeatable).
+    #[arg(long, requires = "http", value_name = "HOST")]
+    pub allow_host: Vec<String>,
+    /// Pass this request header to the tools, to forward downstream (repeatable; default
+    /// `authorization`).
+    #[arg(long, requires = "http", value_name = "NAME")]
+    pub forward_header: Vec<String>,
+    /// List only `core` tools; the others stay callable by name.
+    #[arg(long)]
+    pub hide_deferred: bool,
+    /// Serve a non-loopback address without `--token-env` (only behind a proxy that
+    /// authenticates: otherwise anyone who reaches the port can call every tool).
+    #[arg(long, requires = "http")]
+    pub allow_unauthenticated: bool,
+    /// Serve stdio through the MCP SDK's own transport and loop alone.
+    #[arg(long, requires = "stdio")]
+    pub sdk_transport: bool,
+    /// Seconds the calls in flight may take to finish once stdin closes (or on SIGTERM) before
+    /// they are cancelled.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = grace)]
+    pub shutdown_grace: f64,
+}
+
+fn grace(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.0..=3600.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0 to 3600"
+        )),
+    }
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolctl",
+    about = "List, inspect and call the tools linked into this binary"
+)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) args: ToolArgs,
+}

@@ -1,0 +1,254 @@
+//! The subcommands that read the registry: `list`, `show`, `search`, `check`, and the JSON they
+//! print.
+
+use std::io::Read;
+
+use serde_json::{Value, json};
+use tool_core::catalog::{Catalog, SearchOptions};
+use tool_core::check::{self, CheckOptions};
+use tool_core::render::Format;
+use tool_core::schema::Severity;
+use tool_core::{ErrorKind, Registry, RegistryError, Tool, ToolOutput};
+
+use crate::exit::{Exit, Out, print_json, usage};
+
+pub(crate) fn search(
+    catalog: &Catalog,
+    options: &SearchOptions,
+    query: &str,
+    as_json: bool,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    let found = catalog.search(query, options);
+    if as_json {
+        print_json(out, &serde_json::to_value(&found).unwrap_or_default());
+        return Ok(());
+    }
+    let width = found.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    let domain_width = found.iter().map(|m| m.domain.len()).max().unwrap_or(0);
+    for m in &found {
+        let _ = writeln!(
+            out,
+            "{:width$}  {:domain_width$}  {:6.2}  {}",
+            m.name, m.domain, m.score, m.hint
+        );
+    }
+    if found.is_empty() {
+        let _ = writeln!(err, "no tool matches `{query}`");
+    }
+    Ok(())
+}
+
+/// `--queries FILE`: one JSON object per line in, one per line out, in order. A line that is not
+/// `{"query": "..."}` is an error naming the line.
+pub(crate) fn search_batch(
+    catalog: &Catalog,
+    options: &SearchOptions,
+    path: &std::path::Path,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| usage(err, format!("--queries -: {e}")))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| usage(err, format!("--queries {}: {e}", path.display())))?
+    };
+    #[derive(serde::Deserialize)]
+    struct Line {
+        query: String,
+    }
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Line { query } = serde_json::from_str(line).map_err(|e| {
+            usage(
+                err,
+                format!(
+                    "--queries {} line {}: expected {{\"query\": \"...\"}}: {e}",
+                    path.display(),
+                    n + 1
+                ),
+            )
+        })?;
+        let results: Vec<&str> = catalog
+            .search(&query, options)
+            .iter()
+            .map(|m| m.name)
+            .collect();
+        let _ = writeln!(out, "{}", json!({"query": query, "results": results}));
+    }
+    Ok(())
+}
+
+pub(crate) fn check(
+    registry: &Registry,
+    clashes: Vec<RegistryError>,
+    formats: &[Format],
+    strict: bool,
+    as_json: bool,
+    out: Out,
+) -> Result<(), Exit> {
+    let options = CheckOptions {
+        formats: if formats.is_empty() {
+            Format::ALL.to_vec()
+        } else {
+            formats.to_vec()
+        },
+        strict,
+    };
+    let mut report = check::check_registry(registry, &options);
+    for clash in clashes {
+        if let RegistryError::DuplicateName { name, .. } = &clash {
+            report.diagnostics.insert(
+                0,
+                check::Diagnostic {
+                    severity: Severity::Error,
+                    tool: name.clone(),
+                    format: None,
+                    pointer: "/name".into(),
+                    rule: "name.unique".into(),
+                    message: clash.to_string(),
+                    fix: "rename one of them".into(),
+                },
+            );
+        }
+    }
+    if as_json {
+        print_json(out, &serde_json::to_value(&report).unwrap_or_default());
+    } else {
+        let _ = writeln!(out, "{report}");
+    }
+    if report.has_errors() {
+        Err(Exit(1))
+    } else {
+        Ok(())
+    }
+}
+
+pub(crate) fn list(
+    registry: &Registry,
+    as_json: bool,
+    domain: Option<&str>,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    let tools: Vec<&Tool> = match domain {
+        Some(d) => registry.in_domain(d).collect(),
+        None => registry.tools().iter().collect(),
+    };
+    if let (Some(d), true) = (domain, tools.is_empty()) {
+        let known: Vec<_> = registry
+            .domains()
+            .iter()
+            .map(|d| d.name.to_string())
+            .collect();
+        return Err(usage(
+            err,
+            format!(
+                "no domain is named `{d}`; the domains are: {}",
+                known.join(", ")
+            ),
+        ));
+    }
+    if as_json {
+        print_json(
+            out,
+            &Value::Array(tools.iter().map(|t| definition_json(t)).collect()),
+        );
+        return Ok(());
+    }
+    let width = tools.iter().map(|t| t.name().len()).max().unwrap_or(0);
+    let domain_width = tools
+        .iter()
+        .map(|t| t.domain().name.len())
+        .max()
+        .unwrap_or(0);
+    for t in tools {
+        let offered = if t.is_core() { "core" } else { "deferred" };
+        let _ = writeln!(
+            out,
+            "{:width$}  {:domain_width$}  {:8}  {}",
+            t.name(),
+            t.domain().name,
+            offered,
+            t.hint()
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn show(registry: &Registry, name: &str, out: Out, err: Out) -> Result<(), Exit> {
+    let tool = find(registry, name, err)?;
+    print_json(out, &definition_json(tool));
+    Ok(())
+}
+
+pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&'r Tool, Exit> {
+    registry.get(name).ok_or_else(|| {
+        let e = tool_core::exec::unknown_tool(name, &registry.suggest(name));
+        debug_assert_eq!(e.kind(), ErrorKind::UnknownTool);
+        usage(err, e.to_string())
+    })
+}
+
+/// A tool's full definition, as `list --json` and `show` print it.
+pub fn definition_json(tool: &Tool) -> Value {
+    let mut def = json!({
+        "name": tool.name(),
+        "description": tool.description(),
+        "domain": tool.domain().name,
+        "label": tool.label(),
+        "hint": tool.hint(),
+        "core": tool.is_core(),
+        "annotations": tool.annotations(),
+        "voiced": tool.voiced(),
+        "feeds_back": tool.feeds_back(),
+        "examples": tool.examples(),
+        "input_schema": tool.input_schema(),
+    });
+    if let Value::Object(map) = &mut def {
+        if let Some(schema) = tool.output_schema() {
+            map.insert("output_schema".into(), schema.clone());
+        }
+        if let Some(source) = tool.source() {
+            map.insert("source".into(), source.into());
+        }
+        if let Some(timeout) = tool.timeout() {
+            map.insert("timeout_ms".into(), (timeout.as_millis() as u64).into());
+        }
+        if tool.retries() > 0 {
+            map.insert("retries".into(), tool.retries().into());
+        }
+    }
+    def
+}
+
+pub(crate) fn output_json(output: &ToolOutput) -> Value {
+    let media: Vec<Value> = output
+        .media()
+        .iter()
+        .map(|m| json!({ "kind": m.kind, "mime_type": m.mime_type, "bytes": m.data.len() }))
+        .collect();
+    let mut result = json!({ "ok": true, "data": output.data() });
+    if let Value::Object(map) = &mut result {
+        // The echo is shown only where it says more than the data's own JSON.
+        let echo = output.echo();
+        if output.data().is_none_or(|d| d.to_string() != echo) {
+            map.insert("echo".into(), echo.into());
+        }
+        if let Some(event) = output.event() {
+            map.insert("event".into(), event.into());
+        }
+        if !media.is_empty() {
+            map.insert("media".into(), media.into());
+        }
+    }
+    result
+}

@@ -1,0 +1,184 @@
+//! Running a parsed command against a registry, with the tools of `--defs` files and
+//! `--mount`ed servers added.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+use tool_core::catalog::{Catalog, SearchOptions};
+use tool_core::exec::Executor;
+use tool_core::render::{self, RenderOptions};
+use tool_core::{Registry, RegistryError, ToolContext, ToolRoot, defs};
+use tool_mcp as mcp;
+
+use crate::args::{Command, ToolArgs};
+use crate::commands::{self, find, output_json};
+use crate::exit::{Exit, Out, print_json, usage};
+use crate::serve;
+
+impl ToolArgs {
+    /// Runs the command against `registry`, writing results to `out` and messages to `err`, on
+    /// a runtime of its own. From async code, use [`run_async`](Self::run_async).
+    pub fn run(&self, registry: &Registry, out: Out, err: Out) -> ExitCode {
+        // Serving uses every core; one-shot commands need no worker threads.
+        let runtime = match &self.command {
+            Command::Serve(_) => tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build(),
+            _ => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build(),
+        };
+        match runtime {
+            Ok(runtime) => runtime.block_on(self.run_async(registry, out, err)),
+            Err(e) => ExitCode::from(usage(err, format!("cannot start the async runtime: {e}")).0),
+        }
+    }
+
+    /// [`run`](Self::run) on the caller's runtime (`serve` wants a multi-threaded one).
+    pub async fn run_async(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> ExitCode {
+        match self.run_in(registry, out, err).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(Exit(code)) => ExitCode::from(code),
+        }
+    }
+
+    async fn run_in(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
+        let (registry, clashes) = self.with_sources(registry, err).await?;
+        let registry = &registry;
+        match &self.command {
+            Command::Serve(args) => {
+                let base = self.base_context(err)?;
+                serve::serve(registry.clone(), args, base, err).await
+            }
+            Command::List { json, domain } => {
+                commands::list(registry, *json, domain.as_deref(), out, err)
+            }
+            Command::Show { name } => commands::show(registry, name, out, err),
+            Command::Call { name, input } => self.call(registry, name, input, out, err).await,
+            Command::Search {
+                query,
+                top,
+                domain,
+                json,
+                queries,
+            } => {
+                let mut options = SearchOptions::limit(usize::from(*top));
+                options.domain = domain.clone();
+                let catalog = Catalog::new(registry);
+                if let Some(domain) = domain {
+                    catalog
+                        .check_domain(domain)
+                        .map_err(|e| usage(err, e.to_string()))?;
+                }
+                match (queries, query) {
+                    (Some(path), _) => commands::search_batch(&catalog, &options, path, out, err),
+                    (None, Some(query)) => {
+                        commands::search(&catalog, &options, query, *json, out, err)
+                    }
+                    (None, None) => Err(usage(err, "give a QUERY or --queries FILE".into())),
+                }
+            }
+            Command::Export { format, strict } => {
+                let options = RenderOptions { strict: *strict };
+                print_json(out, &render::render_all(registry.tools(), *format, options));
+                Ok(())
+            }
+            Command::Check {
+                formats,
+                strict,
+                json,
+            } => commands::check(registry, clashes, formats, *strict, *json, out),
+        }
+    }
+
+    /// The registry plus the tools of every `--defs` file and `--mount`ed server; names that
+    /// clash are set aside and returned, for `check` to report.
+    async fn with_sources(
+        &self,
+        registry: &Registry,
+        err: Out<'_>,
+    ) -> Result<(Registry, Vec<RegistryError>), Exit> {
+        let mut registry = registry.clone();
+        let mut clashes = Vec::new();
+        let mut add = |registry: &mut Registry, tool, err: Out| {
+            if let Err(e) = registry.register(tool) {
+                if !matches!(self.command, Command::Check { .. }) {
+                    let _ = writeln!(err, "warning: {e}");
+                }
+                clashes.push(e);
+            }
+        };
+        for path in &self.defs {
+            let origin = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| usage(err, format!("--defs {origin}: {e}")))?;
+            let tools =
+                defs::parse(&text, &origin).map_err(|e| usage(err, format!("--defs: {e}")))?;
+            for tool in tools {
+                add(&mut registry, tool, err);
+            }
+        }
+        for spec in &self.mount {
+            let mounted = mcp::mount(spec)
+                .await
+                .map_err(|e| usage(err, format!("--mount {e}")))?;
+            for tool in mounted.into_tools() {
+                add(&mut registry, tool, err);
+            }
+        }
+        Ok((registry, clashes))
+    }
+
+    /// The context every call starts from: the `--root`, when given.
+    fn base_context(&self, err: Out) -> Result<ToolContext, Exit> {
+        let mut ctx = ToolContext::builder();
+        if let Some(dir) = &self.root {
+            let root = ToolRoot::new(dir)
+                .map_err(|e| usage(err, format!("--root {}: {e}", dir.display())))?;
+            ctx = ctx.root(root);
+        }
+        Ok(ctx.build())
+    }
+
+    async fn call(
+        &self,
+        registry: &Registry,
+        name: &str,
+        input: &str,
+        out: Out<'_>,
+        err: Out<'_>,
+    ) -> Result<(), Exit> {
+        let tool = find(registry, name, err)?;
+        let text = if input == "-" {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                usage(
+                    err,
+                    format!("cannot read the input from standard input: {e}"),
+                )
+            })?;
+            text
+        } else {
+            input.to_owned()
+        };
+        let executor = Executor::new(registry.clone());
+        let input: Value = executor
+            .policy()
+            .parse(&text)
+            .map_err(|e| usage(err, format!("--input: {}", e.message())))?;
+        let ctx = self.base_context(err)?;
+        // The full pipeline: limits, time limit, isolation, retries, sanitised errors, audit.
+        match executor.call(tool.name(), input, &ctx).await {
+            Ok(output) => {
+                print_json(out, &output_json(&output));
+                Ok(())
+            }
+            Err(e) => {
+                print_json(out, &json!({ "ok": false, "error": e }));
+                let _ = writeln!(err, "error: {name}: {e}");
+                Err(Exit(1))
+            }
+        }
+    }
+}

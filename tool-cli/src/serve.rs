@@ -1,0 +1,107 @@
+//! `serve`: every tool over MCP, on stdio or Streamable HTTP, until the input ends or a signal
+//! stops it.
+
+use tool_core::exec::Executor;
+use tool_core::{Registry, ToolContext};
+use tool_mcp::{self as mcp, DeferredTools, HttpOptions, McpServer, ServerOptions};
+
+use crate::args::ServeArgs;
+use crate::exit::{Exit, Out, failed, usage};
+
+/// Serves `registry` (plus `search_tools`) as `args` say, each call's context derived from
+/// `base`.
+pub(crate) async fn serve(
+    mut registry: Registry,
+    args: &ServeArgs,
+    base: ToolContext,
+    err: Out<'_>,
+) -> Result<(), Exit> {
+    // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
+    let catalog = tool_core::catalog::install(&mut registry)
+        .map_err(|e| usage(err, format!("cannot add search_tools: {e}")))?;
+    let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
+    if args.hide_deferred {
+        options.deferred = DeferredTools::Hidden;
+    }
+    options.sdk_transport = args.sdk_transport;
+    options.shutdown_grace = std::time::Duration::from_secs_f64(args.shutdown_grace);
+    if !args.forward_header.is_empty() {
+        options.forward_headers = args
+            .forward_header
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect();
+    }
+    let server = McpServer::with_options(Executor::new(registry), options)
+        .with_base_context(base)
+        .with_catalog(catalog);
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let on_signal = shutdown.clone();
+    tokio::spawn(async move {
+        stopped().await;
+        on_signal.cancel();
+    });
+    let Some(addr) = args.http else {
+        // SIGTERM ends input as the end of stdin does: calls in flight are answered first.
+        return mcp::serve_stdio(server, shutdown)
+            .await
+            .map_err(|e| failed(err, e.to_string()));
+    };
+    let mut http = HttpOptions::default();
+    http.stateless = args.stateless;
+    http.allowed_origins
+        .extend(args.allow_origin.iter().cloned());
+    http.allowed_hosts.extend(args.allow_host.iter().cloned());
+    if let Some(var) = &args.token_env {
+        let token = std::env::var(var)
+            .ok()
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
+        http.bearer_token = Some(token);
+    }
+    if !addr.ip().is_loopback() && http.bearer_token.is_none() && !args.allow_unauthenticated {
+        return Err(usage(
+            err,
+            format!(
+                "--http {addr} is reachable from other machines: add --token-env VAR to \
+                 require a bearer token (or --allow-unauthenticated behind a proxy that \
+                 authenticates)"
+            ),
+        ));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| usage(err, format!("--http {addr}: {e}")))?;
+    let local = listener.local_addr().unwrap_or(addr);
+    let _ = writeln!(
+        err,
+        "serving {} tools over MCP at http://{local}{} ({})",
+        server.executor().registry().len(),
+        http.path,
+        if http.stateless {
+            "stateless"
+        } else {
+            "sessions"
+        }
+    );
+    mcp::serve_http(server, listener, &http, shutdown)
+        .await
+        .map_err(|e| failed(err, e.to_string()))
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM (how containers and service managers stop a server).
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

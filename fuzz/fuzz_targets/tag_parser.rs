@@ -8,7 +8,7 @@ use tool_core::protocol::{Event, TagParser};
 fn run(chunks: &[&str]) -> Vec<Event> {
     let mut parser = TagParser::new(["get_weather", "write_file", "read_file"]);
     let mut events: Vec<Event> = Vec::new();
-    let mut add = |event: Event, events: &mut Vec<Event>| match (&event, events.last_mut()) {
+    let add = |event: Event, events: &mut Vec<Event>| match (&event, events.last_mut()) {
         (Event::Text(next), Some(Event::Text(last))) => last.push_str(next),
         _ => events.push(event),
     };

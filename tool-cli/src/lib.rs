@@ -7,6 +7,8 @@
 //! Exit codes: 0 on success, 1 when a tool call fails or `check` finds errors, 2 on usage errors
 //! (bad arguments, an unknown tool, input that is not JSON, a registry that cannot be built).
 
+#![warn(missing_docs)]
+
 mod args;
 mod commands;
 mod exit;

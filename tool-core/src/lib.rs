@@ -25,6 +25,8 @@
 //! # });
 //! ```
 
+#![warn(missing_docs)]
+
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
 

@@ -4,6 +4,8 @@
 //! model of the function, `valid` checks meaning, `expand` writes the code and `fallback` writes
 //! what is emitted when there are errors. Every error is collected, and all are reported at once.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod attr;
 mod ctxt;

@@ -1,6 +1,6 @@
 //! The `fs` domain: read-only access to files under the context's [`ToolRoot`] (default the
-//! current directory). Every path goes through the guard in [`guard`]; sizes and counts are
-//! capped so one call cannot flood the model's context.
+//! current directory). Every path is checked to stay inside the root, symlinks resolved, before
+//! it is read; sizes and counts are capped so one call cannot flood the model's context.
 
 mod guard;
 

@@ -234,19 +234,19 @@ pub use tokio_util::sync::CancellationToken;
 /// | `domain` | the domain the tool belongs to: a type declared with [`domain!`], in scope or by path (`domain = crate::domains::fs`) | required |
 /// | `label` | one line shown to people while the tool runs (`"Checking the forecast"`) | required |
 /// | `hint` | one catalog sentence: what the tool is for, in a few words | required |
-/// | `name` | the tool's name, when it is not the function's: snake_case `verb_noun`, ASCII lowercase letters, digits and single `_`, starting with a letter, at most 64 characters | the function's name |
 /// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through [`catalog`] search | deferred |
+/// | `name` | the tool's name, when it is not the function's: snake_case `verb_noun`, ASCII lowercase letters, digits and single `_`, starting with a letter, at most 64 characters | the function's name |
+/// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
+/// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
 /// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |
 /// | `destructive` | flag: the tool may delete or overwrite; never together with `read_only` | false |
 /// | `idempotent` | flag: calling again with the same input has no further effect | the `read_only` value |
 /// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
-/// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
-/// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
-/// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
+/// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
-/// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
-/// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
+/// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
+/// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
 /// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
 ///
 /// ```

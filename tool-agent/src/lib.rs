@@ -18,6 +18,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 mod error;
 mod provider;
 

@@ -20,6 +20,9 @@ pub struct ToolArgs {
     /// (run with `sh -c`) or a Streamable HTTP URL (repeatable).
     #[arg(long, global = true, value_name = "NAME=COMMAND|URL")]
     pub mount: Vec<MountSpec>,
+    // clap_derive makes no help text of a subcommand field's doc comment: this one is for
+    // rustdoc only.
+    /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }

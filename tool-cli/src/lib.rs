@@ -2,10 +2,44 @@
 //! `check` over a registry, plus the tools of `--defs` files and `--mount`ed MCP servers.
 //!
 //! `toolctl` is a thin `main` over [`main`]; any agent binary can mount the same subcommands by
-//! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`].
+//! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`]:
+//!
+//! ```
+//! use clap::Parser;
+//! use tool_core::prelude::*;
+//!
+//! tool_core::domain!(pub text, "Working with text");
+//!
+//! /// Returns the text it is given, in capitals.
+//! #[tool(domain = text, label = "Shouting", hint = "Puts a text in capitals")]
+//! fn shout_text(text: String) -> String {
+//!     text.to_uppercase()
+//! }
+//!
+//! /// An agent binary that also offers toolctl's subcommands.
+//! #[derive(Parser)]
+//! struct Cli {
+//!     /// Say more about what happens.
+//!     #[arg(long, global = true)]
+//!     verbose: bool,
+//!     #[command(flatten)]
+//!     tools: tool_cli::ToolArgs,
+//! }
+//!
+//! // In `main`: `let cli = Cli::parse();`, and the process's stdout and stderr.
+//! let cli = Cli::parse_from(["my-agent", "call", "shout_text", "--input", r#"{"text": "hi"}"#]);
+//! let registry = Registry::linked().unwrap();
+//! let mut out = Vec::new();
+//! let code = cli.tools.run(&registry, &mut out, &mut std::io::stderr());
+//! assert_eq!(code, std::process::ExitCode::SUCCESS);
+//! let printed: serde_json::Value = serde_json::from_slice(&out).unwrap();
+//! assert_eq!(printed["data"], "HI");
+//! ```
 //!
 //! Exit codes: 0 on success, 1 when a tool call fails or `check` finds errors, 2 on usage errors
 //! (bad arguments, an unknown tool, input that is not JSON, a registry that cannot be built).
+
+#![warn(missing_docs)]
 
 mod args;
 mod commands;

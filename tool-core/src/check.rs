@@ -677,13 +677,21 @@ fn sort(diagnostics: &mut Vec<Diagnostic>) {
 }
 
 /// Panics with every error found in the tools linked into this binary (and names shared between
-/// them); for one line in a binary's tests:
+/// them), or when no tool is linked. Meant for one line in a binary's tests, where every tools
+/// crate is named: `#[test] fn tool_definitions_are_valid() { tool_core::check::assert_valid(); }`.
 ///
-/// ```no_run
-/// #[test]
-/// fn tool_definitions_are_valid() {
-///     tool_core::check::assert_valid();
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub demo, "Examples of tools");
+///
+/// /// Returns the answer to every question.
+/// #[tool(domain = demo, label = "Answering", hint = "The one answer")]
+/// fn get_the_answer() -> u8 {
+///     42
 /// }
+///
+/// tool_core::check::assert_valid(); // every linked tool meets every rule
 /// ```
 pub fn assert_valid() {
     let registry = match Registry::linked() {

@@ -234,6 +234,8 @@ const fn is_snake_case(b: &[u8]) -> bool {
 }
 
 /// Whether `s` has no visible character (const, for `domain!`).
+// Public only for `domain!`'s expansion, which reaches it through `__private`.
+#[doc(hidden)]
 pub const fn is_blank(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;

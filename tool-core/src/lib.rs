@@ -24,6 +24,19 @@
 //! assert_eq!(out.echo(), "Hello, Ada!");
 //! # });
 //! ```
+//!
+//! - [`#[tool]`](macro@tool) is the reference for writing tools: every key of `#[tool(...)]` and
+//!   `#[arg(...)]`, the parameter and return types a tool may have, and the rules checked at
+//!   compile time. [`domain!`] declares the domains tools belong to.
+//! - [`Registry`] holds the tools of a binary; [`exec::Executor`] calls them with limits,
+//!   timeouts, retries and sanitised errors; [`render`] writes their definitions for each
+//!   provider, [`check`] holds them to every provider's rules, and [`catalog`] lets a model
+//!   search the deferred ones.
+//! - Your own input and output types derive serde's and schemars' traits through the copies
+//!   re-exported here, `tool_core::serde` and `tool_core::schemars`, so a tools crate needs no
+//!   other dependency (see [`Input`]).
+
+#![warn(missing_docs)]
 
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
@@ -55,31 +68,353 @@ pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, Too
 pub use error::{ErrorKind, ToolError};
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
 pub use registry::{DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample};
+/// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` with
+/// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars (see
+/// [`Input`]). A type's schema must come from this version: `JsonSchema` of another major
+/// version is a different trait.
+pub use schemars;
+/// The serde that tool-core uses, for `#[derive(serde::Serialize, serde::Deserialize)]` with
+/// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde (see
+/// [`Input`]).
+pub use serde;
 pub use tokio_util::sync::CancellationToken;
-pub use tool_macros::tool;
-
-/// A handler parameter that takes the whole input as one struct deriving `Deserialize` and
-/// `JsonSchema`, whose field docs become the parameter descriptions.
+// rustdoc shows these docs, then those of `tool_macros::tool`, which end the last section.
+/// Turns a function into a tool: the macro writes its definition, its input schema and the glue
+/// that decodes a call's input and runs it, and submits the definition to `inventory`. There is
+/// no registration step: every tool linked into a binary is in [`Registry::linked`].
 ///
 /// ```
 /// use tool_core::prelude::*;
-/// use tool_core::__private::{schemars, serde};
+/// use tool_core::{schemars, serde};
 ///
+/// tool_core::domain!(pub weather, "Current conditions and forecasts for any city");
+///
+/// /// One day of a forecast.
+/// #[derive(Clone, serde::Serialize, schemars::JsonSchema)]
+/// #[serde(crate = "tool_core::serde")]
+/// #[schemars(crate = "tool_core::schemars")]
+/// pub struct Day {
+///     /// Highest temperature of the day.
+///     pub high: i8,
+///     /// Lowest temperature of the day.
+///     pub low: i8,
+/// }
+///
+/// /// Returns the forecast for a city: one entry per day with the high and the low.
+/// /// Use it for questions about the weather in the coming days.
+/// #[tool(
+///     domain = weather,
+///     label = "Checking the forecast",
+///     hint = "Daily forecast for a city",
+///     examples("Paris, two days" => r#"{"city": "Paris", "days": 2}"#),
+/// )]
+/// async fn get_forecast(
+///     ctx: &ToolContext,
+///     #[arg(description = "City name, e.g. Paris")] city: String,
+///     #[arg(description = "How many days, 1 to 7", default = 3)] days: u8,
+///     #[arg(description = "celsius or fahrenheit")] units: Option<String>,
+/// ) -> Result<Vec<Day>, ToolError> {
+///     if !(1..=7).contains(&days) {
+///         return Err(ToolError::invalid_input("days is 1 to 7").with_path("days"));
+///     }
+///     ctx.progress(0, Some(1), format!("asking the weather service about {city}"));
+///     let day = match units.as_deref() {
+///         Some("fahrenheit") => Day { high: 70, low: 52 },
+///         _ => Day { high: 21, low: 11 },
+///     };
+///     Ok(vec![day; usize::from(days)])
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = Registry::linked().unwrap();
+/// let schema = registry.get("get_forecast").unwrap().input_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["city"])); // `days` has a default
+/// assert_eq!(schema["properties"]["days"]["default"], 3);
+///
+/// let input = serde_json::json!({"city": "Paris", "days": 2});
+/// let out = registry.call("get_forecast", input, &ToolContext::new()).await.unwrap();
+/// assert_eq!(out.data().unwrap()[1]["high"], 21);
+/// # });
+/// ```
+///
+/// # The function
+///
+/// - **A doc comment**, required: it is the tool's description, the text the model decides by.
+///   Say what the tool returns and when to use it. Wrapped lines are joined; paragraphs and list
+///   items are kept.
+/// - **A free function**, `fn` or `async fn` (an async tool's future must be `Send`). Not a
+///   method, not generic (no type or lifetime parameters, no `impl Trait`, no `where` clause),
+///   not `unsafe` or `extern`: its schema is fixed where it is defined.
+/// - **Parameters from the model's input**: every parameter that is not one of those below.
+///   Each becomes a property of the input object, in parameter order, keyed by its name
+///   (`r#type` is the key `type`). Its type implements `serde::Deserialize` and
+///   `schemars::JsonSchema`, and is owned (`String`, not `&str`); the parameter is a plain name,
+///   not a pattern. `Option<T>` is optional and `None` when the key is missing or `null`; any
+///   other type is required unless it has a `default`. Described and renamed with
+///   [`#[arg(...)]`](#arg-keys).
+/// - **The whole input as one struct**: a single [`Input<T>`] parameter instead of plain ones,
+///   with the field docs of `T` as the descriptions.
+/// - **Values from the context**, never from the model and never in the schema:
+///   `&ToolContext` (the only reference a tool may take) and the types named
+///   [`ToolContext`], [`State<T>`](State), [`CancellationToken`] and [`RequestHeaders`]. Any
+///   other type that implements [`FromContext`] is taken from the context when its parameter is
+///   marked `#[ctx]` (a bare mark, no arguments), as `tool_http::HttpClient` and
+///   `tool_mcp::McpPeer` are.
+///
+/// The macro sees only tokens, so it tells these apart by the last segment of a type's path:
+/// `ToolContext`, `State`, `CancellationToken`, `RequestHeaders`, `Input` and `Option` mean the
+/// types above wherever they come from. Do not give an input type of your own one of these names.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::FromContext;
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub records, "Records kept for the signed-in user");
+///
+/// /// Where records are kept (shared state, added to the context once).
+/// struct Db {
+///     prefix: &'static str,
+/// }
+///
+/// /// The signed-in user, from the `x-user` request header.
+/// struct User(String);
+///
+/// impl FromContext for User {
+///     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+///         let user = ctx.headers().get("x-user");
+///         user.map(|u| User(u.to_owned()))
+///             .ok_or_else(|| ToolError::permission_denied("nobody is signed in"))
+///     }
+/// }
+///
+/// /// Returns the record stored under a key for the signed-in user.
+/// #[tool(domain = records, label = "Reading a record", hint = "A stored record, by key")]
+/// async fn get_user_record(
+///     State(db): State<Db>,
+///     #[ctx] user: User,
+///     #[arg(description = "The record's key")] key: String,
+/// ) -> String {
+///     format!("{}{}/{key}", db.prefix, user.0)
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = Registry::linked().unwrap();
+/// let schema = registry.get("get_user_record").unwrap().input_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["key"])); // the model sends only `key`
+///
+/// let ctx = ToolContext::builder()
+///     .extension(Arc::new(Db { prefix: "db:" }))
+///     .headers(RequestHeaders::from_pairs([("x-user", "ada")]))
+///     .build();
+/// let input = serde_json::json!({"key": "k1"});
+/// let out = registry.call("get_user_record", input, &ctx).await.unwrap();
+/// assert_eq!(out.echo(), "db:ada/k1");
+/// # });
+/// ```
+///
+/// The return type is one of:
+///
+/// - nothing: the model is told `done`;
+/// - `T: Serialize`: the structured result, which the model sees as compact JSON (a string as
+///   it is). When `T` also implements `JsonSchema`, its schema is the tool's output schema;
+/// - `Result<T, E>` with `E: Into<ToolError>` (`ToolError` itself, `std::io::Error`,
+///   `serde_json::Error`, `String` and `&str` convert); `Ok` is as above, `Err` fails the call;
+/// - [`ToolOutput<T>`], also inside a `Result`, to add a compact echo for the model, media or an
+///   event name for UI cards.
+///
+/// # `#[tool(...)]` keys
+///
+/// `domain`, `label` and `hint` are required; the others have the defaults shown. A flag is
+/// written bare (`core`) or with a value (`core = true`, `core = false`). An unknown or
+/// repeated key is an error.
+///
+/// | key | value | default |
+/// |---|---|---|
+/// | `domain` | the domain the tool belongs to: a type declared with [`domain!`], in scope or by path (`domain = crate::domains::fs`) | required |
+/// | `label` | one line shown to people while the tool runs (`"Checking the forecast"`) | required |
+/// | `hint` | one catalog sentence: what the tool is for, in a few words | required |
+/// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through [`catalog`] search | deferred |
+/// | `name` | the tool's name, when it is not the function's: snake_case `verb_noun`, ASCII lowercase letters, digits and single `_`, starting with a letter, at most 64 characters | the function's name |
+/// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
+/// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
+/// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |
+/// | `destructive` | flag: the tool may delete or overwrite; never together with `read_only` | false |
+/// | `idempotent` | flag: calling again with the same input has no further effect | the `read_only` value |
+/// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
+/// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
+/// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
+/// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
+/// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
+/// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
+/// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub orders, "Orders of the signed-in customer");
+///
+/// /// Cancels an order that has not shipped yet and returns its new status.
+/// #[tool(
+///     domain = orders,
+///     label = "Cancelling the order",
+///     hint = "Cancel an order before it ships",
+///     name = "cancel_order",
+///     core,
+///     destructive,
+///     idempotent,
+///     open_world = false,
+///     timeout = 10s,
+///     retries = 2,
+///     voiced,
+///     source = "https://shop.example.com/orders",
+///     examples("an order" => r#"{"id": "A-1042"}"#),
+/// )]
+/// fn cancel_customer_order(
+///     #[arg(description = "The order's id, e.g. A-1042")] id: String,
+/// ) -> String {
+///     format!("{id}: cancelled")
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("cancel_order").unwrap();
+/// assert!(tool.is_core());
+/// let annotations = tool.annotations();
+/// assert!(!annotations.read_only && annotations.destructive && annotations.idempotent);
+/// assert_eq!(tool.timeout(), Some(Duration::from_secs(10)));
+/// assert_eq!(tool.retries(), 2);
+/// assert!(tool.voiced());
+/// assert_eq!(tool.source(), Some("https://shop.example.com/orders"));
+/// assert_eq!(tool.examples()[0].input, serde_json::json!({"id": "A-1042"}));
+/// ```
+///
+/// # `#[arg(...)]` keys
+///
+/// On a parameter from the model's input (not on an extractor or an [`Input<T>`]). As in
+/// `#[tool]`, an unknown or repeated key is an error, also across several `#[arg]`s on one
+/// parameter.
+///
+/// | key | value |
+/// |---|---|
+/// | `description` | the property's description in the schema; not empty |
+/// | `default` | an expression of the parameter's type, used when the key is missing or `null`; a string literal is converted with `Into` (`default = "en"` for a `String`). It makes the parameter optional and appears in the schema as `default`, so the type also implements `Serialize`. Not on an `Option` parameter, which is optional already |
+/// | `rename` | the JSON key, when it is not the parameter's name; keys must stay unique |
+/// | `body` | flag: in the [text tag protocol](protocol), the text between a call's tags fills this parameter; at most one per tool |
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub notes, "Notes kept for the user");
+///
+/// /// Saves a note under a title and returns how many characters it holds.
+/// #[tool(domain = notes, label = "Saving the note", hint = "Saves a note", read_only = false)]
+/// fn save_user_note(
+///     #[arg(description = "Title of the note")] title: String,
+///     #[arg(description = "The note's text", rename = "text", body)] content: String,
+///     #[arg(description = "Folders to file it in", default = vec!["inbox".to_owned()])]
+///     folders: Vec<String>,
+///     #[arg(default = "markdown")] format: String,
+/// ) -> usize {
+///     content.chars().count()
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("save_user_note").unwrap();
+/// let schema = tool.input_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["title", "text"]));
+/// assert_eq!(schema["properties"]["folders"]["default"], serde_json::json!(["inbox"]));
+/// assert_eq!(schema["properties"]["format"]["default"], "markdown");
+/// assert_eq!(tool.body_param(), Some("text"));
+/// ```
+///
+/// # Compile errors
+///
+/// Every mistake is a compile error on the offending token, all reported at once; the function
+/// is still emitted unchanged, so the rest of the crate and your IDE keep working. Besides the
+/// rules above: an undeclared domain (rustc suggests the near name), an empty or multi-line
+/// `label` or `hint`, a parameter type that does not implement `Deserialize` or `JsonSchema`
+/// (the error is on the parameter and says what to derive), a `#[ctx]` type that does not
+/// implement [`FromContext`], an error type that does not convert into [`ToolError`], and an
+/// async tool whose future is not `Send`.
+///
+/// A tool cannot be both read-only and destructive:
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+/// tool_core::domain!(pub files, "Files under the workspace");
+///
+/// /// Deletes a file and returns its path.
+/// #[tool(domain = files, label = "Deleting", hint = "Deletes a file", read_only, destructive)]
+/// fn delete_file(path: String) -> String {
+///     path
+/// }
+/// ```
+///
+/// A tool name has two words at least (`get_forecast`, not `forecast`):
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+/// tool_core::domain!(pub weather, "Forecasts for any city");
+///
+/// /// Returns the forecast for a city.
+/// #[tool(domain = weather, label = "Checking the forecast", hint = "Daily forecast")]
+/// fn forecast(city: String) -> String {
+///     city
+/// }
+/// ```
+///
+/// # Crates and linking
+///
+/// `tool-core` is the only dependency a tools crate needs, under that name: the expansion names
+/// serde, serde_json, schemars and inventory through `::tool_core`. A binary has the tools of the
+/// crates it links, and the linker drops a crate that nothing names: name your tools crates in
+/// the binary (`use my_tools as _;`).
+pub use tool_macros::tool;
+
+/// A tool parameter that takes the whole input as one type, instead of one parameter per
+/// property: `T` implements `Deserialize` and `JsonSchema`, its schema (an object) is the input
+/// schema, and its field docs are the property descriptions. A tool takes one `Input<T>` and no
+/// plain input parameters beside it; extractors may still come with it.
+///
+/// A tools crate that depends on tool-core alone derives the traits through tool-core's
+/// re-exports, `tool_core::serde` and `tool_core::schemars`, and tells the derives where they
+/// are with `#[serde(crate = ...)]` and `#[schemars(crate = ...)]`. A crate that depends on
+/// serde and schemars itself (the same major versions) can derive them directly.
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::{schemars, serde};
+///
+/// /// What to count.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// # #[serde(crate = "tool_core::__private::serde")]
-/// # #[schemars(crate = "tool_core::__private::schemars")]
+/// #[serde(crate = "tool_core::serde")]
+/// #[schemars(crate = "tool_core::schemars")]
 /// struct Query {
-///     /// Words to look for.
+///     /// The text whose words are counted.
 ///     text: String,
+///     /// Count each distinct word once.
+///     #[serde(default)]
+///     distinct: bool,
 /// }
 ///
-/// tool_core::domain!(docs, "Documentation");
+/// tool_core::domain!(pub docs, "Documentation");
 ///
-/// /// Returns how many words the query has.
-/// #[tool(domain = docs, label = "Counting", hint = "Counts words")]
-/// fn count_words(Input(q): Input<Query>) -> usize {
-///     q.text.split_whitespace().count()
+/// /// Returns how many words a text has.
+/// #[tool(domain = docs, label = "Counting words", hint = "Counts the words of a text")]
+/// fn count_words(Input(query): Input<Query>) -> usize {
+///     let mut words: Vec<&str> = query.text.split_whitespace().collect();
+///     if query.distinct {
+///         words.sort_unstable();
+///         words.dedup();
+///     }
+///     words.len()
 /// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let schema = registry.get("count_words").unwrap().input_schema();
+/// assert_eq!(schema["properties"]["text"]["description"], "The text whose words are counted.");
+/// assert_eq!(schema["required"], serde_json::json!(["text"]));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Input<T>(pub T);

@@ -426,15 +426,25 @@ impl DynamicTool {
 
 /// The tools of a binary, in a deterministic order (domain, then name), with O(1) lookup.
 ///
-/// ```no_run
-/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use tool_core::{Registry, ToolContext};
-/// let registry = Registry::linked()?; // every #[tool] linked into this binary
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub clock, "Clocks and calendars");
+///
+/// /// Returns how many seconds a day has.
+/// #[tool(domain = clock, label = "Counting seconds", hint = "Seconds in a day")]
+/// fn get_day_seconds() -> u32 {
+///     86_400
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let registry = Registry::linked().unwrap(); // every #[tool] linked into this binary
 /// let out = registry
-///     .call("get_current_time", serde_json::json!({"timezone": "Asia/Tokyo"}), &ToolContext::new())
-///     .await?;
-/// println!("{}", out.echo());
-/// # Ok(()) }
+///     .call("get_day_seconds", serde_json::json!({}), &ToolContext::new())
+///     .await
+///     .unwrap();
+/// assert_eq!(out.echo(), "86400");
+/// # });
 /// ```
 #[derive(Default, Clone)]
 pub struct Registry {

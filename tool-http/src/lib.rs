@@ -52,6 +52,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 // One file per concern: `config` (`HttpConfig` and its loading), `ssrf` (address classification,
 // the guard's policy, the guarded resolver and the redirect checks), `client` (`HttpClient` and
 // its requests), `response` (`HttpResponse` and content types) and `send` (sending a request,

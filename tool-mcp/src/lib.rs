@@ -26,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
 // MCP logging (`logging/setLevel`, `notifications/message`) is deprecated upstream by SEP-2577
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]

@@ -33,6 +33,8 @@
 //! Requests must name a loopback host in `Host` (DNS-rebinding protection), and a browser
 //! `Origin`, when sent, must be a loopback origin: other sites cannot read the events (403).
 
+#![warn(missing_docs)]
+
 mod guard;
 mod hub;
 mod serve;

@@ -1,6 +1,6 @@
 //! The `fs` domain: read-only access to files under the context's [`ToolRoot`] (default the
-//! current directory). Every path goes through the guard in [`guard`]; sizes and counts are
-//! capped so one call cannot flood the model's context.
+//! current directory). Every path is checked to stay inside the root, symlinks resolved, before
+//! it is read; sizes and counts are capped so one call cannot flood the model's context.
 
 mod guard;
 
@@ -8,8 +8,8 @@ use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use tool_core::__private::{schemars, serde};
 use tool_core::prelude::*;
+use tool_core::{schemars, serde};
 
 pub use guard::FsRoot;
 use guard::io_reason;
@@ -29,8 +29,8 @@ const MAX_DEPTH: usize = 32;
 
 /// Text read from a file.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct FileContent {
     /// The path, relative to the root.
     pub path: String,
@@ -153,8 +153,8 @@ fn read_lines(
 
 /// One entry of a directory listing.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct DirEntry {
     /// File name.
     pub name: String,
@@ -166,8 +166,8 @@ pub struct DirEntry {
 
 /// A directory listing.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct DirListing {
     /// The directory, relative to the root.
     pub path: String,
@@ -240,8 +240,8 @@ fn kind_of(t: &fs::FileType) -> &'static str {
 
 /// A file (and, for content searches, a line) that matched.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct SearchMatch {
     /// The file, relative to the root.
     pub path: String,
@@ -253,8 +253,8 @@ pub struct SearchMatch {
 
 /// Search results.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct SearchResults {
     /// Matches in path order.
     pub matches: Vec<SearchMatch>,
@@ -388,8 +388,8 @@ fn excerpt(line: &str) -> String {
 
 /// Facts about a file or directory.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct FileInfo {
     /// The path, relative to the root (symlinks resolved).
     pub path: String,

@@ -9,6 +9,8 @@
 //! | `fs` | `read_file`, `list_directory`, `search_files`, `get_file_info` (read-only, under [`fs::FsRoot`]) |
 //! | `web` | `fetch_url` (a page as text, through the SSRF-guarded [`tool_http::HttpClient`]) |
 
+#![warn(missing_docs)]
+
 pub mod domains;
 pub mod fs;
 pub mod time;

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use tool_core::__private::{schemars, serde};
 use tool_core::prelude::*;
+use tool_core::{schemars, serde};
 use tool_http::{FetchOptions, HttpClient, Url, is_text_content_type};
 
 use crate::domains::web;
@@ -27,8 +27,8 @@ const TEXT_WIDTH: usize = 10_000;
 
 /// A fetched page.
 #[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 pub struct WebPage {
     /// The URL the text came from, after redirects.
     pub url: String,

@@ -30,6 +30,8 @@ struct Args {
     /// openai (also Ollama, vLLM, llama.cpp servers) or anthropic.
     #[arg(long)]
     provider: Provider,
+    // clap prints this doc comment as the option's help, where a bare URL reads best.
+    #[allow(rustdoc::bare_urls)]
     /// The API's base URL, e.g. https://api.openai.com/v1.
     #[arg(long)]
     base_url: String,

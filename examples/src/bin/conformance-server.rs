@@ -245,15 +245,15 @@ async fn test_elicitation_sep1330_enums(#[ctx] client: McpPeer) -> Result<String
 }
 
 mod schema_tool {
-    use tool_core::__private::{schemars, serde};
     use tool_core::prelude::*;
+    use tool_core::{schemars, serde};
 
     use super::conformance;
 
     /// A postal address.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(crate = "tool_core::__private::serde", deny_unknown_fields)]
-    #[schemars(crate = "tool_core::__private::schemars", rename = "address")]
+    #[serde(crate = "tool_core::serde", deny_unknown_fields)]
+    #[schemars(crate = "tool_core::schemars", rename = "address")]
     pub struct Address {
         /// Street and number.
         pub street: Option<String>,
@@ -263,8 +263,8 @@ mod schema_tool {
 
     /// A person and where they live.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(crate = "tool_core::__private::serde", deny_unknown_fields)]
-    #[schemars(crate = "tool_core::__private::schemars")]
+    #[serde(crate = "tool_core::serde", deny_unknown_fields)]
+    #[schemars(crate = "tool_core::schemars")]
     pub struct Person {
         /// The person's name.
         pub name: Option<String>,

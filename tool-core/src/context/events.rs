@@ -58,7 +58,8 @@ pub enum ToolEvent {
     },
 }
 
-/// The severity of a message a tool logs with [`ToolContext::log`] (the syslog levels MCP uses).
+/// The severity of a message a tool logs with [`ToolContext::log`](crate::ToolContext::log)
+/// (the syslog levels MCP uses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogLevel {

@@ -42,7 +42,8 @@ impl FromContext for RequestHeaders {
     }
 }
 
-/// Shared state of type `T`, configured with [`ContextBuilder::extension`] as an `Arc<T>`.
+/// Shared state of type `T`, configured with
+/// [`ContextBuilder::extension`](crate::ContextBuilder::extension) as an `Arc<T>`.
 ///
 /// ```
 /// use std::sync::Arc;

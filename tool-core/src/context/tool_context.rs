@@ -20,7 +20,7 @@ use crate::error::ToolError;
 /// extensions (configuration and shared state) and the sinks for audit records and UI events.
 ///
 /// Cloning is cheap (one `Arc`). A handler takes `&ToolContext`, or an extractor such as
-/// [`State<T>`], [`CancellationToken`] or [`RequestHeaders`].
+/// [`State<T>`](crate::State), [`CancellationToken`] or [`RequestHeaders`].
 ///
 /// ```
 /// use tool_core::{ToolContext, RequestHeaders};

@@ -49,8 +49,8 @@ use super::serve::ServeError;
 use super::server::McpServer;
 
 /// Serves `server` on this process's stdin and stdout until the client closes stdin or
-/// `shutdown` is cancelled; either way the calls in flight are answered first (see the
-/// [module docs](self)).
+/// `shutdown` is cancelled; either way the calls in flight are answered first. What the
+/// transport guarantees is on [`serve_io`].
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

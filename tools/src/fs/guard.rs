@@ -11,10 +11,14 @@ use tool_core::{ToolContext, ToolError, ToolRoot};
 /// The directory the `fs` tools may read: the context's [`ToolRoot`], else the current
 /// directory.
 ///
-/// ```no_run
+/// ```
 /// use tool_core::{ToolContext, ToolRoot};
-/// let ctx = ToolContext::builder().root(ToolRoot::new("/srv/docs")?).build();
-/// # Ok::<(), std::io::Error>(())
+/// use tools::fs::FsRoot;
+///
+/// let dir = std::env::temp_dir(); // e.g. "/srv/docs"
+/// let ctx = ToolContext::builder().root(ToolRoot::new(&dir)?).build();
+/// assert_eq!(FsRoot::of(&ctx)?.path(), dir.canonicalize()?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsRoot(ToolRoot);

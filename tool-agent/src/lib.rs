@@ -222,18 +222,16 @@ impl Agent {
                 Event::Text(t) => prose.push_str(&t),
                 Event::Call(call) => {
                     // The parser only knows loaded tools, so the tool is there.
-                    let input = self
-                        .executor
-                        .registry()
-                        .get(&call.name)
-                        .map(|tool| call.to_input(tool));
+                    let registry = self.executor.registry();
+                    let input = registry.get(&call.name).map(|tool| call.to_input(tool));
                     let (arguments, refused) = match input {
                         Some(Ok(input)) => (input.to_string(), None),
                         Some(Err(e)) => (String::new(), Some(e.to_string())),
-                        None => (
-                            String::new(),
-                            Some(format!("no tool is named `{}`", call.name)),
-                        ),
+                        None => {
+                            let suggestions = registry.suggest(&call.name);
+                            let e = tool_core::exec::unknown_tool(&call.name, &suggestions);
+                            (String::new(), Some(e.to_string()))
+                        }
                     };
                     calls.push(Planned {
                         call: ModelCall {

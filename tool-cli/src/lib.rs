@@ -98,10 +98,14 @@ mod tests {
     }
 
     fn run(args: &[&str]) -> (u8, String, String) {
+        run_with(&registry(), args)
+    }
+
+    fn run_with(registry: &Registry, args: &[&str]) -> (u8, String, String) {
         let cli =
             Cli::try_parse_from(std::iter::once("toolctl").chain(args.iter().copied())).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = cli.args.run(&registry(), &mut out, &mut err);
+        let code = cli.args.run(registry, &mut out, &mut err);
         let code = if code == ExitCode::SUCCESS {
             0
         } else if code == ExitCode::from(1) {
@@ -114,6 +118,25 @@ mod tests {
             String::from_utf8(out).unwrap(),
             String::from_utf8(err).unwrap(),
         )
+    }
+
+    #[test]
+    fn an_empty_registry_and_an_unknown_name_explain_the_linking_rule() {
+        let (code, out, err) = run_with(&Registry::empty(), &["list"]);
+        assert_eq!((code, out.as_str()), (0, ""));
+        assert!(err.contains("use that_crate as _;"), "{err}");
+        let (code, out, err) = run_with(&Registry::empty(), &["list", "--json"]);
+        assert_eq!((code, out.trim()), (0, "[]"));
+        assert!(err.contains("use that_crate as _;"), "{err}");
+
+        let (code, _, err) = run(&["show", "get_forecast"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("no tool is named `get_forecast`"), "{err}");
+        assert!(err.contains("use that_crate as _;"), "{err}");
+        // A near name is the likelier cause; the hint gives way to it.
+        let (_, _, err) = run(&["show", "echo_txt"]);
+        assert!(err.contains("did you mean `echo_text`?"), "{err}");
+        assert!(!err.contains("that_crate"), "{err}");
     }
 
     #[test]

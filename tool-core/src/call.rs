@@ -276,9 +276,15 @@ pub(crate) fn fail(error: ToolError) -> CallFuture {
 
 /// The error for a call to a tool that does not exist, naming the nearest names (for adapters
 /// that answer such calls themselves, as MCP does with a protocol error).
+///
+/// With no near name, the likeliest cause is the linking rule, so the message says it: a
+/// `#[tool]` written in another crate is collected only when the binary names that crate.
 pub fn unknown_tool(name: &str, suggestions: &[&str]) -> ToolError {
     let message = match suggestions {
-        [] => format!("no tool is named `{name}`"),
+        [] => format!(
+            "no tool is named `{name}`; if it is defined in another crate, the binary must name \
+             that crate for its tools to be linked: `use that_crate as _;`"
+        ),
         [one] => format!("no tool is named `{name}`; did you mean `{one}`?"),
         many => format!(
             "no tool is named `{name}`; did you mean one of {}?",
@@ -478,6 +484,10 @@ mod tests {
             unknown_tool("get_tme", &["get_time"]).to_string(),
             "no tool is named `get_tme`; did you mean `get_time`?"
         );
-        assert_eq!(unknown_tool("x", &[]).to_string(), "no tool is named `x`");
+        assert_eq!(
+            unknown_tool("x", &[]).to_string(),
+            "no tool is named `x`; if it is defined in another crate, the binary must name that \
+             crate for its tools to be linked: `use that_crate as _;`"
+        );
     }
 }

@@ -11,24 +11,25 @@ use serde_json::Value;
 
 /// Each crate's layer: it may depend on crates of lower layers only.
 const LAYERS: &[(&str, u8)] = &[
-    ("tool-macros", 0),
-    ("tool-core", 1),
-    ("tool-http", 2),
-    ("tool-mcp", 3),
-    ("tool-agent", 3),
-    ("tool-presence", 3),
-    ("tools", 3),
-    ("tool-cli", 4),
+    ("tool-grammar", 0),
+    ("tool-macros", 1),
+    ("tool-core", 2),
+    ("tool-http", 3),
+    ("tool-mcp", 4),
+    ("tool-agent", 4),
+    ("tool-presence", 4),
+    ("tools", 4),
+    ("tool-cli", 5),
     // Fixtures: tool crates the tests link.
-    ("hard-types", 5),
-    ("extra-tools", 5),
-    ("clashing-tools", 5),
+    ("hard-types", 6),
+    ("extra-tools", 6),
+    ("clashing-tools", 6),
     // What sits on top: binaries, tests, benchmarks.
-    ("examples", 6),
-    ("tests", 6),
-    ("ui-suite", 6),
-    ("bench-calls", 6),
-    ("bench-mcp", 6),
+    ("examples", 7),
+    ("tests", 7),
+    ("ui-suite", 7),
+    ("bench-calls", 7),
+    ("bench-mcp", 7),
 ];
 
 /// A dependency that breaks the layering, as a message naming both crates and their layers.
@@ -120,7 +121,7 @@ fn a_back_edge_is_reported() {
     let problems = back_edges(&metadata);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].contains("`tool-core` (layer 1) depends on `tools` (layer 3"),
+        problems[0].contains("`tool-core` (layer 2) depends on `tools` (layer 4"),
         "{}",
         problems[0]
     );

@@ -63,6 +63,9 @@ pub enum Command {
         /// Hold definitions to the strict modes too.
         #[arg(long)]
         strict: bool,
+        /// A word tool names may start with besides the known verbs (repeatable).
+        #[arg(long = "allow-verb", value_name = "WORD")]
+        allow_verbs: Vec<String>,
         /// Print the findings as JSON.
         #[arg(long)]
         json: bool,

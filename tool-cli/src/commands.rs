@@ -92,6 +92,7 @@ pub(crate) fn check(
     clashes: Vec<RegistryError>,
     formats: &[Format],
     strict: bool,
+    verbs: &[String],
     as_json: bool,
     out: Out,
 ) -> Result<(), Exit> {
@@ -102,6 +103,7 @@ pub(crate) fn check(
             formats.to_vec()
         },
         strict,
+        verbs: verbs.to_vec(),
     };
     let mut report = check::check_registry(registry, &options);
     for clash in clashes {
@@ -156,6 +158,15 @@ pub(crate) fn list(
                 known.join(", ")
             ),
         ));
+    }
+    if registry.is_empty() {
+        // The usual cause: the tools live in a crate the binary depends on but never names, so
+        // the linker dropped them.
+        let _ = writeln!(
+            err,
+            "no tools are linked into this binary; a #[tool] defined in another crate is \
+             collected only when the binary names that crate: add `use that_crate as _;`"
+        );
     }
     if as_json {
         print_json(

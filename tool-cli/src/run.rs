@@ -87,8 +87,9 @@ impl ToolArgs {
             Command::Check {
                 formats,
                 strict,
+                allow_verbs,
                 json,
-            } => commands::check(registry, clashes, formats, *strict, *json, out),
+            } => commands::check(registry, clashes, formats, *strict, allow_verbs, *json, out),
         }
     }
 

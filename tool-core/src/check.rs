@@ -15,6 +15,10 @@
 //! assert!(report.diagnostics.iter().any(|d| d.rule == "schema.root"));
 //! ```
 
+/// The verbs a tool name may start with without a `name.verb` warning (more through
+/// [`CheckOptions::verbs`]).
+pub use tool_grammar::VERBS;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -84,6 +88,8 @@ pub struct CheckOptions {
     /// Hold definitions to the strict modes too (OpenAI and Anthropic). Without it, what only
     /// strict mode refuses is a warning.
     pub strict: bool,
+    /// Words a tool name may start with besides [`VERBS`] (rule `name.verb`).
+    pub verbs: Vec<String>,
 }
 
 impl Default for CheckOptions {
@@ -91,6 +97,7 @@ impl Default for CheckOptions {
         Self {
             formats: Format::ALL.to_vec(),
             strict: false,
+            verbs: Vec::new(),
         }
     }
 }
@@ -184,7 +191,7 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut push = |severity, format, pointer: &str, rule: &str, message: String, fix: String| {
         out.push(diag(severity, name, format, pointer, rule, message, fix));
     };
-    check_identity(tool, &mut push);
+    check_identity(tool, options, &mut push);
     check_schema(tool, &mut push);
     check_annotations(tool, &mut push);
     for &format in &options.formats {
@@ -279,7 +286,7 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
 
 type Push<'a> = dyn FnMut(Severity, Option<(Format, bool)>, &str, &str, String, String) + 'a;
 
-fn check_identity(tool: &Tool, push: &mut Push) {
+fn check_identity(tool: &Tool, options: &CheckOptions, push: &mut Push) {
     let name = tool.name();
     let provider_ok = !name.is_empty()
         && name.len() <= 64
@@ -298,15 +305,33 @@ fn check_identity(tool: &Tool, push: &mut Push) {
             ),
             "rename it snake_case verb_noun, e.g. `get_weather`".into(),
         );
-    } else if !crate::definition::is_tool_name(name) {
+    } else if let Err(problem) = tool_grammar::tool_name_problem(name) {
+        // What `#[tool]` refuses; a tool from a `--defs` file or a mounted server can still
+        // have it.
         push(
             Severity::Warning,
             None,
             "/name",
             "name.style",
-            format!("`{name}` is not snake_case verb_noun"),
-            "rename it like `get_weather`".into(),
+            problem,
+            "rename it snake_case verb_noun, like `get_weather`".into(),
         );
+    } else {
+        let more: Vec<&str> = options.verbs.iter().map(String::as_str).collect();
+        if !tool_grammar::starts_with_verb(name, &more) {
+            let first = name.split('_').next().unwrap_or_default();
+            push(
+                Severity::Warning,
+                None,
+                "/name",
+                "name.verb",
+                format!("`{name}` starts with `{first}`, which is not a known verb"),
+                format!(
+                    "start it with what the tool does (`get_{name}`, `list_...`), or allow the \
+                     word: `toolctl check --allow-verb {first}`"
+                ),
+            );
+        }
     }
     let description = tool.description().trim();
     if description.is_empty() {
@@ -764,6 +789,63 @@ mod tests {
         .example("Paris", json!({"city": "Paris"}))
     }
 
+    fn named(name: &'static str) -> DynamicTool {
+        DynamicTool::new(name, "Returns the weather for a city.", json!({
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false
+        }))
+        .hint("Weather for a city")
+        .label("Checking the weather")
+    }
+
+    /// `check` and `#[tool]` hold names to the one grammar: what the macro refuses is
+    /// `name.style` here, and a first word that is no known verb is `name.verb`.
+    #[test]
+    fn names_follow_the_grammar_the_macro_uses() {
+        let defaults = CheckOptions::default();
+        for name in [
+            "get_weather",
+            "list_v2_items",
+            "Get_Weather",
+            "get-weather",
+            "weather",
+            "get__weather",
+            "weather_report",
+        ] {
+            let report = one(named(name), &defaults);
+            let warned = rules(&report, Severity::Warning);
+            let refused_by_macro = tool_grammar::tool_name_problem(name).is_err();
+            assert_eq!(
+                warned.contains(&"name.style"),
+                refused_by_macro,
+                "{name}: {report}"
+            );
+            let verb = tool_grammar::starts_with_verb(name, &[]);
+            assert_eq!(
+                warned.contains(&"name.verb"),
+                !refused_by_macro && !verb,
+                "{name}: {report}"
+            );
+        }
+        let report = one(named("weather_report"), &defaults);
+        assert!(
+            report.to_string().contains("--allow-verb weather"),
+            "{report}"
+        );
+        let allowed = CheckOptions {
+            verbs: vec!["weather".into()],
+            ..CheckOptions::default()
+        };
+        assert!(
+            one(named("weather_report"), &allowed)
+                .diagnostics
+                .is_empty()
+        );
+        assert_eq!(
+            rules(&one(named("get weather"), &defaults), Severity::Error),
+            ["name.pattern"]
+        );
+    }
+
     #[test]
     fn a_good_tool_is_clean() {
         let report = one(
@@ -805,7 +887,7 @@ mod tests {
                 .into_iter()
                 .filter(|f| *f != Format::GeminiOpenApi)
                 .collect(),
-            strict: false,
+            ..CheckOptions::default()
         };
         let loose = one(map(), &not_gemini_openapi);
         assert!(!loose.has_errors(), "{loose}");
@@ -863,6 +945,7 @@ mod tests {
             &CheckOptions {
                 strict: true,
                 formats: vec![Format::OpenAi],
+                ..CheckOptions::default()
             },
         );
         assert_eq!(

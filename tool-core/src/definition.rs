@@ -153,6 +153,10 @@ pub struct ToolDef {
     pub name: &'static str,
     /// For the model: what the tool returns and when to use it (the doc comment).
     pub description: &'static str,
+    /// Whether `description` is the doc comment as written, not yet made the text the model
+    /// reads: so when any part of it came from an expression (`#[doc = include_str!("..")]`),
+    /// which the macro cannot read. The registry trims it as the macro trims `///` lines.
+    pub raw_description: bool,
     /// The domain the tool belongs to.
     pub domain: &'static Domain,
     /// Shown to people while the tool runs, e.g. "Reading the clock".
@@ -195,92 +199,8 @@ pub struct ToolDef {
 
 inventory::collect!(ToolDef);
 
-/// Whether `name` is a valid tool name: `^[a-z][a-z0-9_]{0,63}$`, with at least two words
-/// (verb_noun), no leading, trailing or doubled underscore. Fits OpenAI, Anthropic, Gemini and MCP.
-pub const fn is_tool_name(name: &str) -> bool {
-    let b = name.as_bytes();
-    if b.len() > 64 || !is_snake_case(b) {
-        return false;
-    }
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'_' {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
+pub use tool_grammar::{is_domain_name, is_tool_name};
 
-/// Whether `name` is a valid domain name: snake_case, at most 64 bytes.
-pub const fn is_domain_name(name: &str) -> bool {
-    name.len() <= 64 && is_snake_case(name.as_bytes())
-}
-
-const fn is_snake_case(b: &[u8]) -> bool {
-    if b.is_empty() || !b[0].is_ascii_lowercase() || b[b.len() - 1] == b'_' {
-        return false;
-    }
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let ok = c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
-        if !ok || (c == b'_' && b[i - 1] == b'_') {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// Whether `s` has no visible character (const, for `domain!`).
-// Public only for `domain!`'s expansion, which reaches it through `__private`.
+// Public only for `domain!`'s and `#[tool]`'s expansions, which reach it through `__private`.
 #[doc(hidden)]
-pub const fn is_blank(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_whitespace() {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_names() {
-        for ok in ["get_time", "read_file", "a_b", "list_v2_items"] {
-            assert!(is_tool_name(ok), "{ok}");
-        }
-        let long = format!("get_{}", "x".repeat(61));
-        for bad in [
-            "",
-            "get",
-            "Get_time",
-            "get-time",
-            "_get_time",
-            "get_time_",
-            "get__time",
-            "9_lives",
-            "get time",
-            "gét_time",
-            &long,
-        ] {
-            assert!(!is_tool_name(bad), "{bad}");
-        }
-        assert!(is_tool_name(&format!("get_{}", "x".repeat(60))));
-    }
-
-    #[test]
-    fn domain_names() {
-        assert!(is_domain_name("fs"));
-        assert!(is_domain_name("web_search"));
-        assert!(!is_domain_name("Fs"));
-        assert!(!is_domain_name(""));
-    }
-}
+pub use tool_grammar::is_blank;

@@ -65,6 +65,7 @@ fn diagnostics(tool: &Tool, target: Target) -> Vec<Diagnostic> {
         &CheckOptions {
             formats: vec![target.format],
             strict: target.strict,
+            ..CheckOptions::default()
         },
     )
 }

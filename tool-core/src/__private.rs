@@ -85,7 +85,7 @@ pub fn decode_borrowed<T>(
     }
 }
 
-/// How an `Input<T>` parameter (the whole input) is decoded and described.
+/// How an `#[input]` parameter (the whole input) is decoded and described.
 pub struct Whole<T> {
     /// Decodes the whole input.
     pub decode: fn(Value) -> Result<T, ToolError>,
@@ -93,7 +93,7 @@ pub struct Whole<T> {
     pub schema: fn() -> Schema,
 }
 
-/// The one place the expansion names the type of an `Input<T>` parameter.
+/// The one place the expansion names the type of an `#[input]` parameter.
 pub const fn whole<T: ToolParam>() -> Whole<T> {
     Whole {
         decode: crate::call::decode::<T>,
@@ -102,9 +102,20 @@ pub const fn whole<T: ToolParam>() -> Whole<T> {
 }
 
 /// A parameter's default, as JSON for the schema.
-pub fn default_json<T: serde::Serialize>(default: fn() -> T) -> Option<Value> {
+pub fn default_json<T: DefaultParam>(default: fn() -> T) -> Option<Value> {
     serde_json::to_value(default()).ok()
 }
+
+/// The type of a parameter with a default.
+#[diagnostic::on_unimplemented(
+    message = "the parameter's type `{Self}` has a default, so it must implement `Serialize`",
+    label = "the default the schema shows",
+    note = "the schema gives the model the default as JSON: derive `serde::Serialize` on the type too, or drop `default` and take an `Option`"
+)]
+pub trait DefaultParam: serde::Serialize {}
+// Reported as the trait above, not as `Serialize` with the list of every type that has it.
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize> DefaultParam for T {}
 
 /// The input passed every check but a value is absent: cannot happen; no panic if it does.
 pub fn input_bug() -> ToolError {
@@ -121,21 +132,56 @@ pub fn extract<T: FromContext>(ctx: &ToolContext) -> Result<T, ToolError> {
     T::from_context(ctx)
 }
 
-/// Checks, on the return type, that it can be a tool's output.
-pub fn assert_output<T: IntoOutput>() {}
+/// The success type of a return type, and its error type: `T` and `E` of a `Result<T, E>`
+/// (whatever alias names it), or the type itself and [`ToolError`]. Found by the type, through
+/// autoref, never by its name.
+pub struct Parts<T, E>(PhantomData<(T, E)>);
 
-/// Checks, on the return type, that a `Result` can be a tool's output: `T` an output, `E`
-/// convertible into `ToolError`.
-pub fn assert_result<R: ResultOutput>() {}
+/// A `Result<T, E>`, under any name.
+pub trait ReturnsResult {
+    /// Success type.
+    type Ok;
+    /// Error type.
+    type Err;
+    /// The parts.
+    fn parts(self) -> Parts<Self::Ok, Self::Err>;
+}
+impl<T, E> ReturnsResult for &&Probe<Result<T, E>> {
+    type Ok = T;
+    type Err = E;
+    fn parts(self) -> Parts<T, E> {
+        Parts(PhantomData)
+    }
+}
 
-/// A `Result` a tool may return.
+/// Any other return type: its own success type.
+pub trait ReturnsValue {
+    /// Success type.
+    type Ok;
+    /// The parts.
+    fn parts(self) -> Parts<Self::Ok, ToolError>;
+}
+impl<T> ReturnsValue for &Probe<T> {
+    type Ok = T;
+    fn parts(self) -> Parts<T, ToolError> {
+        Parts(PhantomData)
+    }
+}
+
+/// Checks, on the return type, that it can be a tool's: its success type an output, its error
+/// type (of a `Result`) convertible into [`ToolError`]. One error for each that is not.
+pub fn assert_return<T: IntoOutput, E: ConvertsToToolError>(_: Parts<T, E>) {}
+
+/// The error type of a `Result` a tool returns.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a tool",
-    label = "needs Result<T, E> with T: Serialize (or a ToolOutput) and E: Into<ToolError>",
-    note = "for your own error type, implement `From<E> for ToolError` (ToolError::internal(e) keeps the cause)"
+    message = "the tool returns a `Result` whose error type `{Self}` does not convert into `ToolError`",
+    label = "the error type of this `Result`",
+    note = "implement `From<{Self}> for ToolError` (`ToolError::internal(e)` keeps it as the source), return `Result<T, ToolError>`, or `.map_err(...)` the error into a `ToolError`"
 )]
-pub trait ResultOutput {}
-impl<T: IntoOutput, E: Into<ToolError>> ResultOutput for Result<T, E> {}
+pub trait ConvertsToToolError {}
+// Reported as the trait above, not as the `Into` bound underneath it.
+#[diagnostic::do_not_recommend]
+impl<E: Into<ToolError>> ConvertsToToolError for E {}
 
 /// Finishes a handler that returned a `Result`.
 pub fn finish_result<T: IntoOutput, E: Into<ToolError>>(result: Result<T, E>) -> CallResult {
@@ -149,15 +195,53 @@ pub fn finish_unit(_: ()) -> CallResult {
 
 /// A type the model's input can provide.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this parameter must implement serde::Deserialize and schemars::JsonSchema",
-    note = "derive both on your type (#[derive(Deserialize, JsonSchema)]), or, if the value comes from the tool context, implement tool_core::FromContext and mark the parameter #[ctx]"
+    message = "`{Self}` cannot be a tool parameter: it must implement `Deserialize` and `JsonSchema`",
+    label = "the model's input cannot give this type",
+    note = "derive both: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; a crate that depends on tool-core alone derives them through its re-exports: `#[derive(tool_core::serde::Deserialize, tool_core::schemars::JsonSchema)]` with `#[serde(crate = \"tool_core::serde\")]` and `#[schemars(crate = \"tool_core::schemars\")]`",
+    note = "a value that comes from the tool context instead (state, a client) is marked `#[ctx]` and implements `tool_core::FromContext`"
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema {}
+// Reported once, as the trait above, not once for each of the two traits underneath it.
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolParam for T {}
 
-/// The return value of a handler whose type is not spelled `Result<..>`: dispatched by autoref
-/// so that a `Result` behind another alias is still finished as a `Result`.
+/// Whether a parameter of the probed type may be left out: an `Option<T>`, found by its type.
+pub trait OptionalParam {
+    /// True.
+    fn optional(self) -> bool;
+}
+impl<T> OptionalParam for &&Probe<Option<T>> {
+    #[inline(always)]
+    fn optional(self) -> bool {
+        true
+    }
+}
+
+/// Any other type: the model must give it (unless it has a default).
+pub trait RequiredParam {
+    /// False.
+    fn optional(self) -> bool;
+}
+impl<T> RequiredParam for &Probe<T> {
+    #[inline(always)]
+    fn optional(self) -> bool {
+        false
+    }
+}
+
+/// What an absent parameter becomes: `null` decoded (`None`) for an optional one, an error for
+/// any other.
+#[inline(always)]
+pub fn missing<T>(optional: bool) -> Missing<T> {
+    if optional {
+        Missing::Null
+    } else {
+        Missing::Required
+    }
+}
+
+/// A handler's return value, finished by autoref on its type: a `Result` under any name as a
+/// `Result`, anything else as an output. (`assert_return` has checked both at compile time.)
 pub struct Ret<T>(Cell<Option<T>>);
 
 impl<T> Ret<T> {
@@ -187,12 +271,6 @@ pub trait FinishAsValue {
 }
 impl<T: IntoOutput> FinishAsValue for &&Ret<T> {
     fn finish(self) -> CallResult {
-        if std::any::type_name::<T>().starts_with("core::result::Result<") {
-            // A Result whose error type does not convert: never report its Err as success.
-            return Err(ToolError::internal(
-                "the tool returns a Result whose error type does not convert into ToolError; implement From<E> for ToolError",
-            ));
-        }
         self.0
             .take()
             .map_or_else(|| Err(input_bug()), IntoOutput::into_output)

@@ -34,7 +34,7 @@
 //!   search the deferred ones.
 //! - Your own input and output types derive serde's and schemars' traits through the copies
 //!   re-exported here, `tool_core::serde` and `tool_core::schemars`, so a tools crate needs no
-//!   other dependency (see [`Input`]).
+//!   other dependency (as the whole-input example of [`#[tool]`](macro@tool) does).
 
 #![warn(missing_docs)]
 
@@ -69,13 +69,12 @@ pub use error::{ErrorKind, ToolError};
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
 pub use registry::{DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample};
 /// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` with
-/// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars (see
-/// [`Input`]). A type's schema must come from this version: `JsonSchema` of another major
-/// version is a different trait.
+/// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars. A
+/// type's schema must come from this version: `JsonSchema` of another major version is a
+/// different trait.
 pub use schemars;
 /// The serde that tool-core uses, for `#[derive(serde::Serialize, serde::Deserialize)]` with
-/// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde (see
-/// [`Input`]).
+/// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde.
 pub use serde;
 pub use tokio_util::sync::CancellationToken;
 // rustdoc shows these docs, then those of `tool_macros::tool`, which end the last section.
@@ -141,29 +140,33 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// - **A doc comment**, required: it is the tool's description, the text the model decides by.
 ///   Say what the tool returns and when to use it. Wrapped lines are joined; paragraphs and list
-///   items are kept.
+///   items are kept. `#[doc = include_str!("get_forecast.md")]` and any other `#[doc = ...]`
+///   expression count too: they are joined to the `///` lines at compile time.
 /// - **A free function**, `fn` or `async fn` (an async tool's future must be `Send`). Not a
 ///   method, not generic (no type or lifetime parameters, no `impl Trait`, no `where` clause),
-///   not `unsafe` or `extern`: its schema is fixed where it is defined.
-/// - **Parameters from the model's input**: every parameter that is not one of those below.
-///   Each becomes a property of the input object, in parameter order, keyed by its name
-///   (`r#type` is the key `type`). Its type implements `serde::Deserialize` and
-///   `schemars::JsonSchema`, and is owned (`String`, not `&str`); the parameter is a plain name,
-///   not a pattern. `Option<T>` is optional and `None` when the key is missing or `null`; any
-///   other type is required unless it has a `default`. Described and renamed with
-///   [`#[arg(...)]`](#arg-keys).
-/// - **The whole input as one struct**: a single [`Input<T>`] parameter instead of plain ones,
-///   with the field docs of `T` as the descriptions.
-/// - **Values from the context**, never from the model and never in the schema:
-///   `&ToolContext` (the only reference a tool may take) and the types named
-///   [`ToolContext`], [`State<T>`](State), [`CancellationToken`] and [`RequestHeaders`]. Any
-///   other type that implements [`FromContext`] is taken from the context when its parameter is
-///   marked `#[ctx]` (a bare mark, no arguments), as `tool_http::HttpClient` and
-///   `tool_mcp::McpPeer` are.
+///   not `unsafe` or `extern`: its schema is fixed where it is defined. (On an associated
+///   function without `self` the attribute cannot see the `impl` around it; rustc then reports
+///   that it cannot find the function.)
 ///
-/// The macro sees only tokens, so it tells these apart by the last segment of a type's path:
-/// `ToolContext`, `State`, `CancellationToken`, `RequestHeaders`, `Input` and `Option` mean the
-/// types above wherever they come from. Do not give an input type of your own one of these names.
+/// Each parameter is one of three kinds, told apart by marks, never by a type's name:
+///
+/// - **A field of the model's input**: every parameter without a mark. Each becomes a property
+///   of the input object, in parameter order, keyed by its name (`r#type` is the key `type`).
+///   Its type implements `serde::Deserialize` and `schemars::JsonSchema` (one compile error on
+///   the parameter when it does not, saying what to derive), and is owned (`String`, not
+///   `&str`); the parameter is a plain name, not a pattern. An `Option<T>`, under any name, is
+///   optional and `None` when the key is missing or `null`; any other type is required unless
+///   it has a `default`. Described and renamed with [`#[arg(...)]`](#arg-keys).
+/// - **The whole input as one struct**: one parameter marked `#[input]`, instead of fields;
+///   its type's field docs are the descriptions.
+/// - **A value from the context**, never from the model and never in the schema: `&ToolContext`
+///   (the only reference a tool may take), or a parameter marked `#[ctx]` whose type implements
+///   [`FromContext`]: [`ToolContext`] (a clone), [`State<T>`](State), [`CancellationToken`],
+///   [`RequestHeaders`], `tool_http::HttpClient`, `tool_mcp::McpPeer`, or a type of your own.
+///
+/// So a type of your own named `State` or `Input` is a field like any other, and a renamed
+/// import (`use tool_core::State as Shared;`, then `#[ctx] db: Shared<Db>`) is still a context
+/// value. A context value left unmarked is read as a field, and the error says to mark it.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -191,7 +194,7 @@ pub use tokio_util::sync::CancellationToken;
 /// /// Returns the record stored under a key for the signed-in user.
 /// #[tool(domain = records, label = "Reading a record", hint = "A stored record, by key")]
 /// async fn get_user_record(
-///     State(db): State<Db>,
+///     #[ctx] State(db): State<Db>,
 ///     #[ctx] user: User,
 ///     #[arg(description = "The record's key")] key: String,
 /// ) -> String {
@@ -213,21 +216,52 @@ pub use tokio_util::sync::CancellationToken;
 /// # });
 /// ```
 ///
+/// The whole input as one struct, its field docs the descriptions:
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::{schemars, serde};
+///
+/// tool_core::domain!(pub text, "Working with text");
+///
+/// /// A search over a text.
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(crate = "tool_core::serde", deny_unknown_fields)]
+/// #[schemars(crate = "tool_core::schemars")]
+/// struct Query {
+///     /// The text to search.
+///     text: String,
+///     /// The word to count.
+///     word: String,
+/// }
+///
+/// /// Returns how many times a word occurs in a text.
+/// #[tool(domain = text, label = "Counting", hint = "Counts a word in a text")]
+/// fn count_word(#[input] query: Query) -> usize {
+///     query.text.split_whitespace().filter(|w| *w == query.word).count()
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let schema = registry.get("count_word").unwrap().input_schema();
+/// assert_eq!(schema["properties"]["word"]["description"], "The word to count.");
+/// ```
+///
 /// The return type is one of:
 ///
 /// - nothing: the model is told `done`;
 /// - `T: Serialize`: the structured result, which the model sees as compact JSON (a string as
 ///   it is). When `T` also implements `JsonSchema`, its schema is the tool's output schema;
-/// - `Result<T, E>` with `E: Into<ToolError>` (`ToolError` itself, `std::io::Error`,
-///   `serde_json::Error`, `String` and `&str` convert); `Ok` is as above, `Err` fails the call;
+/// - `Result<T, E>`, under any name (`std::io::Result<T>`, an alias of your own), with
+///   `E: Into<ToolError>` (`ToolError` itself, `std::io::Error`, `serde_json::Error`, `String`
+///   and `&str` convert); `Ok` is as above, `Err` fails the call;
 /// - [`ToolOutput<T>`], also inside a `Result`, to add a compact echo for the model, media or an
 ///   event name for UI cards.
 ///
 /// # `#[tool(...)]` keys
 ///
 /// `domain`, `label` and `hint` are required; the others have the defaults shown. A flag is
-/// written bare (`core`) or with a value (`core = true`, `core = false`). An unknown or
-/// repeated key is an error.
+/// written bare (`core`) or with a value (`core = true`, `core = false`). An unknown key is an
+/// error that names the key meant (`lable`: did you mean `label`?); a repeated key is an error.
 ///
 /// | key | value | default |
 /// |---|---|---|
@@ -235,7 +269,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `label` | one line shown to people while the tool runs (`"Checking the forecast"`) | required |
 /// | `hint` | one catalog sentence: what the tool is for, in a few words | required |
 /// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through [`catalog`] search | deferred |
-/// | `name` | the tool's name, when it is not the function's: snake_case `verb_noun`, ASCII lowercase letters, digits and single `_`, starting with a letter, at most 64 characters | the function's name |
+/// | `name` | the tool's name, when it is not the function's; it follows [the name rule](#names) | the function's name |
 /// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
 /// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
 /// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |
@@ -248,6 +282,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
 /// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
 /// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
+/// | `crate` | the path to tool-core, for a framework that re-exports it (`crate = "my_framework::tool_core"`); the expansion names nothing else | `::tool_core` |
 ///
 /// ```
 /// use std::time::Duration;
@@ -291,14 +326,14 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// # `#[arg(...)]` keys
 ///
-/// On a parameter from the model's input (not on an extractor or an [`Input<T>`]). As in
+/// On a field of the model's input (not on a `#[ctx]` or `#[input]` parameter). As in
 /// `#[tool]`, an unknown or repeated key is an error, also across several `#[arg]`s on one
 /// parameter.
 ///
 /// | key | value |
 /// |---|---|
 /// | `description` | the property's description in the schema; not empty |
-/// | `default` | an expression of the parameter's type, used when the key is missing or `null`; a string literal is converted with `Into` (`default = "en"` for a `String`). It makes the parameter optional and appears in the schema as `default`, so the type also implements `Serialize`. Not on an `Option` parameter, which is optional already |
+/// | `default` | an expression of the parameter's type, used when the key is missing or `null`; a string literal is converted with `Into` (`default = "en"` for a `String`). It makes the parameter optional and appears in the schema as `default`, so the type also implements `Serialize`. On an `Option` parameter, it is the value a missing or `null` key gets |
 /// | `rename` | the JSON key, when it is not the parameter's name; keys must stay unique |
 /// | `body` | flag: in the [text tag protocol](protocol), the text between a call's tags fills this parameter; at most one per tool |
 ///
@@ -328,15 +363,26 @@ pub use tokio_util::sync::CancellationToken;
 /// assert_eq!(tool.body_param(), Some("text"));
 /// ```
 ///
+/// # Names
+///
+/// A tool's name (the function's, or `name = "..."`) is ASCII snake_case: lowercase letters,
+/// digits and single `_`, starting with a letter, at most 64 characters, and two words or more
+/// (`get_forecast`, not `forecast`). The macro refuses any other name. The first word should be
+/// a verb, what the tool does: [`check`] warns (`name.verb`) when it is not one of
+/// [`check::VERBS`], and `toolctl check --allow-verb WORD` (or
+/// [`check::CheckOptions::verbs`]) allows more. The macro and `check` use the one grammar.
+///
 /// # Compile errors
 ///
-/// Every mistake is a compile error on the offending token, all reported at once; the function
-/// is still emitted unchanged, so the rest of the crate and your IDE keep working. Besides the
-/// rules above: an undeclared domain (rustc suggests the near name), an empty or multi-line
-/// `label` or `hint`, a parameter type that does not implement `Deserialize` or `JsonSchema`
-/// (the error is on the parameter and says what to derive), a `#[ctx]` type that does not
-/// implement [`FromContext`], an error type that does not convert into [`ToolError`], and an
-/// async tool whose future is not `Send`.
+/// Every mistake is one compile error on the offending token, all reported at once; the
+/// function is still emitted unchanged, so the rest of the crate and your IDE keep working.
+/// Besides the rules above: an undeclared domain (rustc suggests the near name), an empty or
+/// multi-line `label` or `hint`, a slip in one key's value (the keys after it are still read),
+/// a parameter type that does not implement `Deserialize` and `JsonSchema` (one error on the
+/// parameter, saying what to derive and that a context value is marked `#[ctx]`), a `#[ctx]`
+/// type that does not implement [`FromContext`], a return type that is no output, an error type
+/// that does not convert into [`ToolError`] (saying how to convert it), a blank doc comment
+/// read from a file, and an async tool whose future is not `Send`.
 ///
 /// A tool cannot be both read-only and destructive:
 ///
@@ -366,63 +412,19 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// # Crates and linking
 ///
-/// `tool-core` is the only dependency a tools crate needs, under that name: the expansion names
-/// serde, serde_json, schemars and inventory through `::tool_core`. A binary has the tools of the
-/// crates it links, and the linker drops a crate that nothing names: name your tools crates in
-/// the binary (`use my_tools as _;`).
+/// `tool-core` is the only dependency a tools crate needs, under that name (or the `crate` path):
+/// the expansion names serde, serde_json, schemars and inventory through `::tool_core`.
+///
+/// A binary has the tools of the crates it links, and the linker drops a crate that nothing
+/// names: name your tools crates in the binary (`use my_tools as _;`). When a tool is missing,
+/// the error says so at run time: a call to an unknown name with no near one, and
+/// `toolctl list` with no tools, both end with this hint.
 pub use tool_macros::tool;
-
-/// A tool parameter that takes the whole input as one type, instead of one parameter per
-/// property: `T` implements `Deserialize` and `JsonSchema`, its schema (an object) is the input
-/// schema, and its field docs are the property descriptions. A tool takes one `Input<T>` and no
-/// plain input parameters beside it; extractors may still come with it.
-///
-/// A tools crate that depends on tool-core alone derives the traits through tool-core's
-/// re-exports, `tool_core::serde` and `tool_core::schemars`, and tells the derives where they
-/// are with `#[serde(crate = ...)]` and `#[schemars(crate = ...)]`. A crate that depends on
-/// serde and schemars itself (the same major versions) can derive them directly.
-///
-/// ```
-/// use tool_core::prelude::*;
-/// use tool_core::{schemars, serde};
-///
-/// /// What to count.
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// #[serde(crate = "tool_core::serde")]
-/// #[schemars(crate = "tool_core::schemars")]
-/// struct Query {
-///     /// The text whose words are counted.
-///     text: String,
-///     /// Count each distinct word once.
-///     #[serde(default)]
-///     distinct: bool,
-/// }
-///
-/// tool_core::domain!(pub docs, "Documentation");
-///
-/// /// Returns how many words a text has.
-/// #[tool(domain = docs, label = "Counting words", hint = "Counts the words of a text")]
-/// fn count_words(Input(query): Input<Query>) -> usize {
-///     let mut words: Vec<&str> = query.text.split_whitespace().collect();
-///     if query.distinct {
-///         words.sort_unstable();
-///         words.dedup();
-///     }
-///     words.len()
-/// }
-///
-/// let registry = Registry::linked().unwrap();
-/// let schema = registry.get("count_words").unwrap().input_schema();
-/// assert_eq!(schema["properties"]["text"]["description"], "The text whose words are counted.");
-/// assert_eq!(schema["required"], serde_json::json!(["text"]));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Input<T>(pub T);
 
 /// The names most handlers need.
 pub mod prelude {
     pub use crate::{
-        CancellationToken, ErrorKind, Input, Media, Registry, RequestHeaders, State, ToolContext,
+        CancellationToken, ErrorKind, Media, Registry, RequestHeaders, State, ToolContext,
         ToolError, ToolOutput, ToolRoot, domain, tool,
     };
 }

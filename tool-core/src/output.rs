@@ -239,8 +239,7 @@ impl Media {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool output",
-    note = "return a type that implements serde::Serialize, a tool_core::ToolOutput, or Result<_, E> of one",
-    note = "a Result behind an alias needs an error type that converts into ToolError, or the alias named `Result`"
+    note = "return a type that implements `serde::Serialize` (`#[derive(serde::Serialize)]`), a `tool_core::ToolOutput`, or a `Result` of one"
 )]
 pub trait IntoOutput {
     /// The type of the structured data (its schema becomes the output schema).
@@ -249,6 +248,9 @@ pub trait IntoOutput {
     fn into_output(self) -> Result<ToolOutput, ToolError>;
 }
 
+// Reported as `IntoOutput` with its note, not as `Serialize` with the list of every type that
+// implements it.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> IntoOutput for T {
     type Data = T;
     fn into_output(self) -> Result<ToolOutput, ToolError> {

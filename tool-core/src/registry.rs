@@ -112,7 +112,11 @@ impl Tool {
         Ok(Self {
             inner: Arc::new(ToolInner {
                 name: Cow::Borrowed(def.name),
-                description: Cow::Borrowed(def.description),
+                description: if def.raw_description {
+                    Cow::Owned(tool_grammar::description([def.description]).unwrap_or_default())
+                } else {
+                    Cow::Borrowed(def.description)
+                },
                 domain: DomainInfo {
                     name: Cow::Borrowed(def.domain.name),
                     description: Cow::Borrowed(def.domain.description),

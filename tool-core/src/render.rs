@@ -201,7 +201,7 @@ fn root_variants(input: &Value, severity: Severity, who: &str) -> Vec<Issue> {
             pointer: String::new(),
             keyword: (*k).to_owned(),
             message: format!("{who} refuse `{k}` at the root of a tool's input schema"),
-            fix: "wrap the enum in a struct field (e.g. `Input<Args>` with a `kind` field)"
+            fix: "wrap the enum in a struct field (e.g. an `#[input]` struct with a `kind` field)"
                 .to_owned(),
         })
         .collect()

@@ -27,7 +27,7 @@ fn do_panic() -> u8 {
 
 /// Sleeps for `ms` milliseconds, noticing cancellation.
 #[tool(domain = demo, label = "Sleeping", hint = "Sleeps", timeout = 100ms)]
-async fn sleep_for(token: CancellationToken, ms: u64) -> String {
+async fn sleep_for(#[ctx] token: CancellationToken, ms: u64) -> String {
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(ms)) => "woke".into(),
         () = token.cancelled() => "cancelled".into(),
@@ -142,7 +142,7 @@ fn get_call_info(ctx: &ToolContext) -> String {
 
 /// Cancels its own call's token.
 #[tool(domain = demo, label = "Stopping", hint = "Cancels itself")]
-fn stop_self(token: CancellationToken) -> bool {
+fn stop_self(#[ctx] token: CancellationToken) -> bool {
     token.cancel();
     true
 }

@@ -1,15 +1,22 @@
 //! The typed model of a `#[tool]` function: its doc, its parameters sorted into input fields,
-//! a whole-input struct and context extractors, and the shape of its return type.
+//! a whole-input struct and context values, and its return type.
+//!
+//! Which parameter is which is never guessed from a type's name: `&ToolContext` is the context,
+//! a parameter marked `#[ctx]` is taken from it, one marked `#[input]` is the whole input, and
+//! every other parameter is a field of the input, whose type must implement `Deserialize` and
+//! `JsonSchema` (checked by the compiler, with the framework's message). Whether a field may be
+//! left out (`Option<T>`), and what a return type is made of (`Result<T, E>` under any name),
+//! is found from the types by the expansion, not here.
 
-use syn::{FnArg, GenericArgument, ItemFn, Pat, PathArguments, ReturnType, Type};
+use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::{self, ArgAttrs};
 use crate::ctxt::Ctxt;
 
 pub struct ToolFn {
     pub item: ItemFn,
-    /// The doc comment, lines joined, or `None` if there is none.
-    pub doc: Option<String>,
+    /// The doc comment.
+    pub doc: Doc,
     pub params: Vec<Param>,
     pub output: Output,
 }
@@ -23,20 +30,19 @@ pub struct Param {
 // One per parameter of one function: size does not matter.
 #[allow(clippy::large_enum_variant)]
 pub enum ParamKind {
-    /// A field of the generated input struct.
+    /// A field of the input.
     Field(Field),
-    /// `Input<T>`: the whole input is one struct.
+    /// `#[input] name: T`: the whole input is one `T`.
     Whole { ty: Type },
     /// `&ToolContext`.
     ContextRef,
-    /// A type taken from the context (`State<T>`, `CancellationToken`, `#[ctx]` types...).
+    /// `#[ctx] name: T`: a value taken from the context (`T: FromContext`).
     Extractor { ty: Type },
 }
 
 pub struct Field {
     pub ident: syn::Ident,
     pub ty: Type,
-    pub optional: bool,
     pub args: ArgAttrs,
 }
 
@@ -44,19 +50,9 @@ pub struct Field {
 pub enum Output {
     /// No return type.
     Unit,
-    /// `T`
-    Plain(Type),
-    /// `Result<T, E>` (or an alias named `Result`).
-    Result { ty: Type },
+    /// A return type: an output, or a `Result` of one (told apart by the compiler).
+    Typed(Type),
 }
-
-/// Extractor types recognised by name; any other type can be marked `#[ctx]`.
-const EXTRACTORS: &[&str] = &[
-    "ToolContext",
-    "State",
-    "CancellationToken",
-    "RequestHeaders",
-];
 
 impl ToolFn {
     pub fn from_item(cx: &mut Ctxt, mut item: ItemFn) -> Self {
@@ -96,11 +92,6 @@ impl Field {
             None => self.ident.unraw().to_string(),
         }
     }
-
-    /// Whether the model may leave this field out.
-    pub fn is_required(&self) -> bool {
-        !self.optional && self.args.default.is_none()
-    }
 }
 
 trait Unraw {
@@ -123,6 +114,7 @@ impl Param {
         let mut args = ArgAttrs::default();
         let mut arg_attr = None;
         let mut marked_ctx = None;
+        let mut marked_input = None;
         pat_type.attrs.retain(|a| {
             if a.path().is_ident("arg") {
                 attr::parse_arg_attr(cx, a, &mut args);
@@ -134,6 +126,12 @@ impl Param {
                 }
                 marked_ctx = Some(a.clone());
                 false
+            } else if a.path().is_ident("input") {
+                if !matches!(a.meta, syn::Meta::Path(_)) {
+                    cx.error_spanned_by(a, "#[input] takes no arguments");
+                }
+                marked_input = Some(a.clone());
+                false
             } else {
                 true
             }
@@ -142,7 +140,31 @@ impl Param {
             let (pat, ty) = (&pat_type.pat, &pat_type.ty);
             quote::quote!(#pat: #ty)
         };
+        if let Some((name, inner)) = old_whole_input(&pat_type.pat, &pat_type.ty) {
+            cx.error_spanned_by(
+                &tokens,
+                format!(
+                    "`Input<T>` is gone: the whole input is a parameter marked #[input]: \
+                     `#[input] {}: {}`",
+                    quote::ToTokens::to_token_stream(&name),
+                    quote::ToTokens::to_token_stream(&inner),
+                ),
+            );
+            // Emitted as the fix would have it, so the function's body still type-checks and
+            // this is the only error.
+            *pat_type.pat = name;
+            *pat_type.ty = inner;
+            return None;
+        }
         let ty = (*pat_type.ty).clone();
+        if let (Some(ctx), Some(input)) = (&marked_ctx, &marked_input) {
+            cx.error_spanned_by(
+                input,
+                "a parameter is either the whole input (#[input]) or a context value (#[ctx]), not both",
+            );
+            let _ = ctx;
+            return None;
+        }
         let kind = if let Type::Reference(r) = &ty {
             if last_ident(&r.elem).as_deref() == Some("ToolContext") && r.mutability.is_none() {
                 ParamKind::ContextRef
@@ -154,26 +176,24 @@ impl Param {
                 );
                 return None;
             }
-        } else if marked_ctx.is_some()
-            || last_ident(&ty).is_some_and(|n| EXTRACTORS.contains(&n.as_str()))
-        {
+        } else if marked_ctx.is_some() {
             ParamKind::Extractor { ty }
-        } else if let Some(inner) = generic_arg(&ty, "Input") {
-            ParamKind::Whole { ty: inner }
+        } else if marked_input.is_some() {
+            ParamKind::Whole { ty }
         } else {
             field(cx, &pat_type.pat, ty, args)?
         };
         if let (Some(attr), false) = (&arg_attr, matches!(kind, ParamKind::Field(_))) {
             cx.error_spanned_by(
                 attr,
-                "#[arg] goes on parameters that come from the model's input; \
-                 for `Input<T>` write the descriptions as doc comments on T's fields",
+                "#[arg] goes on parameters that are fields of the model's input; for the whole \
+                 input (#[input]) write the descriptions as doc comments on its type's fields",
             );
         }
-        if let (Some(attr), false) = (&marked_ctx, matches!(kind, ParamKind::Extractor { .. })) {
+        if let (Some(attr), ParamKind::ContextRef) = (&marked_ctx, &kind) {
             cx.error_spanned_by(
                 attr,
-                "#[ctx] marks an owned extractor type; `&ToolContext` needs no mark",
+                "`&ToolContext` is the context itself: it needs no #[ctx]",
             );
         }
         Some(Param { kind, tokens })
@@ -185,7 +205,8 @@ fn field(cx: &mut Ctxt, pat: &Pat, ty: Type, args: ArgAttrs) -> Option<ParamKind
         cx.error_spanned_by(
             pat,
             "a parameter from the model's input needs a plain name (it becomes the JSON key); \
-             destructure it in the body",
+             destructure it in the body, or mark it #[ctx] if the context gives it (as \
+             `#[ctx] State(db): State<Db>`)",
         );
         return None;
     };
@@ -195,7 +216,6 @@ fn field(cx: &mut Ctxt, pat: &Pat, ty: Type, args: ArgAttrs) -> Option<ParamKind
     }
     Some(ParamKind::Field(Field {
         ident: pat_ident.ident.clone(),
-        optional: generic_arg(&ty, "Option").is_some(),
         ty,
         args,
     }))
@@ -203,13 +223,37 @@ fn field(cx: &mut Ctxt, pat: &Pat, ty: Type, args: ArgAttrs) -> Option<ParamKind
 
 impl Output {
     fn from_type(ty: &Type) -> Self {
-        if matches!(ty, Type::Tuple(t) if t.elems.is_empty()) {
-            return Output::Unit;
+        match ty {
+            Type::Tuple(t) if t.elems.is_empty() => Output::Unit,
+            _ => Output::Typed(ty.clone()),
         }
-        match generic_args(ty, "Result") {
-            Some(args) if !args.is_empty() => Output::Result { ty: ty.clone() },
-            _ => Output::Plain(ty.clone()),
+    }
+}
+
+/// `(q, T)` of a parameter written `Input(q): Input<T>`, the form an earlier version took for
+/// the whole input (only to word the error that says what replaced it; nothing else is
+/// decided by a name).
+fn old_whole_input(pat: &Pat, ty: &Type) -> Option<(Pat, Type)> {
+    let Pat::TupleStruct(t) = pat else {
+        return None;
+    };
+    let Type::Path(p) = ty else { return None };
+    let segment = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match (
+        t.elems.len(),
+        t.elems.first(),
+        segment.ident == "Input",
+        args.args.first(),
+    ) {
+        (1, Some(name), true, Some(syn::GenericArgument::Type(inner)))
+            if t.path.is_ident("Input") =>
+        {
+            Some((name.clone(), inner.clone()))
         }
+        _ => None,
     }
 }
 
@@ -223,82 +267,48 @@ pub fn last_ident(ty: &Type) -> Option<String> {
     }
 }
 
-/// The type arguments of `Name<...>` when `ty`'s last segment is `Name`.
-fn generic_args(ty: &Type, name: &str) -> Option<Vec<Type>> {
-    let Type::Path(p) = ty else { return None };
-    let segment = p.path.segments.last()?;
-    if segment.ident != name || p.qself.is_some() {
-        return None;
+/// The doc comment: its text as the model reads it ([`tool_grammar::description`]), or, when
+/// any of its attributes is an expression (`#[doc = include_str!("..")]`), the expressions to
+/// join at compile time, which the registry turns into the description.
+pub enum Doc {
+    /// Literal doc strings only, made the description now; `None` when there is no text.
+    Text(Option<String>),
+    /// Each attribute's value, literal or not, in order.
+    Exprs(Vec<syn::Expr>),
+}
+
+impl Doc {
+    /// The text, when the comment is all literal.
+    #[cfg(test)]
+    fn text(&self) -> Option<&str> {
+        match self {
+            Doc::Text(text) => text.as_deref(),
+            Doc::Exprs(_) => None,
+        }
     }
-    let PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
+}
+
+fn doc_of(attrs: &[syn::Attribute]) -> Doc {
+    let values: Vec<&syn::Expr> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(&nv.value),
+            _ => None,
+        })
+        .collect();
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
     };
-    Some(
-        args.args
-            .iter()
-            .filter_map(|a| match a {
-                GenericArgument::Type(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-    )
-}
-
-/// `T` in `Name<T>`.
-fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
-    generic_args(ty, name).and_then(|args| (args.len() == 1).then(|| args[0].clone()))
-}
-
-/// The doc comment as the model should read it: `#[doc = "..."]` lines with one leading space
-/// removed (as rustdoc does), lines of a paragraph joined by spaces (source wrapping is not
-/// meaning), paragraphs and list items kept on their own lines. `None` when there is no text.
-fn doc_of(attrs: &[syn::Attribute]) -> Option<String> {
-    let mut lines = Vec::new();
-    for attr in attrs {
-        if !attr.path().is_ident("doc") {
-            continue;
-        }
-        if let syn::Meta::NameValue(nv) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
-        {
-            let value = s.value();
-            if value.trim().is_empty() {
-                lines.push(String::new());
-            }
-            for line in value.lines() {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-            }
-        }
+    let texts: Option<Vec<String>> = values.iter().map(|e| literal(e)).collect();
+    match texts {
+        Some(texts) => Doc::Text(tool_grammar::description(texts)),
+        None => Doc::Exprs(values.into_iter().cloned().collect()),
     }
-    let mut text = String::new();
-    let mut blank = false;
-    for line in &lines {
-        if line.trim().is_empty() {
-            blank = !text.is_empty();
-            continue;
-        }
-        if blank {
-            text.push_str("\n\n");
-        } else if !text.is_empty() {
-            let starts_item = line.trim_start().starts_with(['-', '*', '+', '|', '#'])
-                || line
-                    .trim_start()
-                    .split_once(". ")
-                    .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
-                || line.starts_with("    ");
-            text.push(if starts_item { '\n' } else { ' ' });
-        }
-        blank = false;
-        text.push_str(if line.starts_with("    ") {
-            line
-        } else {
-            line.trim_start()
-        });
-    }
-    (!text.is_empty()).then_some(text)
 }
 
 #[cfg(test)]
@@ -313,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn parameters_are_sorted_by_kind() {
+    fn parameters_are_sorted_by_their_marks_not_their_type_names() {
         let (f, errs) = parse(quote! {
             /// Doc line one.
             ///   indented
@@ -321,12 +331,14 @@ mod tests {
                 ctx: &ToolContext,
                 #[arg(description = "d", rename = "q")] query: String,
                 limit: Option<u32>,
-                state: State<Db>,
+                #[ctx] state: State<Db>,
                 #[ctx] me: Principal,
+                state_of_mind: State,
+                input: Input<Text>,
             ) -> Result<u8, E> {}
         });
         assert!(errs.is_ok());
-        assert_eq!(f.doc.as_deref(), Some("Doc line one. indented"));
+        assert_eq!(f.doc.text(), Some("Doc line one. indented"));
         let kinds: Vec<&str> = f
             .params
             .iter()
@@ -337,19 +349,39 @@ mod tests {
                 ParamKind::Extractor { .. } => "extractor",
             })
             .collect();
-        assert_eq!(kinds, ["ctx", "field", "field", "extractor", "extractor"]);
-        let fields: Vec<_> = f.fields().map(|f| (f.key(), f.is_required())).collect();
+        // A type named `State` or `Input` is a field like any other, unless it is marked.
         assert_eq!(
-            fields,
-            [("q".to_owned(), true), ("limit".to_owned(), false)]
+            kinds,
+            [
+                "ctx",
+                "field",
+                "field",
+                "extractor",
+                "extractor",
+                "field",
+                "field"
+            ]
         );
-        assert!(matches!(f.output, Output::Result { .. }));
+        let keys: Vec<_> = f.fields().map(Field::key).collect();
+        assert_eq!(keys, ["q", "limit", "state_of_mind", "input"]);
+        assert!(matches!(f.output, Output::Typed(_)));
         // Our attributes are removed from the emitted function.
         let emitted = quote::ToTokens::to_token_stream(&f.item).to_string();
         assert!(
             !emitted.contains("arg") && !emitted.contains("# [ctx]"),
             "{emitted}"
         );
+    }
+
+    #[test]
+    fn the_whole_input_is_marked() {
+        let (f, errs) = parse(quote! {
+            /// Doc.
+            fn get_x(#[input] query: Query, ctx: &ToolContext) {}
+        });
+        assert!(errs.is_ok());
+        assert!(matches!(f.params[0].kind, ParamKind::Whole { .. }));
+        assert!(matches!(f.output, Output::Unit));
     }
 
     #[test]
@@ -365,11 +397,24 @@ mod tests {
             fn get_x() {}
         });
         assert_eq!(
-            f.doc.as_deref(),
+            f.doc.text(),
             Some(
                 "Returns the weather for a city.\n\nUse it when:\n- planning a trip\n- dressing\n1. first"
             )
         );
+    }
+
+    #[test]
+    fn a_doc_read_from_a_file_is_left_to_the_compiler() {
+        let (f, _) = parse(quote! {
+            /// Returns the weather.
+            #[doc = include_str!("weather.md")]
+            fn get_x() {}
+        });
+        match f.doc {
+            Doc::Exprs(parts) => assert_eq!(parts.len(), 2),
+            Doc::Text(text) => panic!("read as text: {text:?}"),
+        }
     }
 
     #[test]

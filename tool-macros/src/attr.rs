@@ -27,6 +27,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "timeout",
     "retries",
     "check",
+    "crate",
 ];
 
 /// The keys `#[arg(...)]` accepts.
@@ -70,6 +71,20 @@ pub struct ToolAttrs {
     pub timeout: Option<Timeout>,
     pub retries: Option<LitInt>,
     pub check: Option<Flag>,
+    /// `crate = "path"`: where the expansion finds tool-core (a framework that re-exports it).
+    pub krate: Option<Path>,
+    /// Keys written (even with a bad value), and keys an unknown key was taken to be a
+    /// misspelling of: neither is reported missing.
+    pub mentioned: Vec<&'static str>,
+    /// A value could not be parsed: what is missing may only be unread.
+    pub syntax_error: bool,
+}
+
+impl ToolAttrs {
+    /// Whether the required `key` is absent and nothing was written that may have meant it.
+    pub fn lacks(&self, key: &str) -> bool {
+        !self.syntax_error && !self.mentioned.contains(&key)
+    }
 }
 
 #[derive(Default)]
@@ -81,53 +96,96 @@ pub struct ArgAttrs {
     pub body: Option<Flag>,
 }
 
-/// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on (a bad
-/// value is reported and the next key is read).
+/// Parses `#[tool(...)]`'s arguments; every problem goes into `cx` and parsing goes on: a bad
+/// value is reported and the next key is read.
 pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
     let mut attrs = ToolAttrs::default();
     let mut seen = Vec::new();
     let parser = syn::meta::parser(|meta| {
-        let Some(key) = known_key(cx, &meta, TOOL_KEYS, "#[tool]", &mut seen)? else {
-            return Ok(());
+        let mentioned = &mut attrs.mentioned;
+        let key = match known_key(cx, &meta, TOOL_KEYS, "#[tool]", &mut seen, mentioned)? {
+            Some(key) => key,
+            None => return Ok(()),
         };
-        match key {
-            "examples" => attrs.examples = examples(&meta)?,
-            "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-            | "blocking" | "feeds_back" | "check" => {
-                let flag = flag(cx, key, &meta)?;
-                let slot = match key {
-                    "core" => &mut attrs.core,
-                    "read_only" => &mut attrs.read_only,
-                    "destructive" => &mut attrs.destructive,
-                    "idempotent" => &mut attrs.idempotent,
-                    "open_world" => &mut attrs.open_world,
-                    "voiced" => &mut attrs.voiced,
-                    "blocking" => &mut attrs.blocking,
-                    "feeds_back" => &mut attrs.feeds_back,
-                    _ => &mut attrs.check,
-                };
-                *slot = flag;
-            }
-            _ => {
-                let value: Expr = meta.value()?.parse()?;
-                match key {
-                    "domain" => attrs.domain = path(cx, &value),
-                    "label" => attrs.label = lit_str(cx, key, &value),
-                    "hint" => attrs.hint = lit_str(cx, key, &value),
-                    "name" => attrs.name = lit_str(cx, key, &value),
-                    "source" => attrs.source = lit_str(cx, key, &value),
-                    "retries" => attrs.retries = lit_int(cx, key, &value),
-                    "timeout" => attrs.timeout = timeout(cx, &value),
-                    _ => unreachable!("every key of TOOL_KEYS is matched"),
-                }
-            }
+        if let Err(e) = tool_key(cx, &mut attrs, key, &meta) {
+            // A slip inside one value (`examples("a": "b")`): the keys after it are still read.
+            cx.syn_error(e);
+            attrs.syntax_error = true;
+            skip_entry(&meta)?;
         }
         Ok(())
     });
     if let Err(e) = parser.parse2(args) {
         cx.syn_error(e);
+        attrs.syntax_error = true;
     }
     attrs
+}
+
+/// Reads the value of one known `#[tool]` key.
+fn tool_key(
+    cx: &mut Ctxt,
+    attrs: &mut ToolAttrs,
+    key: &'static str,
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    match key {
+        "examples" => attrs.examples = examples(meta)?,
+        "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
+        | "blocking" | "feeds_back" | "check" => {
+            let flag = flag(cx, key, meta)?;
+            let slot = match key {
+                "core" => &mut attrs.core,
+                "read_only" => &mut attrs.read_only,
+                "destructive" => &mut attrs.destructive,
+                "idempotent" => &mut attrs.idempotent,
+                "open_world" => &mut attrs.open_world,
+                "voiced" => &mut attrs.voiced,
+                "blocking" => &mut attrs.blocking,
+                "feeds_back" => &mut attrs.feeds_back,
+                _ => &mut attrs.check,
+            };
+            *slot = flag;
+        }
+        _ => {
+            let value: Expr = meta.value()?.parse()?;
+            match key {
+                "domain" => attrs.domain = path(cx, &value),
+                "label" => attrs.label = lit_str(cx, key, &value),
+                "hint" => attrs.hint = lit_str(cx, key, &value),
+                "name" => attrs.name = lit_str(cx, key, &value),
+                "source" => attrs.source = lit_str(cx, key, &value),
+                "retries" => attrs.retries = lit_int(cx, key, &value),
+                "timeout" => attrs.timeout = timeout(cx, &value),
+                "crate" => attrs.krate = krate(cx, &value),
+                _ => unreachable!("every key of TOOL_KEYS is matched"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Skips what is left of one `key = value` entry, up to the comma before the next key.
+fn skip_entry(meta: &ParseNestedMeta) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// `crate = "path::to::tool_core"`, as serde's `crate` attribute is written.
+fn krate(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
+    let lit = lit_str(cx, "crate", value)?;
+    match lit.parse::<Path>() {
+        Ok(path) => Some(path),
+        Err(_) => {
+            cx.error_spanned_by(
+                &lit,
+                "`crate` is the path tool-core is reached by, e.g. crate = \"my_framework::tool_core\"",
+            );
+            None
+        }
+    }
 }
 
 fn lit_str(cx: &mut Ctxt, key: &str, value: &Expr) -> Option<LitStr> {
@@ -173,8 +231,9 @@ fn path(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
 /// Parses one `#[arg(...)]`'s arguments into `attrs`.
 pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs) {
     let mut seen = Vec::new();
+    let mut mentioned = Vec::new();
     let result = attr.parse_nested_meta(|meta| {
-        let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen)? else {
+        let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen, &mut mentioned)? else {
             return Ok(());
         };
         if key == "body" {
@@ -205,13 +264,15 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
 }
 
 /// Returns the key if it is one of `keys` and not seen before; otherwise records the error,
-/// skips the value so parsing can go on, and returns `None`.
+/// skips the value so parsing can go on, and returns `None`. A key near a valid one (`lable`) is
+/// taken to be that key misspelled: the error names it, and it counts as `mentioned`.
 fn known_key(
     cx: &mut Ctxt,
     meta: &ParseNestedMeta,
     keys: &'static [&'static str],
     what: &str,
     seen: &mut Vec<&'static str>,
+    mentioned: &mut Vec<&'static str>,
 ) -> syn::Result<Option<&'static str>> {
     let found = meta
         .path
@@ -220,16 +281,21 @@ fn known_key(
     let Some(&key) = found else {
         let shown = quote::ToTokens::to_token_stream(&meta.path).to_string();
         let shown = shown.replace(' ', "");
-        cx.error_spanned_by(
-            &meta.path,
-            format!(
+        let message = match nearest(&shown, keys) {
+            Some(near) => {
+                mentioned.push(near);
+                format!("unknown key `{shown}` in {what}; did you mean `{near}`?")
+            }
+            None => format!(
                 "unknown key `{shown}` in {what}; expected one of: {}",
                 keys.join(", ")
             ),
-        );
+        };
+        cx.error_spanned_by(&meta.path, message);
         skip_value(meta)?;
         return Ok(None);
     };
+    mentioned.push(key);
     if seen.contains(&key) {
         cx.error_spanned_by(
             &meta.path,
@@ -240,6 +306,21 @@ fn known_key(
     }
     seen.push(key);
     Ok(Some(key))
+}
+
+/// The key `word` is most likely a misspelling of: within one edit (a letter added, removed,
+/// changed, or two swapped) for short keys, two for longer ones.
+fn nearest(word: &str, keys: &[&'static str]) -> Option<&'static str> {
+    let close = |key: &str, distance: usize| {
+        // `retry` for `retries`: a key that starts with all of the word but its last letter.
+        let stem = word.char_indices().last().map_or("", |(i, _)| &word[..i]);
+        distance <= if key.len() > 6 { 2 } else { 1 } || (stem.len() >= 4 && key.starts_with(stem))
+    };
+    keys.iter()
+        .map(|key| (strsim::osa_distance(word, key), *key))
+        .filter(|(distance, key)| close(key, *distance))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
 }
 
 fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
@@ -348,8 +429,12 @@ fn examples(meta: &ParseNestedMeta) -> syn::Result<Vec<ExampleAttr>> {
         input.parse::<Token![=>]>()?;
         let input: LitStr = input.parse()?;
         Ok(ExampleAttr { label, input })
-    })?;
-    Ok(entries.into_iter().collect())
+    });
+    if entries.is_err() {
+        // What is left of the parentheses is part of the same mistake: one error, not two.
+        content.parse::<TokenStream>()?;
+    }
+    Ok(entries?.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -377,6 +462,49 @@ mod tests {
             proptest::prop_assert_eq!(parse_duration(&format!("{n}ms")), Some(n));
             proptest::prop_assert_eq!(parse_duration(&format!("{n}s")), Some(n * 1000));
         }
+    }
+
+    #[test]
+    fn a_misspelled_key_names_the_key_meant() {
+        assert_eq!(nearest("lable", TOOL_KEYS), Some("label"));
+        assert_eq!(nearest("retry", TOOL_KEYS), Some("retries"));
+        assert_eq!(nearest("readonly", TOOL_KEYS), Some("read_only"));
+        assert_eq!(nearest("colour", TOOL_KEYS), None);
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(domain = time, lable = "x", hint = "y"));
+        assert!(attrs.label.is_none() && !attrs.lacks("label"));
+        let errors = cx.check().unwrap_err().into_iter().count();
+        assert_eq!(errors, 1);
+    }
+
+    #[test]
+    fn keys_after_a_slip_in_one_value_are_still_read() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(
+            &mut cx,
+            quote!(domain = time, examples("Paris now": r#"{}"#), label = "Reading", hint = "h"),
+        );
+        assert!(attrs.syntax_error);
+        assert_eq!(attrs.label.map(|l| l.value()).as_deref(), Some("Reading"));
+        assert_eq!(attrs.hint.map(|l| l.value()).as_deref(), Some("h"));
+        let errors: Vec<String> = cx
+            .check()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+
+    #[test]
+    fn crate_names_where_tool_core_is() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(crate = "my_framework::tool_core"));
+        let krate = attrs.krate.expect("a path");
+        assert_eq!(quote!(#krate).to_string(), "my_framework :: tool_core");
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(crate = "not a path"));
+        assert!(attrs.krate.is_none() && cx.check().is_err());
     }
 
     #[test]

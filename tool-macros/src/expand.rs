@@ -10,7 +10,7 @@ use crate::ast::{Output, ParamKind, ToolFn};
 use crate::attr::{self, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
-use crate::valid::{self, Resolved};
+use crate::valid::{self, Description, Resolved};
 
 /// Entry point, on `proc_macro2` streams so unit tests can call it.
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -34,7 +34,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let resolved = valid::check(&mut cx, &attrs, &f);
     match cx.check() {
         Ok(()) => expand(&attrs, &f, &resolved),
-        Err(errors) => fallback::with_errors(&f.item, errors),
+        Err(errors) => fallback::with_errors(&f.item, attrs.domain.as_ref(), errors),
     }
 }
 
@@ -56,7 +56,13 @@ fn item_name(item: &syn::Item) -> Option<&syn::Ident> {
 fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let item = &f.item;
     let fn_name = &item.sig.ident;
-    let p = quote!(::tool_core::__private);
+    // Where tool-core is: `::tool_core`, or the path `crate = "..."` gives (a framework that
+    // re-exports it).
+    let krate = match &attrs.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::tool_core),
+    };
+    let p = quote!(#krate::__private);
 
     // Each parameter: how it is checked, described, decoded and passed.
     let mut consts = Vec::new();
@@ -79,6 +85,11 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 consts.push(quote_spanned! {ty.span()=>
                     const #info: #p::Param<#ty> = #p::param::<#ty>();
                 });
+                let optional = quote_spanned! {ty.span()=> {
+                    #[allow(unused_imports)]
+                    use #p::{OptionalParam as _, RequiredParam as _};
+                    (&&#p::Probe::<#ty>::NEW).optional()
+                }};
                 let description = match &field.args.description {
                     Some(d) => quote!(::core::option::Option::Some(#d)),
                     None => quote!(::core::option::Option::None),
@@ -98,21 +109,22 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                         consts.push(quote_spanned! {expr.span()=>
                             fn #default_fn() -> #ty { #value }
                         });
-                        (
-                            quote!(#p::Missing::Default(#default_fn)),
-                            quote!(#p::default_json(#default_fn)),
-                        )
+                        let at_default = respan(p.clone(), expr.span());
+                        (quote!(#p::Missing::Default(#default_fn)), {
+                            let default_fn = syn::Ident::new(&default_fn.to_string(), expr.span());
+                            quote_spanned!(expr.span()=> #at_default::default_json(#default_fn))
+                        })
                     }
-                    None if field.optional => (
-                        quote!(#p::Missing::Null),
-                        quote!(::core::option::Option::None),
-                    ),
+                    // `Option<T>` may be left out; found by its type, not its name.
                     None => (
-                        quote!(#p::Missing::Required),
+                        quote!(#p::missing::<#ty>(#optional)),
                         quote!(::core::option::Option::None),
                     ),
                 };
-                let required = field.is_required();
+                let required = match &field.args.default {
+                    Some(_) => quote!(false),
+                    None => quote!(!#optional),
+                };
                 schema_fields.push(quote! {
                     __s.field(#key, #info.schema, #description, #required, #default_json);
                 });
@@ -129,7 +141,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     const __W: #p::Whole<#ty> = #p::whole::<#ty>();
                 });
                 whole = Some(ty);
-                call_args.push(quote!(::tool_core::Input(__whole)));
+                call_args.push(quote!(__whole));
             }
             // A sync tool's call borrows the handler's context; an async tool's future owns a
             // clone of it (below).
@@ -139,7 +151,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             }),
             ParamKind::Extractor { ty } => {
                 let var = format_ident!("__x{}", i);
-                let extract_fn = quote_spanned!(ty.span()=> ::tool_core::__private::extract::<#ty>);
+                let extract_fn = quote_spanned!(ty.span()=> #krate::__private::extract::<#ty>);
                 extract.push(quote! {
                     let #var = match #extract_fn(__ctx) {
                         ::core::result::Result::Ok(v) => v,
@@ -215,19 +227,21 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     // The call, and how its return value becomes a result; errors point at the return type.
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#fn_name(#(#call_args),*) #awaited);
-    // Return values are finished through autoref dispatch, so a `Result` behind any alias is
-    // still a `Result`; the one check on the user's type is the spanned assertion.
-    let (check, output_ty) = match &f.output {
-        Output::Unit => (None, None),
-        Output::Plain(ty) => (
-            Some(quote_spanned!(ty.span()=> ::tool_core::__private::assert_output::<#ty>();)),
-            Some(ty),
-        ),
-        Output::Result { ty, .. } => (
-            Some(quote_spanned!(ty.span()=> ::tool_core::__private::assert_result::<#ty>();)),
-            Some(ty),
-        ),
+    // What the return type is made of (a `Result` under any name, or an output) is found by its
+    // type: one check, spanned on it, reports a success type that is no output and an error type
+    // that does not convert.
+    let output_ty = match &f.output {
+        Output::Unit => None,
+        Output::Typed(ty) => Some(ty),
     };
+    let check = output_ty.map(|ty| {
+        let p = respan(p.clone(), ty.span());
+        quote_spanned! {ty.span()=>
+            #[allow(unused_imports)]
+            use #p::{ReturnsResult as _, ReturnsValue as _};
+            #p::assert_return((&&#p::Probe::<#ty>::NEW).parts());
+        }
+    });
     let finish = match output_ty {
         None => quote!(#p::finish_unit(#call)),
         Some(_) => quote! {{
@@ -255,23 +269,41 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 .any(|param| matches!(param.kind, ParamKind::ContextRef));
             let own_ctx =
                 reads_ctx.then(|| quote!(let __ctx = ::core::clone::Clone::clone(__ctx);));
+            // On the function's name, where rustc then reports a future that is not `Send`.
+            let krate = respan(krate.clone(), fn_name.span());
             quote_spanned! {fn_name.span()=>
                 #own_ctx
-                ::tool_core::exec::CallFuture::new(async move { #finish })
+                #krate::exec::CallFuture::new(async move { #finish })
             }
         }
-        None => quote!(::tool_core::exec::CallFuture::ready(#finish)),
+        None => quote!(#krate::exec::CallFuture::ready(#finish)),
     };
+
+    let const_name = format_ident!("__TOOL_{}", fn_name);
 
     // The definition.
     let domain = attrs
         .domain
         .as_ref()
         .expect("valid::check requires a domain");
-    let domain_ref =
-        quote_spanned!(domain.span()=> <#domain as ::tool_core::DeclaredDomain>::DOMAIN);
+    let domain_ref = quote_spanned!(domain.span()=> <#domain as #krate::DeclaredDomain>::DOMAIN);
     let name = &r.name;
-    let description = &r.description;
+    let (description, raw_description) = match &r.description {
+        Description::Text(text) => (quote!(#text), false),
+        Description::Raw(parts) => {
+            let mut lines = parts.iter().map(|part| quote!(#part));
+            let first = lines.next();
+            let joined = quote!(::core::concat!(#first #(, "\n", #lines)*));
+            consts.push(quote_spanned! {fn_name.span()=>
+                const _: () = ::core::assert!(
+                    !#p::is_blank(#joined),
+                    "a tool needs a doc comment: it is the description the model reads; this \
+                     one is blank"
+                );
+            });
+            (joined, true)
+        }
+    };
     let label = attrs
         .label
         .as_ref()
@@ -305,7 +337,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let examples = r
         .examples
         .iter()
-        .map(|(label, input)| quote!(::tool_core::Example { label: #label, input: #input }));
+        .map(|(label, input)| quote!(#krate::Example { label: #label, input: #input }));
     let body = match f
         .fields()
         .find(|field| field.args.body.is_some_and(|b| b.value))
@@ -318,7 +350,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     };
     let is_async = item.sig.asyncness.is_some();
     let location = quote_spanned! {fn_name.span()=>
-        ::tool_core::Location {
+        #krate::Location {
             module_path: ::core::module_path!(),
             file: ::core::file!(),
             line: ::core::line!(),
@@ -334,7 +366,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             #[doc(hidden)]
             #[allow(non_snake_case)]
             fn #test_fn() {
-                ::tool_core::check::assert_tool(#name);
+                #krate::check::assert_tool(#name);
             }
         }
     });
@@ -344,8 +376,12 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
 
         #check_test
 
+        // Named (not `const _`), so that inside an `impl`, where a tool cannot go, the one error
+        // is rustc's on the function's name (cannot find it in this scope), not one about an
+        // unnamed const.
         #[doc(hidden)]
-        const _: () = {
+        #[allow(non_upper_case_globals)]
+        const #const_name: () = {
             #(#consts)*
 
             #schema_fn
@@ -356,8 +392,8 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
 
             fn __handler(
                 __input: #p::serde_json::Value,
-                __ctx: &::tool_core::ToolContext,
-            ) -> ::tool_core::exec::CallFuture {
+                __ctx: &#krate::ToolContext,
+            ) -> #krate::exec::CallFuture {
                 #check
                 #decode
                 #(#extract)*
@@ -365,14 +401,15 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             }
 
             #p::inventory::submit! {
-                ::tool_core::ToolDef {
+                #krate::ToolDef {
                     name: #name,
                     description: #description,
+                    raw_description: #raw_description,
                     domain: #domain_ref,
                     label: #label,
                     hint: #hint,
                     core: #core,
-                    annotations: ::tool_core::Annotations {
+                    annotations: #krate::Annotations {
                         read_only: #read_only,
                         destructive: #destructive,
                         idempotent: #idempotent,
@@ -397,6 +434,23 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     }
 }
 
+/// `tokens` with every span set to `span`, so an error about them points there.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tree = proc_macro2::TokenTree::Group(group);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,6 +471,21 @@ mod tests {
     }
 
     #[test]
+    fn a_crate_path_replaces_tool_core_everywhere() {
+        let out = tool(
+            quote!(crate = "my_framework::tools", domain = time, label = "Reading", hint = "Time"),
+            quote! {
+                /// Returns the time.
+                async fn get_time(ctx: &ToolContext, #[arg(default = "UTC")] tz: String) -> String { todo!() }
+            },
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("my_framework :: tools :: __private"), "{out}");
+        assert!(!out.contains("tool_core"), "{out}");
+    }
+
+    #[test]
     fn invalid_input_keeps_the_function_and_reports_every_error() {
         let out = tool(
             quote!(labl = "x"),
@@ -427,8 +496,10 @@ mod tests {
         .to_string();
         assert!(out.contains("fn Time"), "{out}");
         let errors = out.matches("compile_error").count();
-        // unknown key, borrowed parameter, name, missing doc, missing domain/label/hint
-        assert_eq!(errors, 7, "{out}");
+        // unknown key (taken for `label`, so `label` is not also reported missing), borrowed
+        // parameter, name, missing doc, missing domain and hint
+        assert_eq!(errors, 6, "{out}");
+        assert!(out.contains("did you mean `label`?"), "{out}");
     }
 
     proptest::proptest! {

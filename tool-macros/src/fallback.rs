@@ -13,9 +13,25 @@ pub fn emit(item: TokenStream, cx: Ctxt) -> TokenStream {
     quote!(#item #errors)
 }
 
-/// The function (with `#[arg]`/`#[ctx]` already removed), plus the errors.
-pub fn with_errors(item: &syn::ItemFn, errors: syn::Error) -> TokenStream {
+/// The function (with `#[arg]`/`#[ctx]`/`#[input]` already removed), plus the errors. The
+/// domain is still named, so the import that brings it in is not reported unused on top of
+/// the real error (and, once that is fixed, missed).
+pub fn with_errors(
+    item: &syn::ItemFn,
+    domain: Option<&syn::Path>,
+    errors: syn::Error,
+) -> TokenStream {
     let mut out = item.to_token_stream();
+    if let Some(domain) = domain {
+        // Named, so that it is also valid inside an `impl` (where a method's `#[tool]` is
+        // reported), and no second error appears there.
+        let name = quote::format_ident!("__TOOL_DOMAIN_{}", item.sig.ident);
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, non_upper_case_globals)]
+            const #name: ::core::marker::PhantomData<#domain> = ::core::marker::PhantomData;
+        });
+    }
     out.extend(errors.to_compile_error());
     out
 }

@@ -6,14 +6,14 @@ use std::collections::BTreeSet;
 use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
-use crate::ast::{Field, ParamKind, ToolFn};
+use crate::ast::{Doc, Field, ParamKind, ToolFn};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
 /// The settings of a tool after every check, with defaults applied.
 pub struct Resolved {
     pub name: String,
-    pub description: String,
+    pub description: Description,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -28,20 +28,33 @@ pub struct Resolved {
     pub examples: Vec<(String, String)>,
 }
 
+/// Where the description comes from.
+pub enum Description {
+    /// The doc comment made the text the model reads, now.
+    Text(String),
+    /// Doc attributes to join at compile time (`#[doc = include_str!("..")]` among them);
+    /// the registry makes the text.
+    Raw(Vec<syn::Expr>),
+}
+
 const MAX_RETRIES: u32 = 10;
 
 pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
     check_signature(cx, f);
     check_params(cx, f);
     let name = check_name(cx, attrs, f);
-    let description = f.doc.clone().unwrap_or_else(|| {
-        cx.error_spanned_by(
-            &f.item.sig.ident,
-            "a tool needs a doc comment: it is the description the model reads; say what the \
-             tool returns and when to use it (/// Returns ...)",
-        );
-        String::new()
-    });
+    let description = match &f.doc {
+        Doc::Text(Some(text)) => Description::Text(text.clone()),
+        Doc::Exprs(parts) => Description::Raw(parts.clone()),
+        Doc::Text(None) => {
+            cx.error_spanned_by(
+                &f.item.sig.ident,
+                "a tool needs a doc comment: it is the description the model reads; say what \
+                 the tool returns and when to use it (/// Returns ...)",
+            );
+            Description::Text(String::new())
+        }
+    };
     check_required(cx, attrs);
     let (read_only, destructive) = check_annotations(cx, attrs);
     let retries = attrs
@@ -118,7 +131,8 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
     if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
         cx.error_spanned_by(
             receiver,
-            "#[tool] goes on free functions, not methods; take shared state as `State<T>`",
+            "#[tool] goes on free functions, not methods; take shared state as a context value: \
+             `#[ctx] state: State<T>`",
         );
     }
     if let syn::Safety::Unsafe(unsafety) = &sig.safety {
@@ -181,7 +195,7 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
     for extra in whole.iter().skip(1) {
         cx.error_spanned_by(
             &extra.tokens,
-            "only one `Input<T>` parameter: it is the whole input",
+            "only one parameter is marked #[input]: it is the whole input",
         );
     }
     let first_plain = f
@@ -191,8 +205,8 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
     if let (Some(_), Some(plain)) = (whole.first(), first_plain) {
         cx.error_spanned_by(
             &plain.tokens,
-            "the tool takes `Input<T>`, the whole input, so it cannot also take plain input \
-             parameters; move this one into T",
+            "the tool takes the whole input (#[input]), so it cannot also take input fields; \
+             move this one into the #[input] type, or mark it #[ctx] if the context gives it",
         );
     }
     let mut body: Option<&Field> = None;
@@ -230,12 +244,6 @@ fn check_params(cx: &mut Ctxt, f: &ToolFn) {
         {
             cx.error_spanned_by(rename, "rename needs a non-empty key");
         }
-        if let (true, Some(default)) = (field.optional, &field.args.default) {
-            cx.error_spanned_by(
-                default,
-                "an `Option` parameter is already optional; give a default to a non-Option type",
-            );
-        }
         if let Some(d) = &field.args.description
             && d.value().trim().is_empty()
         {
@@ -252,7 +260,7 @@ fn check_name(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> String {
             (ident.to_string(), f.item.sig.ident.span())
         }
     };
-    if let Err(reason) = name_problem(&name) {
+    if let Err(reason) = tool_grammar::tool_name_problem(&name) {
         let fix = if attrs.name.is_some() {
             ""
         } else {
@@ -261,43 +269,6 @@ fn check_name(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> String {
         cx.error_at(span, format!("{reason}{fix}"));
     }
     name
-}
-
-/// Why `name` is not a valid tool name (`^[a-z][a-z0-9_]{0,63}$`, verb_noun), if it is not.
-pub fn name_problem(name: &str) -> Result<(), String> {
-    let len = name.chars().count();
-    if name.is_empty() {
-        return Err("the tool name is empty".to_owned());
-    }
-    if len > 64 {
-        return Err(format!(
-            "the tool name `{name}` is {len} characters long; names have at most 64 (OpenAI's limit)"
-        ));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_'))
-    {
-        return Err(format!(
-            "the tool name `{name}` is not snake_case: `{c}` is not a lowercase ASCII letter, digit or `_`"
-        ));
-    }
-    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        return Err(format!(
-            "the tool name `{name}` must start with a lowercase letter"
-        ));
-    }
-    if name.ends_with('_') || name.contains("__") {
-        return Err(format!(
-            "the tool name `{name}` has an empty word: no trailing or doubled `_`"
-        ));
-    }
-    if !name.contains('_') {
-        return Err(format!(
-            "the tool name `{name}` is one word; tool names are verb_noun, like `get_{name}`"
-        ));
-    }
-    Ok(())
 }
 
 fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {
@@ -319,7 +290,8 @@ fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {
         ),
     ];
     for (is_missing, key, what) in missing {
-        if is_missing {
+        // A key written with a bad value, or misspelled, is reported as that, not as missing.
+        if is_missing && attrs.lacks(key) {
             cx.error_at(
                 Span::call_site(),
                 format!("#[tool] is missing `{key}`: {what}"),
@@ -398,45 +370,8 @@ fn check_examples(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Vec<(String, 
                     );
                 }
             }
-            for field in f.fields().filter(|f| f.is_required()) {
-                if !object.contains_key(&field.key()) {
-                    cx.error_spanned_by(
-                        &ex.input,
-                        format!(
-                            "example `{label}` lacks the required parameter `{}`",
-                            field.key()
-                        ),
-                    );
-                }
-            }
         }
         out.push((label, value.to_string()));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert!(name_problem("get_time").is_ok());
-        for (bad, says) in [
-            ("time", "verb_noun"),
-            ("GetTime", "not snake_case"),
-            ("get-time", "`-`"),
-            ("_get_time", "lowercase letter"),
-            ("get__time", "empty word"),
-            ("", "empty"),
-        ] {
-            let err = name_problem(bad).unwrap_err();
-            assert!(err.contains(says), "{bad}: {err}");
-        }
-        assert!(
-            name_problem(&format!("get_{}", "a".repeat(61)))
-                .unwrap_err()
-                .contains("64")
-        );
-    }
 }

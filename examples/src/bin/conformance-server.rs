@@ -275,7 +275,7 @@ mod schema_tool {
     /// Returns the name and address it was given, on one line. Use it to test JSON Schema
     /// 2020-12 input schemas (`$defs`, `$ref`, `additionalProperties: false`).
     #[tool(domain = conformance, label = "Reading a schema", hint = "Takes a 2020-12 schema input")]
-    fn json_schema_2020_12_tool(Input(person): Input<Person>) -> String {
+    fn json_schema_2020_12_tool(#[input] person: Person) -> String {
         let address = person
             .address
             .map(|a| [a.street, a.city])

@@ -12,11 +12,12 @@ use crate::error::ToolError;
 
 /// A parameter type a handler can take from the context instead of from the model's input.
 ///
-/// Built in: [`ToolContext`] (also as `&ToolContext`), [`State<T>`], [`CancellationToken`] and
-/// [`RequestHeaders`]. Implement it for your own types and mark the parameter `#[ctx]`.
+/// A `#[tool]` takes one where its parameter is marked `#[ctx]` (`&ToolContext` alone needs no
+/// mark). Built in: [`ToolContext`] (a clone), [`State<T>`], [`CancellationToken`] and
+/// [`RequestHeaders`]; implement it for your own types.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
-    label = "not an extractor",
+    label = "not a context value",
     note = "a parameter marked #[ctx] must implement tool_core::FromContext; parameters that come from the model's input need no #[ctx]"
 )]
 pub trait FromContext: Sized {

@@ -19,8 +19,8 @@ use crate::error::ToolError;
 /// What a call runs with: its id, the caller's forwarded headers, a cancellation token, typed
 /// extensions (configuration and shared state) and the sinks for audit records and UI events.
 ///
-/// Cloning is cheap (one `Arc`). A handler takes `&ToolContext`, or an extractor such as
-/// [`State<T>`](crate::State), [`CancellationToken`] or [`RequestHeaders`].
+/// Cloning is cheap (one `Arc`). A handler takes `&ToolContext`, or a value from it marked
+/// `#[ctx]`, such as [`State<T>`](crate::State), [`CancellationToken`] or [`RequestHeaders`].
 ///
 /// ```
 /// use tool_core::{ToolContext, RequestHeaders};

@@ -173,7 +173,7 @@ pub fn rewrite(schema: &Value, target: StrictTarget) -> Rewritten {
                 "",
                 key,
                 format!("{} needs a plain object at the root, not a choice of variants", target.name()),
-                "wrap the enum in a struct field (e.g. `Input<Args>` with a `kind` field), or use the non-strict form",
+                "wrap the enum in a struct field (e.g. an `#[input]` struct with a `kind` field), or use the non-strict form",
             );
         }
     }

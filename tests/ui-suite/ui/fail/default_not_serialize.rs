@@ -1,12 +1,12 @@
 // A parameter with a default needs a Serialize type: the default is shown in the schema.
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 struct Level(u8);
 
 /// Returns the level.

@@ -1,5 +1,5 @@
 // A tool returns a concrete type: no `impl Trait` inside a `Result` either.
-use tool_core::__private::serde;
+use tool_core::serde;
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");

@@ -2,7 +2,7 @@
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
-use tool_core::__private::serde;
+use tool_core::serde;
 
 /// Returns one.
 #[tool(domain = demo, label = "Working", hint = "Does work")]

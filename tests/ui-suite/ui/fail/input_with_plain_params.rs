@@ -1,12 +1,12 @@
-// `Input<T>` is the whole input: no plain input parameters beside it.
+// `#[input]` is the whole input: no input fields beside it.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 struct Query {
     /// Words to look for.
     text: String,
@@ -14,7 +14,7 @@ struct Query {
 
 /// Returns the matches.
 #[tool(domain = demo, label = "Working", hint = "Does work")]
-fn find_words(Input(query): Input<Query>, limit: u32) -> Vec<String> {
+fn find_words(#[input] query: Query, limit: u32) -> Vec<String> {
     query.text.split(' ').take(limit as usize).map(String::from).collect()
 }
 

@@ -2,10 +2,10 @@
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
-use tool_core::__private::serde;
+use tool_core::serde;
 
 #[derive(serde::Deserialize)]
-#[serde(crate = "tool_core::__private::serde")]
+#[serde(crate = "tool_core::serde")]
 struct Point {
     x: i32,
 }

@@ -1,12 +1,12 @@
-// Only one `Input<T>` parameter: it is the whole input.
+// Only one parameter is the whole input.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 struct Query {
     /// Words to look for.
     text: String,
@@ -14,7 +14,7 @@ struct Query {
 
 /// Returns both texts.
 #[tool(domain = demo, label = "Working", hint = "Does work")]
-fn join_queries(Input(a): Input<Query>, Input(b): Input<Query>) -> String {
+fn join_queries(#[input] a: Query, #[input] b: Query) -> String {
     a.text + &b.text
 }
 

@@ -1,4 +1,5 @@
-// A tool can take `&ToolContext` (sync or async), or `ToolContext` by value.
+// A tool can take `&ToolContext` (sync or async), or a clone of it marked `#[ctx]` (a context value
+// like any other).
 use serde_json::json;
 use tool_core::prelude::*;
 
@@ -19,7 +20,7 @@ async fn get_header(ctx: &ToolContext, name: String) -> Option<String> {
 
 /// Returns the id of the call, from an owned context.
 #[tool(domain = demo, label = "Reading the call", hint = "The call id")]
-async fn get_owned_call_id(ctx: ToolContext) -> String {
+async fn get_owned_call_id(#[ctx] ctx: ToolContext) -> String {
     ctx.call_id().to_owned()
 }
 

@@ -1,5 +1,5 @@
-// Extractors: `State<T>`, `CancellationToken`, `RequestHeaders` and a custom `#[ctx]` type come
-// from the context, never from the input.
+// Context values: `State<T>`, `CancellationToken`, `RequestHeaders` and a custom type, each
+// marked `#[ctx]`, come from the context, never from the input, whatever they are named.
 use std::sync::Arc;
 
 use serde_json::json;
@@ -25,19 +25,23 @@ impl tool_core::FromContext for Principal {
 
 /// Returns the record's key with the database prefix.
 #[tool(domain = demo, label = "Reading a record", hint = "Reads a record")]
-fn get_record(State(db): State<Db>, key: String) -> String {
+fn get_record(#[ctx] State(db): State<Db>, key: String) -> String {
     format!("{}{key}", db.prefix)
 }
 
 /// Returns whether the call was cancelled.
 #[tool(domain = demo, label = "Checking", hint = "Cancellation state")]
-async fn get_cancelled(token: CancellationToken) -> bool {
+async fn get_cancelled(#[ctx] token: CancellationToken) -> bool {
     token.is_cancelled()
 }
 
 /// Returns the tenant header and the user.
 #[tool(domain = demo, label = "Who am I", hint = "The caller")]
-fn get_caller(headers: RequestHeaders, #[ctx] user: Principal, db: tool_core::State<Db>) -> String {
+fn get_caller(
+    #[ctx] headers: RequestHeaders,
+    #[ctx] user: Principal,
+    #[ctx] db: tool_core::State<Db>,
+) -> String {
     format!("{}{}@{}", db.prefix, user.0, headers.get("x-tenant").unwrap_or("-"))
 }
 

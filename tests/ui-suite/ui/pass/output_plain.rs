@@ -1,12 +1,12 @@
 // Plain outputs: any `T: Serialize` is the data; a string is echoed as it is; `()` is allowed.
 use serde_json::json;
-use tool_core::__private::serde;
+use tool_core::serde;
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
 
 #[derive(serde::Serialize)]
-#[serde(crate = "tool_core::__private::serde")]
+#[serde(crate = "tool_core::serde")]
 struct Point {
     x: i32,
     y: i32,

@@ -1,14 +1,14 @@
 // The output schema is `Some` when the data type implements JsonSchema, `None` otherwise.
 use serde_json::json;
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
 
 /// A point on a plane.
 #[derive(serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 struct Point {
     /// Across.
     x: i32,
@@ -17,7 +17,7 @@ struct Point {
 }
 
 #[derive(serde::Serialize)]
-#[serde(crate = "tool_core::__private::serde")]
+#[serde(crate = "tool_core::serde")]
 struct Opaque {
     secret: u8,
 }

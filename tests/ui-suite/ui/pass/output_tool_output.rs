@@ -1,14 +1,14 @@
 // `ToolOutput` and `ToolOutput<T>`: data plus echo, event and media; also inside a `Result`.
 use serde_json::json;
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
 
 /// The weather somewhere.
 #[derive(serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde")]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
 struct Weather {
     /// Temperature in °C.
     temp_c: i32,

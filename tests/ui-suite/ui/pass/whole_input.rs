@@ -1,14 +1,14 @@
-// `Input<T>` takes the whole input as one struct; its field docs become the descriptions.
+// `#[input]` takes the whole input as one struct; its field docs become the descriptions.
 use serde_json::json;
-use tool_core::__private::{schemars, serde};
+use tool_core::{schemars, serde};
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");
 
 /// A search over a text.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::__private::serde", deny_unknown_fields)]
-#[schemars(crate = "tool_core::__private::schemars")]
+#[serde(crate = "tool_core::serde", deny_unknown_fields)]
+#[schemars(crate = "tool_core::schemars")]
 struct Query {
     /// Words to look for.
     text: String,
@@ -24,7 +24,7 @@ struct Query {
     hint = "Counts words",
     examples("Two words" => r#"{"text": "a b"}"#),
 )]
-fn count_words(Input(query): Input<Query>, ctx: &ToolContext) -> String {
+fn count_words(#[input] query: Query, ctx: &ToolContext) -> String {
     let n = query.text.split_whitespace().count();
     let n = query.limit.map_or(n, |limit| n.min(limit));
     format!("{n} in {}", ctx.call_id())

@@ -107,12 +107,20 @@ fn load(dir: &Path) -> Data {
 }
 
 /// `text` with every marked section replaced by `render(name)` where that gives one; an error
-/// for a marker that is not closed or names no section.
+/// for a marker that is not closed or names no section. Markers count only at the start of a
+/// line (so prose can quote one).
 pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     const OPEN: &str = "<!-- bench:";
+    /// The first `pat` at the start of a line of `s`.
+    fn at_line_start(s: &str, pat: &str) -> Option<usize> {
+        if s.starts_with(pat) {
+            return Some(0);
+        }
+        s.find(&format!("\n{pat}")).map(|i| i + 1)
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(OPEN) {
+    while let Some(at) = at_line_start(rest, OPEN) {
         let after = &rest[at + OPEN.len()..];
         let end = after
             .find("-->")
@@ -124,7 +132,7 @@ pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<Strin
         let opening = &rest[..at + OPEN.len() + end + 3];
         let body = &rest[opening.len()..];
         let close = format!("<!-- /bench:{name} -->");
-        let close_at = body.find(&close).ok_or(format!(
+        let close_at = at_line_start(body, &close).ok_or(format!(
             "`<!-- bench:{name} -->` is not closed by `{close}`"
         ))?;
         out.push_str(opening);
@@ -233,6 +241,28 @@ mod tests {
         })
         .unwrap();
         assert_eq!(again, filled);
+    }
+
+    /// Every marker in the repository's docs names a section and is closed.
+    #[test]
+    fn the_docs_markers_are_well_formed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut sections = 0;
+        for path in documents(&root) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let seen = std::cell::Cell::new(0);
+            let kept = fill(&text, &|_| {
+                seen.set(seen.get() + 1);
+                None
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(kept, text, "{}", path.display());
+            sections += seen.get();
+        }
+        assert!(
+            sections >= SECTIONS.len(),
+            "{sections} sections in the docs"
+        );
     }
 
     #[test]

@@ -133,9 +133,19 @@ fn command(input: &str, v: &Value) -> String {
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // Where the results went is this machine's business, not the command's.
+    let mut kept = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if matches!(*a, "--out" | "--root") {
+            it.next();
+        } else {
+            kept.push(*a);
+        }
+    }
     let with = |base: &str| {
         let mut c = base.to_owned();
-        for a in &args {
+        for a in &kept {
             c.push(' ');
             c.push_str(a);
         }
@@ -448,13 +458,15 @@ fn backlog(v: &Value) -> Option<String> {
 // Footprint.
 
 fn footprint(v: &Value) -> Option<String> {
-    let rows = v["results"].as_array()?;
+    // lean-200 first: the others are compared with it.
+    let mut rows: Vec<&Value> = v["results"].as_array()?.iter().collect();
+    rows.sort_by_key(|r| r["server"] != "lean");
     let lean = row_of(&v["results"], "server", "lean");
     let mut out = String::from(
         "| server | binary | start-up | idle RSS | peak RSS | lean-200 / this (binary, start-up, RSS) |\n\
          |---|---:|---:|---:|---:|---:|\n",
     );
-    for r in rows {
+    for r in &rows {
         let bytes = num(&r["binary_bytes"]);
         let ratio = match lean {
             Some(l) if r["server"] != "lean" => format!(
@@ -499,7 +511,7 @@ fn footprint(v: &Value) -> Option<String> {
 
 fn footprint_deps(v: &Value) -> Option<String> {
     let mut out = String::from(
-        "| package | crates linked (normal) | direct dependencies | reqwest, rustls, clap |\n|---|---:|---|---|\n",
+        "| package | crates linked (normal) | direct dependencies | reqwest, rustls, clap | hyper-util's features |\n|---|---:|---|---|---|\n",
     );
     for d in v["dependencies"].as_array()? {
         let list = |key: &str| -> Vec<String> {
@@ -516,7 +528,7 @@ fn footprint_deps(v: &Value) -> Option<String> {
         let found = list("forbidden_found");
         writeln!(
             out,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} |",
             d["package"].as_str().unwrap_or("?"),
             d["crates"],
             list("direct")
@@ -528,7 +540,8 @@ fn footprint_deps(v: &Value) -> Option<String> {
                 "none".to_owned()
             } else {
                 found.join(", ")
-            }
+            },
+            list("hyper_util_features").join(", ")
         )
         .ok()?;
     }

@@ -129,6 +129,35 @@ fn dependencies(root: &Path, package: &str) -> Value {
         crates.dedup();
         Ok(crates)
     };
+    // hyper-util's features: `client` (and `client-legacy`) would be an HTTP client.
+    let hyper_util: Vec<String> = Command::new(&cargo)
+        .args([
+            "tree",
+            "-p",
+            package,
+            "-e",
+            "normal,features",
+            "-i",
+            "hyper-util",
+        ])
+        .args(["--prefix", "none"])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            let mut features: Vec<String> = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.strip_prefix("hyper-util feature \""))
+                .filter_map(|l| l.split('"').next())
+                .map(str::to_owned)
+                .collect();
+            features.sort();
+            features.dedup();
+            features
+        })
+        .unwrap_or_default();
     match (tree(None), tree(Some("1"))) {
         (Ok(all), Ok(direct)) => {
             let name = |c: &String| c.split(' ').next().unwrap_or_default().to_owned();
@@ -144,6 +173,7 @@ fn dependencies(root: &Path, package: &str) -> Value {
                 "direct": direct.iter().filter(|c| name(c) != package).collect::<Vec<_>>(),
                 "forbidden_checked": FORBIDDEN,
                 "forbidden_found": forbidden,
+                "hyper_util_features": hyper_util,
             })
         }
         (Err(e), _) | (_, Err(e)) => json!({ "package": package, "error": e }),

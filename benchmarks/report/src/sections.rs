@@ -167,12 +167,7 @@ fn command(input: &str, v: &Value) -> String {
 fn from(input: &str, v: &Value) -> String {
     let s = source(v);
     let when = s["time"].as_u64().map(date).unwrap_or_else(|| "?".into());
-    format!(
-        "\n{} on {when}, `{}` profile: `{}`\n",
-        commit(v),
-        s["profile"].as_str().unwrap_or("?"),
-        command(input, v)
-    )
+    format!("\n{}, {when}: `{}`\n", commit(v), command(input, v))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,6 +225,13 @@ fn runs(data: &Data) -> Option<String> {
 
 fn targets(data: &Data) -> Option<String> {
     let mut rows = String::new();
+    let mut row = |target: &str, wanted: &str, measured: String, floor: String, pass: bool| {
+        let _ = writeln!(
+            rows,
+            "| {target} | {wanted} | {measured} | {floor} | {} |",
+            verdict(pass)
+        );
+    };
     if let Some(mcp) = data.get("mcp") {
         for t in mcp["targets"].as_array().into_iter().flatten() {
             let what = t["what"].as_str().unwrap_or("?");
@@ -238,24 +240,34 @@ fn targets(data: &Data) -> Option<String> {
                 continue;
             }
             let value = num(&t["value"]);
-            let shown = if what.contains("tool-core /") {
-                times(value)
-            } else {
-                format!("{value:.2}")
+            let what = what
+                .replace("1 tool(s)", "1 tool")
+                .replace("tool(s)", "tools")
+                .replace(": tool-core / ", " / ")
+                .replace("rmcp macros, ", "rmcp ");
+            // The peer's name without its version (the tables below give it).
+            let what = match what.find(" SDK") {
+                Some(i) => what[..i + 4].to_owned(),
+                None => what,
             };
-            let floor = t["floor"]
-                .as_f64()
-                .map(|f| format!(" (the floor: {})", times(f)))
-                .unwrap_or_default();
-            writeln!(
-                rows,
-                "| MCP {}, {} {} | {shown}{floor} | {} |",
-                t["mode"].as_str().unwrap_or("?"),
-                what.replace(" (toolctl serve)", ""),
-                t["target"].as_str().unwrap_or("").replace(">=", "≥"),
-                verdict(t["pass"].as_bool() == Some(true))
-            )
-            .ok()?;
+            let (what, measured) = if what.contains("start-up") {
+                ("200 tools: start-up".to_owned(), format!("{value:.2} ms"))
+            } else if what.contains("idle RSS") {
+                ("200 tools: idle RSS".to_owned(), format!("{value:.2} MiB"))
+            } else {
+                (what, times(value))
+            };
+            row(
+                &format!("{}, {what}", t["mode"].as_str().unwrap_or("?")),
+                &t["target"]
+                    .as_str()
+                    .unwrap_or("")
+                    .replace(">=", "≥")
+                    .replace('x', "×"),
+                measured,
+                t["floor"].as_f64().map(times).unwrap_or_default(),
+                t["pass"].as_bool() == Some(true),
+            );
         }
     }
     if let Some(fp) = data.get("footprint")
@@ -264,34 +276,37 @@ fn targets(data: &Data) -> Option<String> {
         let profile = source(fp)["profile"].as_str().unwrap_or("?");
         let rss = num(&lean["idle_rss_mib"]);
         let start = num(&lean["startup_ms"]);
-        writeln!(
-            rows,
-            "| lean-200 (`{profile}`): idle RSS < 10 MiB | {rss:.2} MiB | {} |",
-            verdict(rss < 10.0)
-        )
-        .ok()?;
-        writeln!(
-            rows,
-            "| lean-200 (`{profile}`): start-up < 5 ms | {start:.2} ms | {} |",
-            verdict(start < 5.0)
-        )
-        .ok()?;
+        let what = format!("lean-200 (`{profile}`)");
+        row(
+            &format!("{what}: idle RSS"),
+            "< 10 MiB",
+            format!("{rss:.2} MiB"),
+            String::new(),
+            rss < 10.0,
+        );
+        row(
+            &format!("{what}: start-up"),
+            "< 5 ms",
+            format!("{start:.2} ms"),
+            String::new(),
+            start < 5.0,
+        );
         if let Some(deps) = row_of(&fp["dependencies"], "package", "bench-lean") {
             let found: Vec<&str> = deps["forbidden_found"]
                 .as_array()
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            writeln!(
-                rows,
-                "| lean-200 links no reqwest, rustls, clap | {} | {} |",
+            row(
+                "lean-200: reqwest, rustls, clap linked",
+                "none",
                 if found.is_empty() {
-                    "none of them".to_owned()
+                    "none".to_owned()
                 } else {
                     found.join(", ")
                 },
-                verdict(found.is_empty())
-            )
-            .ok()?;
+                String::new(),
+                found.is_empty(),
+            );
         }
     }
     if let Some(calls) = data.get("calls") {
@@ -300,34 +315,37 @@ fn targets(data: &Data) -> Option<String> {
                 continue;
             };
             let ratio = num(&r["ratio"]);
-            writeln!(
-                rows,
-                "| {} ≤ {max}× | {} | {} |",
+            row(
                 r["measure"].as_str().unwrap_or("?"),
+                &format!("≤ {max}×"),
                 times(ratio),
-                verdict(ratio <= max)
-            )
-            .ok()?;
+                String::new(),
+                ratio <= max,
+            );
         }
     }
     if let Some(ct) = data.get("compile-time") {
         for r in ct["rows"].as_array().into_iter().flatten() {
             let ratio = num(&r["ratio"]);
             let max = r["target_max"].as_f64().unwrap_or(0.7);
-            writeln!(
-                rows,
-                "| compile time of 200 tools, {}, ≤ {max}× rmcp's | {} | {} |",
-                r["profile"].as_str().unwrap_or("?"),
+            row(
+                &format!(
+                    "compile time of 200 tools, {}, against rmcp's",
+                    r["profile"].as_str().unwrap_or("?")
+                ),
+                &format!("≤ {max}×"),
                 times(ratio),
-                verdict(ratio <= max)
-            )
-            .ok()?;
+                String::new(),
+                ratio <= max,
+            );
         }
     }
     if rows.is_empty() {
         return None;
     }
-    Some(format!("| target | measured | |\n|---|---:|---|\n{rows}"))
+    Some(format!(
+        "| target (MCP: transport, tools, phase / peer) | wanted | measured | the floor | |\n|---|---|---:|---:|---|\n{rows}"
+    ))
 }
 
 fn row_of<'a>(rows: &'a Value, key: &str, value: &str) -> Option<&'a Value> {
@@ -918,7 +936,7 @@ fn summary(data: &Data) -> Option<String> {
             any = true;
             let _ = writeln!(
                 out,
-                "| 200-tool stdio server on tool-core + tool-mcp, `{profile}`: {what} | rmcp's, built alike | {a:.1} {unit} | {b:.1} {unit} | {} | {run} |",
+                "| 200-tool stdio server on tool-core + tool-mcp, `{profile}`: {what} | rmcp's, router built once, built alike | {a:.1} {unit} | {b:.1} {unit} | {} | {run} |",
                 times(a / b)
             );
         }

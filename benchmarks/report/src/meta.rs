@@ -35,8 +35,8 @@ pub fn machine() -> Value {
 }
 
 /// What was measured: the commit checked out at `root` (and whether tracked files other than
-/// Markdown had changes), when, with which arguments, the toolchain, and the cargo profile this binary was
-/// built with.
+/// the docs and the plots had changes), when, with which arguments, the toolchain, and the
+/// cargo profile this binary was built with.
 pub fn source(root: &Path) -> Value {
     let git = |args: &[&str]| {
         Command::new("git")
@@ -71,9 +71,18 @@ pub fn source(root: &Path) -> Value {
         "time": time,
         // The arguments the benchmark was run with (after the program's name).
         "args": std::env::args().skip(1).collect::<Vec<_>>(),
-        // Changed tracked files other than Markdown (the docs change nothing that is measured).
-        "dirty": git(&["status", "--porcelain", "--untracked-files=no", "--", ".", ":!*.md"])
-            .map(|s| !s.is_empty()),
+        // Changed tracked files other than the docs and the plots, which benchmarks write and
+        // which change nothing that is measured.
+        "dirty": git(&[
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".",
+            ":!*.md",
+            ":!benchmarks/calls/plots",
+        ])
+        .map(|s| !s.is_empty()),
         "rustc": rustc,
         "profile": profile,
     })

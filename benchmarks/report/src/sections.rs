@@ -70,7 +70,9 @@ fn nanos(ns: f64) -> String {
 }
 
 fn times(v: f64) -> String {
-    if v < 0.01 {
+    if v < 0.001 {
+        format!("{v:.1e}×")
+    } else if v < 0.01 {
         format!("{v:.4}×")
     } else if v >= 100.0 {
         format!("{v:.0}×")
@@ -582,11 +584,12 @@ fn calls(v: &Value) -> Option<String> {
             .unwrap_or_default();
         writeln!(
             out,
-            "| {} | {} | `{}` {} | {ratio:.2} | {target} |",
+            "| {} | {} | `{}` {} | {} | {target} |",
             r["measure"].as_str().unwrap_or("?"),
             nanos(num(&r["median_ns"])),
             r["baseline"].as_str().unwrap_or("?"),
             nanos(num(&r["baseline_ns"])),
+            times(ratio),
         )
         .ok()?;
     }
@@ -665,10 +668,11 @@ fn compile_time(v: &Value) -> Option<String> {
         };
         writeln!(
             out,
-            "| {} | {:.1} s | {:.1} s | {ratio:.2} | ≤ {max}: {} | {} | {} |",
+            "| {} | {:.1} s | {:.1} s | {} | ≤ {max}: {} | {} | {} |",
             r["profile"].as_str().unwrap_or("?"),
             num(&r["core_s"]),
             num(&r["rmcp_s"]),
+            times(ratio),
             verdict(ratio <= max),
             mib(&r["core_peak_kib"]),
             mib(&r["rmcp_peak_kib"]),
@@ -986,6 +990,7 @@ mod tests {
         assert_eq!(rate(312_100.0), "312.1k");
         assert_eq!(rate(9_810.0), "9.81k");
         assert_eq!(times(0.4712), "0.47×");
+        assert_eq!(times(0.000_014), "1.4e-5×");
     }
 
     #[test]

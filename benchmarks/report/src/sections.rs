@@ -525,7 +525,7 @@ fn footprint(v: &Value) -> Option<String> {
         meta["starts_per_round"],
     )
     .ok()?;
-    out.push_str(&from("footprint", v));
+    // The run line is under the dependencies' table, the last this run writes in its section.
     Some(out)
 }
 
@@ -632,7 +632,7 @@ fn plots_calls(v: &Value) -> Option<String> {
         v["rounds"]
     )
     .ok()?;
-    out.push_str(&from("plots", v));
+    // The run line is under the search sweep's table, the last this run writes in its section.
     Some(out)
 }
 

@@ -8,7 +8,8 @@
 //! ```
 //! In `BENCHMARKS.md`, `README.md` and `docs/*.md`, the text between `<!-- bench:NAME -->` and
 //! `<!-- /bench:NAME -->` is replaced by section NAME (see [`SECTIONS`]); the prose around it
-//! is left alone. A section whose JSON is missing keeps its text (and is named on stderr).
+//! is left alone. A section whose JSON is missing keeps its text (and is named on stderr), or
+//! says how to produce it when it has none.
 //! `--check` writes nothing and exits 1 when a file would change.
 
 mod sections;
@@ -106,9 +107,10 @@ fn load(dir: &Path) -> Data {
     data
 }
 
-/// `text` with every marked section replaced by `render(name)` where that gives one; an error
-/// for a marker that is not closed or names no section. Markers count only at the start of a
-/// line (so prose can quote one).
+/// `text` with every marked section replaced by `render(name)` where that gives one; a section
+/// `render` has nothing for keeps its text, or, when it has none, says how to produce it. An
+/// error for a marker that is not closed or names no section. Markers count only at the start
+/// of a line (so prose can quote one).
 pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     const OPEN: &str = "<!-- bench:";
     /// The first `pat` at the start of a line of `s`.
@@ -140,6 +142,11 @@ pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<Strin
             Some(section) => {
                 out.push('\n');
                 out.push_str(section.trim_end());
+                out.push('\n');
+            }
+            None if body[..close_at].trim().is_empty() => {
+                out.push('\n');
+                out.push_str(&sections::pending(name));
                 out.push('\n');
             }
             None => out.push_str(&body[..close_at]),
@@ -243,26 +250,40 @@ mod tests {
         assert_eq!(again, filled);
     }
 
-    /// Every marker in the repository's docs names a section and is closed.
+    /// Every marker in the repository's docs names a section and is closed, no section is
+    /// blank, and every section is somewhere.
     #[test]
     fn the_docs_markers_are_well_formed() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut sections = 0;
+        let seen = std::cell::RefCell::new(std::collections::BTreeSet::new());
         for path in documents(&root) {
             let text = std::fs::read_to_string(&path).unwrap();
-            let seen = std::cell::Cell::new(0);
-            let kept = fill(&text, &|_| {
-                seen.set(seen.get() + 1);
+            let kept = fill(&text, &|name| {
+                seen.borrow_mut().insert(name.to_owned());
                 None
             })
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(kept, text, "{}", path.display());
-            sections += seen.get();
+            assert_eq!(kept, text, "{}: a section is blank", path.display());
         }
+        let missing: Vec<&str> = SECTIONS
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| !seen.borrow().contains(*n))
+            .collect();
+        assert!(missing.is_empty(), "no marker for {missing:?}");
+    }
+
+    #[test]
+    fn a_blank_section_says_how_to_produce_it() {
+        let text = "<!-- bench:compile-time -->\n<!-- /bench:compile-time -->\n";
+        let filled = fill(text, &|_| None).unwrap();
         assert!(
-            sections >= SECTIONS.len(),
-            "{sections} sections in the docs"
+            filled.contains(
+                "\nNo results yet: `cargo run --release -p bench-calls --bin compile-time`"
+            ),
+            "{filled}"
         );
+        assert_eq!(fill(&filled, &|_| None).unwrap(), filled);
     }
 
     #[test]

@@ -159,10 +159,34 @@ fn command(input: &str, v: &Value) -> String {
         "footprint" => with("benchmarks/mcp/run --footprint"),
         "calls" => "cargo bench -p bench-calls --bench calls".into(),
         "plots" => "cargo run --release -p bench-calls --bin plots".into(),
+        "compile-time" if kept.is_empty() => {
+            "cargo run --release -p bench-calls --bin compile-time".into()
+        }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
         "catalog" => "cargo bench -p tool-core --bench catalog".into(),
         _ => "?".into(),
     }
+}
+
+/// What a section says while no run has written it: how to produce its results.
+pub fn pending(name: &str) -> String {
+    let input = match name {
+        "mcp-stdio" | "mcp-http" => "mcp",
+        "footprint" | "footprint-deps" => "footprint",
+        "plots-calls" | "plots-search" => "plots",
+        "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
+        "backlog" | "calls" | "compile-time" => name,
+        // Sections drawn from several runs.
+        _ => {
+            return "No results yet: run the benchmarks (BENCHMARKS.md), then \
+                    `cargo run -p bench-report`."
+                .into();
+        }
+    };
+    format!(
+        "No results yet: `{}`, then `cargo run -p bench-report`.",
+        command(input, &Value::Null)
+    )
 }
 
 /// The line under a table: which run, and how to reproduce it.
@@ -999,6 +1023,21 @@ mod tests {
         assert_eq!(rate(9_810.0), "9.81k");
         assert_eq!(times(0.4712), "0.47×");
         assert_eq!(times(0.000_014), "1.4e-5×");
+    }
+
+    #[test]
+    fn a_section_without_results_says_how_to_produce_them() {
+        assert_eq!(
+            pending("compile-time"),
+            "No results yet: `cargo run --release -p bench-calls --bin compile-time`, then \
+             `cargo run -p bench-report`."
+        );
+        assert!(pending("footprint-deps").contains("`benchmarks/mcp/run --footprint`"));
+        assert!(pending("summary").contains("BENCHMARKS.md"));
+        for (name, _) in crate::SECTIONS {
+            assert!(render(name, &Data::new()).is_none(), "{name}");
+            assert!(pending(name).contains("bench-report"), "{name}");
+        }
     }
 
     #[test]

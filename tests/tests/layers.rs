@@ -3,6 +3,10 @@
 //! draws them. Cargo already rejects a cycle; this rejects an edge that points up a layer, or
 //! across one (an adapter that reaches into another adapter at its own level), before it
 //! becomes one.
+//!
+//! And what a crate links stays what it needs: tool-core links no network, server or CLI
+//! crate; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
+//! client, TLS or CLI parser (`cargo tree -e normal`).
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -30,6 +34,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("ui-suite", 7),
     ("bench-calls", 7),
     ("bench-mcp", 7),
+    ("bench-lean", 7),
+    ("bench-report", 7),
 ];
 
 /// A dependency that breaks the layering, as a message naming both crates and their layers.
@@ -135,5 +141,75 @@ fn a_back_edge_is_reported() {
     assert!(
         problems[0].contains("`tool-new` is a workspace crate with no layer"),
         "{problems:?}"
+    );
+}
+
+/// A package's normal dependencies (its own name first), as `cargo tree -p NAME -e normal`
+/// lists them with their default features: crate names, once each.
+fn normal_dependencies(package: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "-p", package, "-e", "normal", "--prefix", "none"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The crates of `forbidden` that `package` links, as a message per crate.
+fn forbidden_in(package: &str, forbidden: &[&str]) -> Vec<String> {
+    let names = normal_dependencies(package);
+    assert!(
+        names.iter().any(|n| n == package),
+        "cargo tree -p {package} does not list {package}: {names:?}"
+    );
+    forbidden
+        .iter()
+        .filter(|f| names.iter().any(|n| n == *f))
+        .map(|f| {
+            format!("`{package}` links `{f}` (see `cargo tree -p {package} -e normal -i {f}`)")
+        })
+        .collect()
+}
+
+/// No HTTP client, TLS or CLI parser.
+const CLIENT_TLS_CLI: &[&str] = &["reqwest", "rustls", "clap"];
+
+#[test]
+fn crates_link_only_what_they_use() {
+    let mut problems = Vec::new();
+    // The core: definitions, registry, execution; no network, no server, no CLI.
+    problems.extend(forbidden_in(
+        "tool-core",
+        &["reqwest", "axum", "hyper", "rmcp", "rustls", "clap"],
+    ));
+    // The MCP server without `mount`, and a 200-tool stdio server on it.
+    problems.extend(forbidden_in("tool-mcp", CLIENT_TLS_CLI));
+    problems.extend(forbidden_in("bench-lean", CLIENT_TLS_CLI));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The check sees a forbidden crate: bench-mcp links reqwest, rustls and clap (its driver's
+/// HTTP client, and tool-cli's).
+#[test]
+fn a_forbidden_crate_is_reported() {
+    let problems = forbidden_in("bench-mcp", CLIENT_TLS_CLI);
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(
+        problems[0].starts_with("`bench-mcp` links `reqwest`"),
+        "{}",
+        problems[0]
     );
 }

@@ -3,10 +3,19 @@
 //! baseline, and the bytes of tool definitions a request carries with every tool versus a
 //! deferred session.
 //!
-//! `cargo bench -p tool-core --bench catalog`
+//! `cargo bench -p tool-core --bench catalog` (the figures also go to
+//! `target/bench/catalog.json`, which `bench-report` writes into BENCHMARKS.md).
 
 #[path = "support/eval.rs"]
 mod eval;
+
+/// The run's record (machine, commit) and where its figures go for bench-report.
+#[path = "../../benchmarks/report/src/meta.rs"]
+mod meta;
+
+use std::cell::RefCell;
+
+use serde_json::{Map, Value, json};
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -15,17 +24,24 @@ use tool_core::catalog::{self, Catalog, Deferral, Ranking, SearchOptions, ToolSe
 use tool_core::render::{Format, RenderOptions};
 
 fn main() {
-    quality();
-    speed();
-    tokens();
+    let mut figures = Map::new();
+    quality(&mut figures);
+    speed(&mut figures);
+    tokens(&mut figures);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match meta::write_results(&root, "catalog", figures.into()) {
+        Ok(path) => println!("\nresults: {}", path.display()),
+        Err(e) => eprintln!("catalog: {e}"),
+    }
 }
 
 fn names(found: Vec<tool_core::catalog::Match<'_>>) -> Vec<String> {
     found.into_iter().map(|m| m.name.to_owned()).collect()
 }
 
-fn quality() {
+fn quality(figures: &mut Map<String, Value>) {
     let registry = eval::registry();
+    let rows = RefCell::new(Vec::new());
     // The ranking (weights, thesaurus, token shapes) was developed looking at the misses of
     // the first two sets; the test set was written by someone who had seen neither them nor
     // the engine, and was not used to develop it.
@@ -52,6 +68,10 @@ fn quality() {
             "| {label} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
             t.recall_1, t.recall_5, t.mrr, d.recall_5, h.recall_5
         );
+        rows.borrow_mut().push(json!({
+            "ranker": label, "test_recall_1": t.recall_1, "test_recall_5": t.recall_5,
+            "test_mrr_10": t.mrr, "dev_recall_5": d.recall_5, "held_out_recall_5": h.recall_5,
+        }));
     };
     let top10 = SearchOptions::limit(10);
     for (label, ranking) in [
@@ -112,6 +132,17 @@ fn quality() {
     let words = eval::WordMatch::new(&registry);
     row("regex word match (baseline)", &|q| words.search(q, 10));
     println!();
+    figures.insert(
+        "quality".into(),
+        json!({
+            "tools": registry.len(),
+            "servers": registry.domains().len(),
+            "test_queries": test.len(),
+            "dev_queries": dev.len(),
+            "held_out_queries": held.len(),
+            "rows": rows.into_inner(),
+        }),
+    );
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -133,7 +164,7 @@ fn rss_bytes() -> usize {
         .map_or(0, |pages| pages * 4096)
 }
 
-fn speed() {
+fn speed(figures: &mut Map<String, Value>) {
     const N: usize = 10_000;
     let (registry, queries) = eval::synthetic(N);
     println!(
@@ -226,9 +257,26 @@ fn speed() {
         rss / N
     );
     println!();
+    figures.insert(
+        "speed".into(),
+        json!({
+            "tools": N,
+            "queries": queries.len(),
+            "build_ms": ms(catalog_build),
+            "bm25_build_ms": ms(bm25_build),
+            "median_query_us": us(median(ours.clone())),
+            "bm25_median_query_us": us(median(base.clone())),
+            "p90_query_us": us(percentile(&ours, 0.9)),
+            "bm25_p90_query_us": us(percentile(&base, 0.9)),
+            "replace_one_us": us(update),
+            "heap_bytes_per_tool": catalog.heap_bytes() / N,
+            "rss_bytes_per_tool": rss / N,
+        }),
+    );
 }
 
-fn tokens() {
+fn tokens(figures: &mut Map<String, Value>) {
+    let mut rows = Vec::new();
     let mut registry = eval::registry();
     catalog::install(&mut registry).expect("search_tools is a new name");
     let mut session = ToolSession::new(registry.clone());
@@ -282,6 +330,14 @@ fn tokens() {
             100.0 * (1.0 - first / all),
             100.0 * (1.0 - after / all)
         );
+        rows.push(json!({
+            "format": format.as_str(), "all_bytes": all, "session_bytes": first,
+            "after_search_bytes": after,
+        }));
     }
     println!("\n(tokens estimated at four bytes each, as `check` does)");
+    figures.insert(
+        "tokens".into(),
+        json!({ "tools": registry.len() - 1, "loaded": found.len(), "rows": rows }),
+    );
 }

@@ -16,6 +16,10 @@ use tool_core::render::{Format, RenderOptions, render_all};
 use tool_core::{ToolContext, ToolDef};
 
 use bench_calls::rmcp_tools::S1AddNumbersArgs;
+
+/// The run's record (machine, commit) and where its figures go for bench-report.
+#[path = "../../report/src/meta.rs"]
+mod meta;
 use bench_calls::{
     RmcpEnv, add_input, big_router_1000, copy_input, core_call, core_registry, core_registry_all,
     floor_call, floor_dispatch, floor_table, rmcp_args, rmcp_side,
@@ -212,6 +216,7 @@ fn summary(dir: &Path, since: SystemTime) {
     let get = |group: &str, id: &str| median(dir, since, group, id);
     let mut md = String::new();
     let mut raw = serde_json::Map::new();
+    let mut rows = Vec::new();
     let mut row = |what: &str,
                    (group, id): (&str, &str),
                    (bgroup, bid): (&str, &str),
@@ -222,6 +227,15 @@ fn summary(dir: &Path, since: SystemTime) {
         raw.insert(format!("{group}/{id}"), v.into());
         raw.insert(format!("{bgroup}/{bid}"), base.into());
         let ratio = v / base;
+        rows.push(json!({
+            "measure": what,
+            "id": format!("{group}/{id}"),
+            "median_ns": v,
+            "baseline": format!("{bgroup}/{bid}"),
+            "baseline_ns": base,
+            "ratio": ratio,
+            "target_max": target.map(|t| t.0),
+        }));
         let verdict = match target {
             Some((max, _)) if ratio <= max => format!("≤ {max}: met"),
             Some((max, _)) => format!("≤ {max}: **missed**"),
@@ -358,6 +372,11 @@ fn summary(dir: &Path, since: SystemTime) {
             serde_json::to_string_pretty(&Value::Object(raw)).unwrap_or_default(),
         );
         println!("written to {}", out.join("summary.md").display());
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    match meta::write_results(&root, "calls", json!({ "rows": rows })) {
+        Ok(path) => println!("results: {}", path.display()),
+        Err(e) => eprintln!("calls: {e}"),
     }
 }
 

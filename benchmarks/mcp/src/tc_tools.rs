@@ -1,5 +1,5 @@
-// The tool every benchmark calls, shared by `tc-1` and `tc-200` (included, so each binary's
-// `#[tool]`s are its own and `inventory` collects exactly them).
+// The tool every benchmark calls, shared by `tc-1`, `tc-200` and `lean-200` (included, so
+// each binary's `#[tool]`s are its own and `inventory` collects exactly them).
 
 tool_core::domain!(bench, "Tools of the MCP server benchmark");
 

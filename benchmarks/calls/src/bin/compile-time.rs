@@ -16,6 +16,10 @@ use std::time::Instant;
 
 use bench_calls::generate;
 
+/// The run's record (machine, commit) and where its figures go for bench-report.
+#[path = "../../../report/src/meta.rs"]
+mod meta;
+
 const FILLERS: usize = 199; // plus add_numbers: 200 tools
 
 /// One build: seconds, and rustc's peak RSS in KiB when `/usr/bin/time` is there.
@@ -124,6 +128,7 @@ fn main() {
                 .1,
         )
     };
+    let mut rows = Vec::new();
     let mut md = String::from(
         "| profile | tool-core style | rmcp style (baseline) | ratio | target | rustc peak, tool-core | rustc peak, rmcp | ratio |\n|---|---|---|---|---|---|---|---|\n",
     );
@@ -137,6 +142,11 @@ fn main() {
             (Some(c), Some(r)) => format!("{:.2}", c as f64 / r as f64),
             _ => "?".to_owned(),
         };
+        rows.push(serde_json::json!({
+            "profile": if release { "release" } else { "debug" },
+            "core_s": ct, "rmcp_s": rt, "ratio": ratio, "target_max": 0.7,
+            "core_peak_kib": cm, "rmcp_peak_kib": rm,
+        }));
         md.push_str(&format!(
             "| {} | {ct:.1} s | {rt:.1} s | {ratio:.2} | ≤ 0.7: {} | {} | {} | {mem_ratio} |\n",
             if release { "release" } else { "debug" },
@@ -150,6 +160,11 @@ fn main() {
     );
     let _ = std::fs::write(dir.join("summary.md"), &md);
     println!("written to {}", dir.join("summary.md").display());
+    let figures = serde_json::json!({ "runs": runs, "tools": FILLERS + 1, "rows": rows });
+    match meta::write_results(workspace, "compile-time", figures) {
+        Ok(path) => println!("results: {}", path.display()),
+        Err(e) => eprintln!("compile-time: {e}"),
+    }
 }
 
 /// `cargo` for the generated workspace: its own target dir, offline (every crate is in the

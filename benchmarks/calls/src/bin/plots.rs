@@ -22,6 +22,10 @@ use tool_core::catalog::{Catalog, SearchOptions};
 #[path = "../../../../tool-core/benches/support/eval.rs"]
 mod eval;
 
+/// The run's record (machine, commit) and where its figures go for bench-report.
+#[path = "../../../report/src/meta.rs"]
+mod meta;
+
 use bench_calls::{
     RmcpEnv, SIZES, add_input, copy_input, core_call, core_registry, floor_call, floor_dispatch,
     floor_table, rmcp_args, rmcp_side, time_per_call,
@@ -35,7 +39,8 @@ fn main() {
     std::fs::create_dir_all(&out).expect("create the plots directory");
     load_font();
 
-    let calls = call_sweep();
+    let mut figures = serde_json::Map::new();
+    let calls = call_sweep(&mut figures);
     draw(
         &out.join("call_latency.png"),
         "add_numbers call latency vs registered tools (median)",
@@ -43,7 +48,7 @@ fn main() {
         ("ns", "time per call (log scale)"),
         &calls,
     );
-    let search = search_sweep();
+    let search = search_sweep(&mut figures);
     draw(
         &out.join("search_latency.png"),
         "catalog search latency vs catalog size (1,000 queries)",
@@ -56,12 +61,20 @@ fn main() {
         out.join("call_latency.png").display(),
         out.join("search_latency.png").display()
     );
+    figures.insert("rounds".into(), ROUNDS.into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    match meta::write_results(&root, "plots", figures.into()) {
+        Ok(path) => println!("results: {}", path.display()),
+        Err(e) => eprintln!("plots: {e}"),
+    }
 }
 
 /// A named line of (x, y) points.
 type Series = (&'static str, RGBColor, Vec<(f64, f64)>);
 
-fn call_sweep() -> Vec<Series> {
+/// The call sweep; its table goes into `figures["calls"]`, one row per size.
+fn call_sweep(figures: &mut serde_json::Map<String, serde_json::Value>) -> Vec<Series> {
+    let mut rows = Vec::new();
     let ctx = ToolContext::new();
     let env = RmcpEnv::new();
     let args = rmcp_args();
@@ -114,6 +127,10 @@ fn call_sweep() -> Vec<Series> {
             c / o,
             c / def
         );
+        rows.push(serde_json::json!({
+            "tools": n, "floor_ns": f, "floor_map_ns": d, "core_ns": c,
+            "rmcp_once_ns": o, "rmcp_default_ns": def,
+        }));
         let x = n as f64;
         floor.push((x, f));
         dispatch.push((x, d));
@@ -121,6 +138,7 @@ fn call_sweep() -> Vec<Series> {
         once.push((x, o));
         default.push((x, def));
     }
+    figures.insert("calls".into(), rows.into());
     vec![
         ("tool-core registry.call", RGBColor(31, 119, 180), core),
         ("floor: decode, call, encode", RGBColor(44, 160, 44), floor),
@@ -138,7 +156,9 @@ fn call_sweep() -> Vec<Series> {
     ]
 }
 
-fn search_sweep() -> Vec<Series> {
+/// The search sweep; its table goes into `figures["search"]`, one row per catalog size.
+fn search_sweep(figures: &mut serde_json::Map<String, serde_json::Value>) -> Vec<Series> {
+    let mut rows = Vec::new();
     let mut median = Vec::new();
     let mut p90 = Vec::new();
     println!("\n## Catalog search latency (synthetic tools, 1,000 queries, default options)\n");
@@ -168,9 +188,13 @@ fn search_sweep() -> Vec<Series> {
             "| {n} | {:.1} ms | {m:.1} µs | {p:.1} µs |",
             built.as_secs_f64() * 1e3
         );
+        rows.push(serde_json::json!({
+            "tools": n, "build_ms": built.as_secs_f64() * 1e3, "median_us": m, "p90_us": p,
+        }));
         median.push((n as f64, m));
         p90.push((n as f64, p));
     }
+    figures.insert("search".into(), rows.into());
     vec![
         ("median query", RGBColor(31, 119, 180), median),
         ("p90 query", RGBColor(255, 127, 14), p90),

@@ -32,6 +32,7 @@ struct Args {
 #[derive(Debug, serde::Serialize)]
 struct Backlog {
     server: String,
+    label: &'static str,
     calls: usize,
     answered: usize,
     /// Bytes of requests the client could write while it read nothing.
@@ -173,6 +174,7 @@ fn run(server: &Server, a: &Args) -> Result<Backlog, String> {
     }
     Ok(Backlog {
         server: server.name(),
+        label: server.kind.label(),
         calls: a.calls,
         answered: seen.iter().filter(|s| **s).count(),
         written_unread_mib: written_unread,
@@ -235,6 +237,7 @@ fn main() -> ExitCode {
     }
     let json = json!({
         "calls": a.calls, "id_bytes": a.id_bytes, "unread_s": a.unread.as_secs_f64(),
+        "meta": {"source": driver::source(&root), "machine": driver::machine()},
         "results": results,
     });
     if let Some(dir) = a.out.parent() {

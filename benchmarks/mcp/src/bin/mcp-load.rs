@@ -8,8 +8,9 @@
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
 //!          [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]
 //! ```
-//! KIND: tool-core, baseline, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor (`baseline`: tool-core
-//! built from the commit in `BENCH_MCP_BASELINE_DIR`, when set). `--awake` keeps every CPU
+//! KIND: tool-core, baseline, lean, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor (`baseline`:
+//! tool-core built from the commit in `BENCH_MCP_BASELINE_DIR`, when set; `lean`: `lean-200`,
+//! only when named). `--awake` keeps every CPU
 //! out of halt for the run (see [`driver::awake`]). Exit status 1 when a server
 //! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
 //! failed.
@@ -106,7 +107,7 @@ fn parse() -> Result<Args, String> {
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
-                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,baseline,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
+                     [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,baseline,lean,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
                      [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]"
                     .into());
             }
@@ -114,26 +115,6 @@ fn parse() -> Result<Args, String> {
         }
     }
     Ok(a)
-}
-
-fn machine() -> serde_json::Value {
-    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
-    let cpu = read("/proc/cpuinfo")
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_default();
-    serde_json::json!({
-        "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
-        "cpu": cpu,
-        "kernel": read("/proc/sys/kernel/osrelease").trim(),
-        "loadavg": read("/proc/loadavg").trim(),
-        // How an idle CPU waits: what a wake-up from another CPU costs depends on it.
-        "cpuidle_driver": read("/sys/devices/system/cpu/cpuidle/current_driver").trim(),
-        "guest_halt_poll_ns": read("/sys/module/haltpoll/parameters/guest_halt_poll_ns").trim(),
-    })
 }
 
 fn main() -> ExitCode {
@@ -168,7 +149,7 @@ fn main() -> ExitCode {
         }
         spinners => spinners,
     };
-    let before = machine();
+    let before = driver::machine();
     let began = Instant::now();
     let mut results = Results::new();
     let mut failed = false;
@@ -221,7 +202,8 @@ fn main() -> ExitCode {
     let targets = report::targets(&results, &args.modes);
     let meta = serde_json::json!({
         "machine_before": before,
-        "machine_after": machine(),
+        "machine_after": driver::machine(),
+        "source": driver::source(&args.root),
         "seconds": began.elapsed().as_secs_f64(),
         "protocol_version": driver::PROTOCOL_VERSION,
         "rounds": cfg.rounds,

@@ -9,6 +9,13 @@ pub mod http;
 pub mod report;
 pub mod stdio;
 
+/// What every benchmark records with its figures (shared with bench-calls and read by
+/// bench-report).
+#[path = "../../../report/src/meta.rs"]
+#[allow(dead_code)]
+mod meta;
+pub use meta::{machine, source};
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,12 +45,17 @@ pub enum Kind {
     /// `BENCH_MCP_BASELINE_DIR` names; `benchmarks/mcp/run --baseline REF` builds them): a change
     /// measured against the code before it, in the same run.
     Baseline,
+    /// tool-core's stdio server on `tool-core` and `tool-mcp` alone (`lean-200`, the package
+    /// `bench-lean`): the same 200 tools as `tc-200` without `tool-cli`'s command line and HTTP
+    /// client. Stdio, 200 tools; measured only when asked for (`--only lean`, `mcp-footprint`).
+    Lean,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::ToolCore,
         Kind::Baseline,
+        Kind::Lean,
         Kind::RmcpDefault,
         Kind::RmcpBest,
         Kind::TypeScript,
@@ -61,6 +73,7 @@ impl Kind {
             Kind::Python => "py-sdk",
             Kind::Floor => "floor",
             Kind::Baseline => "baseline",
+            Kind::Lean => "lean",
         }
     }
 
@@ -86,6 +99,7 @@ impl Kind {
             Kind::Python => "Python SDK mcp 2.3.0",
             Kind::Floor => "hand-written loop, no SDK (floor)",
             Kind::Baseline => "tool-core at the baseline commit",
+            Kind::Lean => "tool-core + tool-mcp only (lean-200)",
         }
     }
 }
@@ -470,6 +484,9 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
         if kind == Kind::Baseline && baseline.is_none() {
             continue;
         }
+        if kind == Kind::Lean && !only.contains(&Kind::Lean) {
+            continue;
+        }
         for &tools in counts {
             let n = tools.to_string();
             let server = match kind {
@@ -514,6 +531,15 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
                         "{port}".into(),
                     ]),
                 },
+                Kind::Lean if tools != 200 => continue,
+                Kind::Lean => Server {
+                    kind,
+                    tools,
+                    listed: tools,
+                    program: bins.join("lean-200"),
+                    stdio_args: Vec::new(),
+                    http_args: None,
+                },
                 // Its answers do not depend on the tool count, so one is enough.
                 Kind::Floor if tools != 1 => continue,
                 Kind::Floor => Server {
@@ -547,6 +573,7 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
                     match kind {
                         Kind::TypeScript => "run scripts/node-env",
                         Kind::Python => "run scripts/python-env",
+                        Kind::Lean => "build with `cargo build --release -p bench-lean`",
                         _ => "build with `cargo build --release -p bench-mcp`",
                     }
                 );

@@ -139,11 +139,7 @@ pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String
     let (stderr, log) = server_log(cfg, server, "stdio", round)?;
     let mut starts = Vec::with_capacity(cfg.starts + 1);
     for _ in 0..cfg.starts {
-        let (mut conn, child, dog) = spawn(server, Stdio::null())?;
-        let started = start(&mut conn, &dog, cfg, Instant::now());
-        drop(conn);
-        stop(child, dog);
-        starts.push(started.map_err(|e| format!("a start to time: {e}"))?);
+        starts.push(time_start(server, cfg).map_err(|e| format!("a start to time: {e}"))?);
     }
     let begun = Instant::now();
     let (mut conn, child, dog) = spawn(server, stderr.into())?;
@@ -165,6 +161,32 @@ pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String
         sample.startup_ms = super::report::median(starts);
         sample
     })
+}
+
+/// One start of `server`, timed: milliseconds from the spawn to the checked `initialize`
+/// answer.
+pub fn time_start(server: &Server, cfg: &Config) -> Result<f64, String> {
+    let (mut conn, child, dog) = spawn(server, Stdio::null())?;
+    let started = start(&mut conn, &dog, cfg, Instant::now());
+    drop(conn);
+    stop(child, dog);
+    started
+}
+
+/// What a server holds once idle: starts `server`, makes the handshake and reads its whole
+/// listing (checked), then reads its memory. Its start-up (ms), VmRSS and VmHWM (MiB).
+pub fn idle(server: &Server, cfg: &Config, round: usize) -> Result<(f64, f64, f64), String> {
+    let (stderr, log) = server_log(cfg, server, "idle", round)?;
+    let begun = Instant::now();
+    let (mut conn, child, dog) = spawn(server, stderr.into())?;
+    let pid = child.lock().unwrap_or_else(|e| e.into_inner()).id();
+    let result = handshake(&mut conn, server, cfg, begun, &dog).map(|startup_ms| {
+        let (rss, hwm) = memory_mib(pid);
+        (startup_ms, rss, hwm)
+    });
+    drop(conn);
+    stop(child, dog);
+    result.map_err(|e| format!("{e}; stderr in {}", log.display()))
 }
 
 /// Spawns `server` on pipes, with a watchdog over it.
@@ -223,20 +245,9 @@ fn measure(
     dog: &Watchdog,
 ) -> Result<Sample, String> {
     let mut sample = Sample {
-        startup_ms: start(conn, dog, cfg, begun)?,
+        startup_ms: handshake(conn, server, cfg, begun, dog)?,
         ..Sample::default()
     };
-    conn.send(INITIALIZED)?;
-
-    // The listing, every page.
-    let mut listing = Listing::default();
-    loop {
-        conn.send(&listing.request())?;
-        if !listing.read(&conn.read_message()?)? {
-            break;
-        }
-    }
-    listing.finish(server.listed)?;
     sample.idle_rss_mib = memory_mib(pid).0;
 
     let limit = cfg.phase_limit;
@@ -249,6 +260,28 @@ fn measure(
     dog.arm(Duration::from_secs(20));
     sample.peak_rss_mib = memory_mib(pid).1;
     Ok(sample)
+}
+
+/// `initialize` (timed from `begun`, the spawn), `notifications/initialized`, then every page
+/// of `tools/list`, checked against `server.listed`; the start-up in milliseconds.
+fn handshake(
+    conn: &mut Conn,
+    server: &Server,
+    cfg: &Config,
+    begun: Instant,
+    dog: &Watchdog,
+) -> Result<f64, String> {
+    let startup_ms = start(conn, dog, cfg, begun)?;
+    conn.send(INITIALIZED)?;
+    let mut listing = Listing::default();
+    loop {
+        conn.send(&listing.request())?;
+        if !listing.read(&conn.read_message()?)? {
+            break;
+        }
+    }
+    listing.finish(server.listed)?;
+    Ok(startup_ms)
 }
 
 /// One call at a time: `n` calls at most, none started after `limit`.

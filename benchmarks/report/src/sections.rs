@@ -1,0 +1,1065 @@
+//! Each section's markdown, from the loaded results. A section returns `None` when the results
+//! it needs are missing, and its old text stays.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::Data;
+
+/// Section `name`, or `None` when its results are missing.
+pub fn render(name: &str, data: &Data) -> Option<String> {
+    match name {
+        "runs" => runs(data),
+        "targets" => targets(data),
+        "mcp-stdio" => mcp_table(data.get("mcp")?, "stdio"),
+        "mcp-http" => mcp_table(data.get("mcp")?, "http"),
+        "backlog" => backlog(data.get("backlog")?),
+        "footprint" => footprint(data.get("footprint")?),
+        "footprint-deps" => footprint_deps(data.get("footprint")?),
+        "calls" => calls(data.get("calls")?),
+        "plots-calls" => plots_calls(data.get("plots")?),
+        "plots-search" => plots_search(data.get("plots")?),
+        "compile-time" => compile_time(data.get("compile-time")?),
+        "catalog-quality" => catalog_quality(data.get("catalog")?),
+        "catalog-speed" => catalog_speed(data.get("catalog")?),
+        "catalog-tokens" => catalog_tokens(data.get("catalog")?),
+        "summary" => summary(data),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting.
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A rate: 312.1k, 9.81k, 820.
+fn rate(v: f64) -> String {
+    if v.is_nan() {
+        "-".into()
+    } else if v >= 10_000.0 {
+        format!("{:.1}k", v / 1000.0)
+    } else if v >= 1000.0 {
+        format!("{:.2}k", v / 1000.0)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn micros(v: f64) -> String {
+    if v >= 10_000.0 {
+        format!("{:.1} ms", v / 1000.0)
+    } else if v >= 100.0 {
+        format!("{v:.0} µs")
+    } else {
+        format!("{v:.1} µs")
+    }
+}
+
+fn nanos(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn times(v: f64) -> String {
+    if v < 0.001 {
+        format!("{v:.1e}×")
+    } else if v < 0.01 {
+        format!("{v:.4}×")
+    } else if v >= 100.0 {
+        format!("{v:.0}×")
+    } else {
+        format!("{v:.2}×")
+    }
+}
+
+/// 1234567 -> "1,234,567".
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn verdict(pass: bool) -> &'static str {
+    if pass { "met" } else { "**missed**" }
+}
+
+/// `YYYY-MM-DD` of a Unix time (UTC).
+fn date(secs: u64) -> String {
+    // Howard Hinnant's days-to-civil.
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The `source` record of a results file (`meta.source`).
+fn source(v: &Value) -> &Value {
+    &v["meta"]["source"]
+}
+
+/// "`abc1234`" (with "+ changes" when the work tree had some).
+fn commit(v: &Value) -> String {
+    let s = source(v);
+    let c = s["commit"].as_str().unwrap_or("?");
+    if s["dirty"].as_bool() == Some(true) {
+        format!("`{c}` + changes")
+    } else {
+        format!("`{c}`")
+    }
+}
+
+/// The command that reproduces a results file, with the arguments it was run with.
+fn command(input: &str, v: &Value) -> String {
+    let args: Vec<&str> = source(v)["args"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    // Where the results went is this machine's business, not the command's.
+    let mut kept = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if matches!(*a, "--out" | "--root") {
+            it.next();
+        } else {
+            kept.push(*a);
+        }
+    }
+    let with = |base: &str| {
+        let mut c = base.to_owned();
+        for a in &kept {
+            c.push(' ');
+            c.push_str(a);
+        }
+        c
+    };
+    match input {
+        "mcp" => with("benchmarks/mcp/run"),
+        "backlog" => with("benchmarks/mcp/run --backlog"),
+        "footprint" => with("benchmarks/mcp/run --footprint"),
+        "calls" => "cargo bench -p bench-calls --bench calls".into(),
+        "plots" => "cargo run --release -p bench-calls --bin plots".into(),
+        "compile-time" if kept.is_empty() => {
+            "cargo run --release -p bench-calls --bin compile-time".into()
+        }
+        "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
+        "catalog" => "cargo bench -p tool-core --bench catalog".into(),
+        _ => "?".into(),
+    }
+}
+
+/// What a section says while no run has written it: how to produce its results.
+pub fn pending(name: &str) -> String {
+    let input = match name {
+        "mcp-stdio" | "mcp-http" => "mcp",
+        "footprint" | "footprint-deps" => "footprint",
+        "plots-calls" | "plots-search" => "plots",
+        "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
+        "backlog" | "calls" | "compile-time" => name,
+        // Sections drawn from several runs.
+        _ => {
+            return "No results yet: run the benchmarks (BENCHMARKS.md), then \
+                    `cargo run -p bench-report`."
+                .into();
+        }
+    };
+    format!(
+        "No results yet: `{}`, then `cargo run -p bench-report`.",
+        command(input, &Value::Null)
+    )
+}
+
+/// The line under a table: which run, and how to reproduce it.
+fn from(input: &str, v: &Value) -> String {
+    let s = source(v);
+    let when = s["time"].as_u64().map(date).unwrap_or_else(|| "?".into());
+    format!("\n{}, {when}: `{}`\n", commit(v), command(input, v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run and the machine.
+
+fn runs(data: &Data) -> Option<String> {
+    if data.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    let machine = data.values().find_map(|v| {
+        let m = &v["meta"];
+        [&m["machine"], &m["machine_before"]]
+            .into_iter()
+            .find(|m| m.is_object())
+            .cloned()
+    });
+    if let Some(m) = machine {
+        writeln!(
+            out,
+            "Machine: {}, {} cores, {} GiB, Linux {}, idle driver `{}`; {}.\n",
+            m["cpu"].as_str().unwrap_or("?"),
+            m["cores"],
+            m["memory_gib"],
+            m["kernel"].as_str().unwrap_or("?"),
+            m["cpuidle_driver"].as_str().unwrap_or("?"),
+            data.values()
+                .find_map(|v| source(v)["rustc"].as_str())
+                .unwrap_or("rustc ?")
+        )
+        .ok()?;
+    }
+    // The command of each run is under its tables.
+    out.push_str("| results | commit | date | profile |\n|---|---|---|---|\n");
+    for (input, v) in data {
+        let s = source(v);
+        writeln!(
+            out,
+            "| `{}` | {} | {} | `{}` |",
+            crate::INPUTS
+                .iter()
+                .find(|(n, _)| n == input)
+                .map_or("?", |(_, f)| f),
+            commit(v),
+            s["time"].as_u64().map(date).unwrap_or_else(|| "?".into()),
+            s["profile"].as_str().unwrap_or("?"),
+        )
+        .ok()?;
+    }
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets.
+
+fn targets(data: &Data) -> Option<String> {
+    let mut rows = String::new();
+    let mut row = |target: &str, wanted: &str, measured: String, floor: String, pass: bool| {
+        let _ = writeln!(
+            rows,
+            "| {target} | {wanted} | {measured} | {floor} | {} |",
+            verdict(pass)
+        );
+    };
+    if let Some(mcp) = data.get("mcp") {
+        for t in mcp["targets"].as_array().into_iter().flatten() {
+            let what = t["what"].as_str().unwrap_or("?");
+            // The baseline's rows belong to a comparison against a commit, not to the targets.
+            if what.contains("baseline") {
+                continue;
+            }
+            let value = num(&t["value"]);
+            let what = what
+                .replace("1 tool(s)", "1 tool")
+                .replace("tool(s)", "tools")
+                .replace(": tool-core / ", " / ")
+                .replace("rmcp macros, ", "rmcp ");
+            // The peer's name without its version (the tables below give it).
+            let what = match what.find(" SDK") {
+                Some(i) => what[..i + 4].to_owned(),
+                None => what,
+            };
+            let (what, measured) = if what.contains("start-up") {
+                ("200 tools: start-up".to_owned(), format!("{value:.2} ms"))
+            } else if what.contains("idle RSS") {
+                ("200 tools: idle RSS".to_owned(), format!("{value:.2} MiB"))
+            } else {
+                (what, times(value))
+            };
+            row(
+                &format!("{}, {what}", t["mode"].as_str().unwrap_or("?")),
+                &t["target"]
+                    .as_str()
+                    .unwrap_or("")
+                    .replace(">=", "≥")
+                    .replace('x', "×"),
+                measured,
+                t["floor"].as_f64().map(times).unwrap_or_default(),
+                t["pass"].as_bool() == Some(true),
+            );
+        }
+    }
+    if let Some(fp) = data.get("footprint")
+        && let Some(lean) = row_of(&fp["results"], "server", "lean")
+    {
+        let profile = source(fp)["profile"].as_str().unwrap_or("?");
+        let rss = num(&lean["idle_rss_mib"]);
+        let start = num(&lean["startup_ms"]);
+        let what = format!("lean-200 (`{profile}`)");
+        row(
+            &format!("{what}: idle RSS"),
+            "< 10 MiB",
+            format!("{rss:.2} MiB"),
+            String::new(),
+            rss < 10.0,
+        );
+        row(
+            &format!("{what}: start-up"),
+            "< 5 ms",
+            format!("{start:.2} ms"),
+            String::new(),
+            start < 5.0,
+        );
+        if let Some(deps) = row_of(&fp["dependencies"], "package", "bench-lean") {
+            let found: Vec<&str> = deps["forbidden_found"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            row(
+                "lean-200: reqwest, rustls, clap linked",
+                "none",
+                if found.is_empty() {
+                    "none".to_owned()
+                } else {
+                    found.join(", ")
+                },
+                String::new(),
+                found.is_empty(),
+            );
+        }
+    }
+    if let Some(calls) = data.get("calls") {
+        for r in calls["rows"].as_array().into_iter().flatten() {
+            let Some(max) = r["target_max"].as_f64() else {
+                continue;
+            };
+            let ratio = num(&r["ratio"]);
+            row(
+                r["measure"].as_str().unwrap_or("?"),
+                &format!("≤ {max}×"),
+                times(ratio),
+                String::new(),
+                ratio <= max,
+            );
+        }
+    }
+    if let Some(ct) = data.get("compile-time") {
+        for r in ct["rows"].as_array().into_iter().flatten() {
+            let ratio = num(&r["ratio"]);
+            let max = r["target_max"].as_f64().unwrap_or(0.7);
+            row(
+                &format!(
+                    "compile time of 200 tools, {}, against rmcp's",
+                    r["profile"].as_str().unwrap_or("?")
+                ),
+                &format!("≤ {max}×"),
+                times(ratio),
+                String::new(),
+                ratio <= max,
+            );
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "| target (MCP: transport, tools, phase / peer) | wanted | measured | the floor | |\n|---|---|---:|---:|---|\n{rows}"
+    ))
+}
+
+fn row_of<'a>(rows: &'a Value, key: &str, value: &str) -> Option<&'a Value> {
+    rows.as_array()?.iter().find(|r| r[key] == value)
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP servers.
+
+/// The medians of one server in mcp.json.
+fn mcp_median<'a>(mcp: &'a Value, transport: &str, server: &str, tools: u64) -> Option<&'a Value> {
+    mcp["results"]
+        .as_array()?
+        .iter()
+        .find(|r| r["transport"] == transport && r["server"] == server && r["tools"] == tools)
+        .map(|r| &r["median"])
+        .filter(|m| m.is_object())
+}
+
+fn mcp_label<'a>(mcp: &'a Value, server: &'a str) -> &'a str {
+    mcp["results"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["server"] == server))
+        .and_then(|r| r["label"].as_str())
+        .unwrap_or(server)
+}
+
+fn mcp_table(mcp: &Value, transport: &str) -> Option<String> {
+    let mut out = String::from(
+        "| server | tools | sequential/s | p50 | p99 | 64 in flight/s | p50 | p99 | start-up | idle RSS | peak RSS | tool-core / this (seq, 64) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut any = false;
+    for r in mcp["results"].as_array()? {
+        if r["transport"] != transport {
+            continue;
+        }
+        any = true;
+        let tools = r["tools"].as_u64().unwrap_or(0);
+        let label = r["label"].as_str().unwrap_or("?");
+        let m = &r["median"];
+        if !m.is_object() {
+            let why = r["failures"][0].as_str().unwrap_or("no sample");
+            writeln!(
+                out,
+                "| {label} | {tools} | failed: {} |||||||||||",
+                why.replace('|', "/")
+            )
+            .ok()?;
+            continue;
+        }
+        let ratio = match mcp_median(mcp, transport, "tool-core", tools) {
+            Some(tc) if r["server"] != "tool-core" => format!(
+                "{}, {}",
+                times(num(&tc["seq_req_per_s"]) / num(&m["seq_req_per_s"])),
+                times(num(&tc["inflight_req_per_s"]) / num(&m["inflight_req_per_s"]))
+            ),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "| {label} | {tools} | {} | {} | {} | {} | {} | {} | {:.1} ms | {:.1} MiB | {:.1} MiB | {ratio} |",
+            rate(num(&m["seq_req_per_s"])),
+            micros(num(&m["seq_p50_us"])),
+            micros(num(&m["seq_p99_us"])),
+            rate(num(&m["inflight_req_per_s"])),
+            micros(num(&m["inflight_p50_us"])),
+            micros(num(&m["inflight_p99_us"])),
+            num(&m["startup_ms"]),
+            num(&m["idle_rss_mib"]),
+            num(&m["peak_rss_mib"]),
+        )
+        .ok()?;
+    }
+    if !any {
+        return None;
+    }
+    let meta = &mcp["meta"];
+    // The 1-minute load average: whether something else had the cores.
+    let load = |m: &Value| {
+        m["loadavg"]
+            .as_str()
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or("?")
+            .to_owned()
+    };
+    writeln!(
+        out,
+        "\nMedians of {} rounds; per phase at most {} calls and {} s; {} starts per round. Load \
+         average {} before, {} after.",
+        meta["rounds"],
+        meta["calls_per_phase"],
+        meta["phase_limit_s"],
+        meta["stdio_starts_per_round"],
+        load(&meta["machine_before"]),
+        load(&meta["machine_after"]),
+    )
+    .ok()?;
+    out.push_str(&from("mcp", mcp));
+    Some(out)
+}
+
+fn backlog(v: &Value) -> Option<String> {
+    let mut out = format!(
+        "{} `tools/call`s with ids of {} bytes, stdout unread for {} s, then read to the end.\n\n\
+         | server | answered once | written while unread | idle RSS | peak RSS while unread | peak RSS | drain |\n\
+         |---|---|---:|---:|---:|---:|---:|\n",
+        thousands(v["calls"].as_u64()?),
+        thousands(v["id_bytes"].as_u64()?),
+        v["unread_s"]
+    );
+    for r in v["results"].as_array()? {
+        let failure = r["failure"]
+            .as_str()
+            .map(|f| format!(" ({f})"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "| {} | {} of {}{failure} | {:.1} MiB | {:.1} MiB | {:.1} MiB | {:.1} MiB | {:.2} s |",
+            r["label"].as_str().or(r["server"].as_str()).unwrap_or("?"),
+            thousands(r["answered"].as_u64().unwrap_or(0)),
+            thousands(r["calls"].as_u64().unwrap_or(0)),
+            num(&r["written_unread_mib"]),
+            num(&r["idle_rss_mib"]),
+            num(&r["peak_rss_unread_mib"]),
+            num(&r["peak_rss_mib"]),
+            num(&r["drain_s"]),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("backlog", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Footprint.
+
+fn footprint(v: &Value) -> Option<String> {
+    // lean-200 first: the others are compared with it.
+    let mut rows: Vec<&Value> = v["results"].as_array()?.iter().collect();
+    rows.sort_by_key(|r| r["server"] != "lean");
+    let lean = row_of(&v["results"], "server", "lean");
+    let mut out = String::from(
+        "| server | binary | start-up | idle RSS | peak RSS | lean-200 / this (binary, start-up, RSS) |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in &rows {
+        let bytes = num(&r["binary_bytes"]);
+        let ratio = match lean {
+            Some(l) if r["server"] != "lean" => format!(
+                "{}, {}, {}",
+                times(num(&l["binary_bytes"]) / bytes),
+                times(num(&l["startup_ms"]) / num(&r["startup_ms"])),
+                times(num(&l["idle_rss_mib"]) / num(&r["idle_rss_mib"]))
+            ),
+            _ => String::new(),
+        };
+        let label = match r["server"].as_str() {
+            Some("tool-core") => "tc-200 (tool-cli, `serve --stdio`)".to_owned(),
+            Some("rmcp-default") => "rmcp-200, rmcp's macros as documented".to_owned(),
+            Some("rmcp-best") => "rmcp-200 `--best`, router built once".to_owned(),
+            _ => r["label"].as_str().unwrap_or("?").to_owned(),
+        };
+        writeln!(
+            out,
+            "| {label} | {:.1} MB | {:.2} ms | {:.2} MiB | {:.2} MiB | {ratio} |",
+            bytes / 1e6,
+            num(&r["startup_ms"]),
+            num(&r["idle_rss_mib"]),
+            num(&r["peak_rss_mib"]),
+        )
+        .ok()?;
+    }
+    let meta = &v["meta"];
+    writeln!(
+        out,
+        "\nStart-up: median of {} starts per server ({} rounds of {}); idle RSS: median over the \
+         rounds, after `initialize` and the whole listing.",
+        rows.first()
+            .and_then(|r| r["startup_samples"].as_array())
+            .map_or(0, Vec::len),
+        meta["rounds"],
+        meta["starts_per_round"],
+    )
+    .ok()?;
+    // The run line is under the dependencies' table, the last this run writes in its section.
+    Some(out)
+}
+
+fn footprint_deps(v: &Value) -> Option<String> {
+    let mut out = String::from(
+        "| package | crates linked (normal) | direct dependencies | reqwest, rustls, clap | hyper-util's features |\n|---|---:|---|---|---|\n",
+    );
+    for d in v["dependencies"].as_array()? {
+        let list = |key: &str| -> Vec<String> {
+            d[key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let found = list("forbidden_found");
+        writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            d["package"].as_str().unwrap_or("?"),
+            d["crates"],
+            // Names without versions (`tokio v1.54.1`): which crates, not which release.
+            list("direct")
+                .iter()
+                .map(|c| format!("`{}`", c.split(' ').next().unwrap_or(c)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if found.is_empty() {
+                "none".to_owned()
+            } else {
+                found.join(", ")
+            },
+            list("hyper_util_features").join(", ")
+        )
+        .ok()?;
+    }
+    out.push_str(&from("footprint", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The calls bench, the plots, compile time.
+
+fn calls(v: &Value) -> Option<String> {
+    // The targets among these rows are judged in the targets table.
+    let mut out =
+        String::from("| measure | median | baseline (same run) | ratio |\n|---|---:|---:|---:|\n");
+    let mut shown = std::collections::BTreeSet::new();
+    for r in v["rows"].as_array()? {
+        let (id, baseline) = (r["id"].as_str(), r["baseline"].as_str());
+        // A row whose two medians are both in the table already adds only their quotient.
+        if shown.contains(&id) && shown.contains(&baseline) {
+            continue;
+        }
+        shown.extend([id, baseline]);
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            r["measure"].as_str().unwrap_or("?"),
+            nanos(num(&r["median_ns"])),
+            nanos(num(&r["baseline_ns"])),
+            times(num(&r["ratio"])),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("calls", v));
+    Some(out)
+}
+
+fn plots_calls(v: &Value) -> Option<String> {
+    let mut out = String::from(
+        "| tools | floor | floor + name map | registry.call | rmcp router once | rmcp default | registry.call / floor | / rmcp once | / rmcp default |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in v["calls"].as_array()? {
+        let [f, d, c, o, def] = [
+            "floor_ns",
+            "floor_map_ns",
+            "core_ns",
+            "rmcp_once_ns",
+            "rmcp_default_ns",
+        ]
+        .map(|k| num(&r[k]));
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r["tools"],
+            nanos(f),
+            nanos(d),
+            nanos(c),
+            nanos(o),
+            nanos(def),
+            times(c / f),
+            times(c / o),
+            times(c / def)
+        )
+        .ok()?;
+    }
+    writeln!(
+        out,
+        "\nMedians of {} interleaved rounds per point.",
+        v["rounds"]
+    )
+    .ok()?;
+    // The run line is under the search sweep's table, the last this run writes in its section.
+    Some(out)
+}
+
+fn plots_search(v: &Value) -> Option<String> {
+    let mut out =
+        String::from("| tools | index build | median query | p90 query |\n|---:|---:|---:|---:|\n");
+    for r in v["search"].as_array()? {
+        writeln!(
+            out,
+            "| {} | {:.1} ms | {} | {} |",
+            thousands(r["tools"].as_u64().unwrap_or(0)),
+            num(&r["build_ms"]),
+            micros(num(&r["median_us"])),
+            micros(num(&r["p90_us"])),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("plots", v));
+    Some(out)
+}
+
+fn compile_time(v: &Value) -> Option<String> {
+    // The target is judged in the targets table.
+    let mut out = String::from(
+        "| profile | tool-core style | rmcp style | ratio | rustc peak, tool-core | rustc peak, rmcp |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in v["rows"].as_array()? {
+        let mib = |k: &Value| {
+            k.as_f64()
+                .map_or("?".to_owned(), |k| format!("{:.0} MiB", k / 1024.0))
+        };
+        writeln!(
+            out,
+            "| {} | {:.1} s | {:.1} s | {} | {} | {} |",
+            r["profile"].as_str().unwrap_or("?"),
+            num(&r["core_s"]),
+            num(&r["rmcp_s"]),
+            times(num(&r["ratio"])),
+            mib(&r["core_peak_kib"]),
+            mib(&r["rmcp_peak_kib"]),
+        )
+        .ok()?;
+    }
+    writeln!(
+        out,
+        "\nA clean build of the generated crate of {} tools (dependencies prebuilt), median of {} \
+         alternating runs.",
+        v["tools"], v["runs"]
+    )
+    .ok()?;
+    out.push_str(&from("compile-time", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalog.
+
+fn catalog_quality(v: &Value) -> Option<String> {
+    let q = &v["quality"];
+    let mut out = format!(
+        "{} tools from {} MCP servers; {} test queries, {} development and {} held out.\n\n\
+         | ranker | test recall@1 | test recall@5 | test MRR@10 | development recall@5 | held out recall@5 |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+        q["tools"], q["servers"], q["test_queries"], q["dev_queries"], q["held_out_queries"]
+    );
+    for r in q["rows"].as_array()? {
+        writeln!(
+            out,
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            r["ranker"].as_str().unwrap_or("?"),
+            num(&r["test_recall_1"]),
+            num(&r["test_recall_5"]),
+            num(&r["test_mrr_10"]),
+            num(&r["dev_recall_5"]),
+            num(&r["held_out_recall_5"]),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("catalog", v));
+    Some(out)
+}
+
+fn catalog_speed(v: &Value) -> Option<String> {
+    let s = &v["speed"];
+    if !s.is_object() {
+        return None;
+    }
+    let pair = |ours: &str, base: &str| (num(&s[ours]), num(&s[base]));
+    let mut out = format!(
+        "{} synthetic tools, {} queries; the baseline is a plain BM25 built in the same run.\n\n\
+         | measure | catalog | BM25 baseline | catalog / baseline |\n|---|---:|---:|---:|\n",
+        thousands(s["tools"].as_u64()?),
+        thousands(s["queries"].as_u64().unwrap_or(0))
+    );
+    let (b, bb) = pair("build_ms", "bm25_build_ms");
+    writeln!(
+        out,
+        "| index build | {b:.1} ms | {bb:.1} ms | {} |",
+        times(b / bb)
+    )
+    .ok()?;
+    for (label, ours, base) in [
+        ("median query", "median_query_us", "bm25_median_query_us"),
+        ("p90 query", "p90_query_us", "bm25_p90_query_us"),
+    ] {
+        let (o, b) = pair(ours, base);
+        writeln!(
+            out,
+            "| {label} | {} | {} | {} |",
+            micros(o),
+            micros(b),
+            times(o / b)
+        )
+        .ok()?;
+    }
+    writeln!(
+        out,
+        "| replace one tool (remove + insert) | {} | | |\n\
+         | memory per tool (heap, counted) | {} B | | |\n\
+         | memory per tool (RSS growth) | {} B | | |",
+        micros(num(&s["replace_one_us"])),
+        thousands(s["heap_bytes_per_tool"].as_u64().unwrap_or(0)),
+        thousands(s["rss_bytes_per_tool"].as_u64().unwrap_or(0)),
+    )
+    .ok()?;
+    out.push_str(&from("catalog", v));
+    Some(out)
+}
+
+fn catalog_tokens(v: &Value) -> Option<String> {
+    let t = &v["tokens"];
+    let mut out = format!(
+        "Definitions sent per round for the {} evaluation tools (tokens estimated at four bytes \
+         each, as `check` does).\n\n\
+         | format | every tool | session: `search_tools` only | after one search ({} tools loaded) |\n\
+         |---|---:|---:|---:|\n",
+        t["tools"], t["loaded"]
+    );
+    for r in t["rows"].as_array()? {
+        let cell = |k: &str| {
+            let b = num(&r[k]);
+            format!(
+                "{} B (~{} tokens)",
+                thousands(b as u64),
+                thousands((b / 4.0).ceil() as u64)
+            )
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            r["format"].as_str().unwrap_or("?"),
+            cell("all_bytes"),
+            cell("session_bytes"),
+            cell("after_search_bytes"),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("catalog", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The README's summary.
+
+fn summary(data: &Data) -> Option<String> {
+    let mut out = String::from(
+        "| measured | against | tool-core | peer | tool-core / peer | run |\n|---|---|---:|---:|---:|---|\n",
+    );
+    let mut any = false;
+    if let Some(mcp) = data.get("mcp") {
+        let run = commit(mcp);
+        let mut line = |what: &str, transport: &str, tools: u64, peer: &str, key: &str| {
+            let (Some(tc), Some(p)) = (
+                mcp_median(mcp, transport, "tool-core", tools),
+                mcp_median(mcp, transport, peer, tools),
+            ) else {
+                return;
+            };
+            let (a, b) = (num(&tc[key]), num(&p[key]));
+            any = true;
+            let _ = writeln!(
+                out,
+                "| {what} | {} | {} | {} | {} | {run} |",
+                mcp_label(mcp, peer),
+                rate(a),
+                rate(b),
+                times(a / b)
+            );
+        };
+        line(
+            "MCP stdio, 1 tool, sequential calls/s",
+            "stdio",
+            1,
+            "rmcp-best",
+            "seq_req_per_s",
+        );
+        line(
+            "MCP stdio, 1 tool, 64 in flight, calls/s",
+            "stdio",
+            1,
+            "rmcp-best",
+            "inflight_req_per_s",
+        );
+        line(
+            "MCP Streamable HTTP, 1 tool, sequential calls/s",
+            "http",
+            1,
+            "rmcp-best",
+            "seq_req_per_s",
+        );
+        line(
+            "MCP Streamable HTTP, 1 tool, 64 in flight, calls/s",
+            "http",
+            1,
+            "rmcp-best",
+            "inflight_req_per_s",
+        );
+        line(
+            "MCP stdio, 200 tools, sequential calls/s",
+            "stdio",
+            200,
+            "rmcp-default",
+            "seq_req_per_s",
+        );
+        line(
+            "MCP stdio, 1 tool, sequential calls/s",
+            "stdio",
+            1,
+            "ts-sdk",
+            "seq_req_per_s",
+        );
+        line(
+            "MCP stdio, 1 tool, 64 in flight, calls/s",
+            "stdio",
+            1,
+            "ts-sdk",
+            "inflight_req_per_s",
+        );
+        line(
+            "MCP stdio, 1 tool, sequential calls/s",
+            "stdio",
+            1,
+            "py-sdk",
+            "seq_req_per_s",
+        );
+        // Start-up and memory against every peer measured, in one row each.
+        for (what, key, unit, digits) in [
+            (
+                "start-up to `initialize`, 200 tools",
+                "startup_ms",
+                "ms",
+                1usize,
+            ),
+            ("idle RSS, 200 tools", "idle_rss_mib", "MiB", 1),
+        ] {
+            let Some(tc) = mcp_median(mcp, "stdio", "tool-core", 200) else {
+                continue;
+            };
+            let peers: Vec<(&str, f64)> = ["rmcp-best", "ts-sdk", "py-sdk"]
+                .into_iter()
+                .filter_map(|p| mcp_median(mcp, "stdio", p, 200).map(|m| (p, num(&m[key]))))
+                .collect();
+            if peers.is_empty() {
+                continue;
+            }
+            let names = peers
+                .iter()
+                .map(|(p, _)| match *p {
+                    "rmcp-best" => "rmcp best",
+                    "ts-sdk" => "TypeScript",
+                    _ => "Python",
+                })
+                .collect::<Vec<_>>()
+                .join(" / ");
+            let values = peers
+                .iter()
+                .map(|(_, v)| format!("{v:.digits$}"))
+                .collect::<Vec<_>>()
+                .join(" / ");
+            any = true;
+            let _ = writeln!(
+                out,
+                "| {what} | {names} | {:.digits$} {unit} | {values} {unit} | | {run} |",
+                num(&tc[key])
+            );
+        }
+    }
+    if let Some(fp) = data.get("footprint")
+        && let (Some(lean), Some(rmcp)) = (
+            row_of(&fp["results"], "server", "lean"),
+            row_of(&fp["results"], "server", "rmcp-best"),
+        )
+    {
+        let run = commit(fp);
+        let profile = source(fp)["profile"].as_str().unwrap_or("?").to_owned();
+        for (what, key, unit, scale) in [
+            ("idle RSS", "idle_rss_mib", "MiB", 1.0),
+            ("start-up", "startup_ms", "ms", 1.0),
+            ("binary", "binary_bytes", "MB", 1e-6),
+        ] {
+            let (a, b) = (num(&lean[key]) * scale, num(&rmcp[key]) * scale);
+            any = true;
+            let _ = writeln!(
+                out,
+                "| 200-tool stdio server on tool-core + tool-mcp, `{profile}`: {what} | rmcp's, router built once, built alike | {a:.1} {unit} | {b:.1} {unit} | {} | {run} |",
+                times(a / b)
+            );
+        }
+    }
+    if let Some(calls) = data.get("calls") {
+        let run = commit(calls);
+        for r in calls["rows"].as_array().into_iter().flatten() {
+            if r["id"] == "call/core_n1" && r["baseline"] == "call/rmcp_once_n1" {
+                any = true;
+                let _ = writeln!(
+                    out,
+                    "| one call in process, 1 tool (`registry.call`) | rmcp's tool router, built once | {} | {} | {} | {run} |",
+                    nanos(num(&r["median_ns"])),
+                    nanos(num(&r["baseline_ns"])),
+                    times(num(&r["ratio"]))
+                );
+            }
+        }
+    }
+    if let Some(ct) = data.get("compile-time") {
+        let run = commit(ct);
+        for r in ct["rows"].as_array().into_iter().flatten() {
+            any = true;
+            let _ = writeln!(
+                out,
+                "| clean {} build of 200 tools | the same tools in rmcp's macros | {:.1} s | {:.1} s | {} | {run} |",
+                r["profile"].as_str().unwrap_or("?"),
+                num(&r["core_s"]),
+                num(&r["rmcp_s"]),
+                times(num(&r["ratio"]))
+            );
+        }
+    }
+    any.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dates_and_numbers() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(1_700_000_000), "2023-11-14");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(rate(312_100.0), "312.1k");
+        assert_eq!(rate(9_810.0), "9.81k");
+        assert_eq!(times(0.4712), "0.47×");
+        assert_eq!(times(0.000_014), "1.4e-5×");
+    }
+
+    #[test]
+    fn a_section_without_results_says_how_to_produce_them() {
+        assert_eq!(
+            pending("compile-time"),
+            "No results yet: `cargo run --release -p bench-calls --bin compile-time`, then \
+             `cargo run -p bench-report`."
+        );
+        assert!(pending("footprint-deps").contains("`benchmarks/mcp/run --footprint`"));
+        assert!(pending("summary").contains("BENCHMARKS.md"));
+        for (name, _) in crate::SECTIONS {
+            assert!(render(name, &Data::new()).is_none(), "{name}");
+            assert!(pending(name).contains("bench-report"), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_summary_reads_mcp_json() {
+        let m = |seq: f64| {
+            json!({"seq_req_per_s": seq, "inflight_req_per_s": seq * 10.0,
+                                 "startup_ms": 3.0, "idle_rss_mib": 9.0})
+        };
+        let mcp = json!({
+            "meta": {"source": {"commit": "abc1234", "dirty": false}},
+            "results": [
+                {"transport": "stdio", "server": "tool-core", "label": "tool-core", "tools": 1, "median": m(20_000.0)},
+                {"transport": "stdio", "server": "rmcp-best", "label": "rmcp macros, best", "tools": 1, "median": m(10_000.0)},
+            ],
+        });
+        let mut data = Data::new();
+        data.insert("mcp", mcp);
+        let table = summary(&data).unwrap();
+        assert!(
+            table.contains("| MCP stdio, 1 tool, sequential calls/s | rmcp macros, best | 20.0k | 10.0k | 2.00× | `abc1234` |"),
+            "{table}"
+        );
+        assert!(summary(&Data::new()).is_none());
+    }
+}

@@ -35,12 +35,7 @@ pub(crate) async fn serve(
     let server = McpServer::with_options(Executor::new(registry), options)
         .with_base_context(base)
         .with_catalog(catalog);
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let on_signal = shutdown.clone();
-    tokio::spawn(async move {
-        stopped().await;
-        on_signal.cancel();
-    });
+    let shutdown = mcp::shutdown_on_signal();
     let Some(addr) = args.http else {
         // SIGTERM ends input as the end of stdin does: calls in flight are answered first.
         return mcp::serve_stdio(server, shutdown)
@@ -88,20 +83,4 @@ pub(crate) async fn serve(
     mcp::serve_http(server, listener, &http, shutdown)
         .await
         .map_err(|e| failed(err, e.to_string()))
-}
-
-/// Resolves on Ctrl-C, or on SIGTERM (how containers and service managers stop a server).
-async fn stopped() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

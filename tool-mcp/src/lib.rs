@@ -39,6 +39,7 @@ mod notify;
 mod result;
 mod serve;
 mod server;
+mod signal;
 mod stdio;
 mod tcp;
 #[cfg(test)]
@@ -48,6 +49,7 @@ mod test_json;
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
 pub use serve::{HttpOptions, ServeError, http_router, serve_http};
 pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
+pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};
 
 /// The MCP SDK this crate is built on, for its protocol types.

@@ -37,28 +37,6 @@ fn main() -> ExitCode {
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let registry = tool_core::Registry::linked()?;
     let server = tool_mcp::McpServer::new(tool_core::exec::Executor::new(registry));
-    let shutdown = tool_core::CancellationToken::new();
-    let on_signal = shutdown.clone();
-    tokio::spawn(async move {
-        stopped().await;
-        on_signal.cancel();
-    });
-    tool_mcp::serve_stdio(server, shutdown).await?;
+    tool_mcp::serve_stdio(server, tool_mcp::shutdown_on_signal()).await?;
     Ok(())
-}
-
-/// Resolves on Ctrl-C, or on SIGTERM (how service managers stop a server).
-async fn stopped() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

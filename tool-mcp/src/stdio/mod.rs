@@ -54,17 +54,10 @@ use super::server::McpServer;
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use tokio_util::sync::CancellationToken;
 /// use tool_core::exec::Executor;
-/// use tool_mcp::{McpServer, serve_stdio};
+/// use tool_mcp::{McpServer, serve_stdio, shutdown_on_signal};
 /// let server = McpServer::new(Executor::new(tool_core::Registry::linked()?));
-/// let shutdown = CancellationToken::new();
-/// let on_ctrl_c = shutdown.clone();
-/// tokio::spawn(async move {
-///     let _ = tokio::signal::ctrl_c().await;
-///     on_ctrl_c.cancel();
-/// });
-/// serve_stdio(server, shutdown).await?;
+/// serve_stdio(server, shutdown_on_signal()).await?;
 /// # Ok(()) }
 /// ```
 pub async fn serve_stdio(server: McpServer, shutdown: CancellationToken) -> Result<(), ServeError> {

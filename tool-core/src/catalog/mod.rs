@@ -30,17 +30,23 @@
 //! assert_eq!(found[0].name, "create_pull_request");
 //! ```
 
+mod cache;
+mod dense;
 mod index;
 mod lexicon;
 mod search_tool;
 mod session;
 mod text;
 
+use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
+pub use cache::{CacheError, VectorCache, default_cache_dir};
+use dense::Dense;
+pub use dense::{EmbedError, Fusion, TextEmbedder, tool_text};
 use index::Index;
 pub use index::Ranking;
-pub use search_tool::{SEARCH_TOOLS, install};
+pub use search_tool::{SEARCH_TOOLS, install, install_with};
 pub use session::{Deferral, ToolSession};
 pub use text::{terms, words};
 
@@ -101,10 +107,70 @@ pub struct Match<'a> {
     pub score: f32,
 }
 
-/// A search index over tools.
+/// How much of the lexical ranking a hybrid search fuses: its best this many hits.
+const LEXICAL_POOL: usize = 50;
+
+/// A model for hybrid search, and how to use it: see [`Catalog::with_embedding`].
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Embedding {
+    /// The model.
+    pub embedder: Arc<dyn TextEmbedder>,
+    /// How its ranking is fused with the lexical one.
+    pub fusion: Fusion,
+    /// Where tool vectors are kept between runs (`None`: not kept). Default
+    /// [`default_cache_dir`].
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Embedding {
+    /// `embedder` with the default fusion and cache directory.
+    pub fn new(embedder: Arc<dyn TextEmbedder>) -> Self {
+        Self {
+            embedder,
+            fusion: Fusion::default(),
+            cache_dir: default_cache_dir(),
+        }
+    }
+
+    /// With another fusion.
+    pub fn fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// With another cache directory, or none.
+    pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+}
+
+impl std::fmt::Debug for Embedding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedding")
+            .field("model", &self.embedder.model_id())
+            .field("fusion", &self.fusion)
+            .field("cache_dir", &self.cache_dir)
+            .finish()
+    }
+}
+
+fn matched(tool: &Tool, score: f32) -> Match<'_> {
+    Match {
+        name: tool.name(),
+        hint: tool.hint(),
+        domain: &tool.domain().name,
+        score,
+    }
+}
+
+/// A search index over tools: lexical, and hybrid when it has a model
+/// ([`Catalog::with_embedding`]).
 #[derive(Debug, Default)]
 pub struct Catalog {
     index: Index,
+    dense: Option<Dense>,
 }
 
 impl Catalog {
@@ -117,9 +183,36 @@ impl Catalog {
     pub fn with_ranking(registry: &Registry, ranking: Ranking) -> Self {
         let mut catalog = Self {
             index: Index::with_ranking(ranking),
+            dense: None,
         };
         catalog.add(registry.tools());
         catalog
+    }
+
+    /// A hybrid catalog: the lexical index, and `embedding`'s model over every tool (its name
+    /// split into words, description, hint and parameter names), the two rankings fused on
+    /// each search. Tools whose vectors are in the cache directory are not embedded again;
+    /// the others are, now (about 25 ms a tool with all-MiniLM-L6-v2 on 2 cores).
+    ///
+    /// A cache that cannot be opened is skipped (with a warning); a model that fails here is
+    /// an error. Later, a tool the model fails on is found by words alone, and a query it
+    /// fails on gets the lexical ranking (each with a warning).
+    pub fn with_embedding(registry: &Registry, embedding: &Embedding) -> Result<Self, EmbedError> {
+        let cache = embedding.cache_dir.as_deref().and_then(|dir| {
+            VectorCache::open(dir, embedding.embedder.model_id())
+                .inspect_err(|e| tracing::warn!(error = %e, "tool vectors will not be cached"))
+                .ok()
+        });
+        let mut dense = Dense::new(embedding.embedder.clone(), embedding.fusion, cache);
+        dense.insert(registry.tools())?;
+        let mut catalog = Self::new(registry);
+        catalog.dense = Some(dense);
+        Ok(catalog)
+    }
+
+    /// Whether searches fuse a model's ranking with the lexical one.
+    pub fn is_hybrid(&self) -> bool {
+        self.dense.is_some()
     }
 
     /// Adds a tool, or replaces the one of the same name.
@@ -131,6 +224,11 @@ impl Catalog {
     fn add(&mut self, tools: &[Tool]) {
         self.index.insert_many(tools);
         self.index.renormalize();
+        if let Some(dense) = &mut self.dense
+            && let Err(e) = dense.insert(tools)
+        {
+            tracing::warn!(error = %e, "new tools will be found by words alone");
+        }
     }
 
     /// Removes a tool; returns whether it was there.
@@ -138,6 +236,9 @@ impl Catalog {
         let removed = self.index.remove(name);
         if removed {
             self.index.renormalize();
+        }
+        if let Some(dense) = &mut self.dense {
+            dense.remove(name);
         }
         removed
     }
@@ -153,6 +254,9 @@ impl Catalog {
             .collect();
         for tool in gone {
             self.index.remove(tool.name());
+            if let Some(dense) = &mut self.dense {
+                dense.remove(tool.name());
+            }
         }
         let changed: Vec<Tool> = registry
             .tools()
@@ -172,16 +276,39 @@ impl Catalog {
                 .is_none_or(|d| tool.domain().name == d)
                 && (options.include_core || !tool.is_core())
         };
-        self.index
-            .search(query, options.limit, keep)
+        let Some(dense) = self.dense.as_ref().filter(|_| options.limit > 0) else {
+            return self
+                .index
+                .search(query, options.limit, keep)
+                .into_iter()
+                .map(|hit| matched(hit.tool, hit.score))
+                .collect();
+        };
+        let lexical: Vec<(&Tool, f32)> = self
+            .index
+            .search(query, LEXICAL_POOL.max(options.limit), keep)
             .into_iter()
-            .map(|hit| Match {
-                name: hit.tool.name(),
-                hint: hit.tool.hint(),
-                domain: &hit.tool.domain().name,
-                score: hit.score,
-            })
-            .collect()
+            .map(|hit| (hit.tool, hit.score))
+            .collect();
+        match dense.fuse(
+            query,
+            &lexical,
+            self.index.tools().filter(|t| keep(t)),
+            options.limit,
+        ) {
+            Ok(fused) => fused
+                .into_iter()
+                .map(|(tool, s)| matched(tool, s))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "searching by words alone");
+                lexical
+                    .into_iter()
+                    .take(options.limit)
+                    .map(|(tool, s)| matched(tool, s))
+                    .collect()
+            }
+        }
     }
 
     /// The domains of the tools it holds, sorted.
@@ -214,7 +341,12 @@ impl Catalog {
     /// Bytes it holds on the heap (an estimate from capacities; the tools themselves are
     /// shared with the registry).
     pub fn heap_bytes(&self) -> usize {
-        self.index.heap_bytes()
+        self.index.heap_bytes() + self.dense.as_ref().map_or(0, Dense::heap_bytes)
+    }
+
+    /// How many tools have a model's vector (0 when it is not hybrid).
+    pub fn embedded(&self) -> usize {
+        self.dense.as_ref().map_or(0, Dense::len)
     }
 }
 
@@ -226,8 +358,8 @@ pub struct SharedCatalog(Arc<RwLock<Shared>>);
 
 #[derive(Debug)]
 enum Shared {
-    /// Not searched yet: the tools to index.
-    Pending(Registry),
+    /// Not searched yet: the tools to index, and the model, if any.
+    Pending(Registry, Option<Embedding>),
     Built(Box<Catalog>),
 }
 
@@ -240,7 +372,17 @@ impl Default for Shared {
 impl SharedCatalog {
     /// A shared catalog of every tool of `registry`, indexed when first read.
     pub fn new(registry: &Registry) -> Self {
-        Self(Arc::new(RwLock::new(Shared::Pending(registry.clone()))))
+        Self::with_embedding(registry, None)
+    }
+
+    /// A shared catalog that is hybrid when `embedding` is given (see
+    /// [`Catalog::with_embedding`]); a model that fails when it is built leaves it lexical,
+    /// with a warning.
+    pub fn with_embedding(registry: &Registry, embedding: Option<Embedding>) -> Self {
+        Self(Arc::new(RwLock::new(Shared::Pending(
+            registry.clone(),
+            embedding,
+        ))))
     }
 
     /// Runs `f` with the catalog (building it, the first time).
@@ -252,12 +394,21 @@ impl SharedCatalog {
             }
         }
         let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
-        if let Shared::Pending(registry) = &*shared {
-            *shared = Shared::Built(Box::new(Catalog::new(registry)));
+        if let Shared::Pending(registry, embedding) = &*shared {
+            let catalog = match embedding {
+                None => Catalog::new(registry),
+                Some(embedding) => {
+                    Catalog::with_embedding(registry, embedding).unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "the catalog searches by words alone");
+                        Catalog::new(registry)
+                    })
+                }
+            };
+            *shared = Shared::Built(Box::new(catalog));
         }
         match &*shared {
             Shared::Built(catalog) => f(catalog),
-            Shared::Pending(_) => f(&Catalog::default()),
+            Shared::Pending(..) => f(&Catalog::default()),
         }
     }
 
@@ -265,7 +416,7 @@ impl SharedCatalog {
     pub fn sync(&self, registry: &Registry) {
         let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
         match &mut *shared {
-            Shared::Pending(pending) => *pending = registry.clone(),
+            Shared::Pending(pending, _) => *pending = registry.clone(),
             Shared::Built(catalog) => catalog.sync(registry),
         }
     }

@@ -43,7 +43,16 @@ struct Query {
 /// # });
 /// ```
 pub fn install(registry: &mut Registry) -> Result<SharedCatalog, RegistryError> {
-    let catalog = SharedCatalog::new(registry);
+    install_with(registry, None)
+}
+
+/// [`install`], with a model for hybrid search when `embedding` is given (see
+/// [`Catalog::with_embedding`](super::Catalog::with_embedding)).
+pub fn install_with(
+    registry: &mut Registry,
+    embedding: Option<super::Embedding>,
+) -> Result<SharedCatalog, RegistryError> {
+    let catalog = SharedCatalog::with_embedding(registry, embedding);
     let searched = catalog.clone();
     let schema = json!({
         "$schema": crate::schema::DIALECT,

@@ -1,0 +1,263 @@
+//! Tool vectors on disk, so a restart or a registry update embeds only new or changed tools.
+//!
+//! One file per model, `<dir>/<model id>.vectors`, keyed by the exact text embedded (not a
+//! hash of it, so two texts never share a vector). The file is append-only: a header, then
+//! records; a record cut short by a crash is dropped when the file is read, and a file that
+//! is not one (another format, another vector length) is started afresh.
+//!
+//! ```text
+//! header: b"tool-core vectors 1\n", dim: u32 LE
+//! record: text length: u32 LE, text: UTF-8, vector: dim × f32 LE
+//! ```
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8] = b"tool-core vectors 1\n";
+/// Longer texts are not tool texts: a length beyond it means a damaged file.
+const MAX_TEXT: usize = 1 << 20;
+
+/// The vector cache could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("vector cache {}: {source}", path.display())]
+pub struct CacheError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// What went wrong.
+    #[source]
+    pub source: io::Error,
+}
+
+/// Vectors by the text they were embedded from, for one model.
+#[derive(Debug)]
+pub struct VectorCache {
+    path: PathBuf,
+    dim: Option<usize>,
+    vectors: Vectors,
+}
+
+/// Where vectors are kept by default: `$XDG_CACHE_HOME/tool-core/vectors`, else
+/// `$HOME/.cache/tool-core/vectors`; `None` when neither is set.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })?;
+    Some(base.join("tool-core").join("vectors"))
+}
+
+impl VectorCache {
+    /// Opens (or creates) the cache of `model_id` in `dir`.
+    pub fn open(dir: &Path, model_id: &str) -> Result<Self, CacheError> {
+        fs::create_dir_all(dir).map_err(|source| CacheError {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let file: String = model_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{file}.vectors"));
+        let (dim, vectors) = match fs::read(&path) {
+            Ok(bytes) => decode(&bytes).unwrap_or_default(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, HashMap::new()),
+            Err(source) => return Err(CacheError { path, source }),
+        };
+        Ok(Self { path, dim, vectors })
+    }
+
+    /// The vector embedded from `text`, if it is cached.
+    pub fn get(&self, text: &str) -> Option<&[f32]> {
+        self.vectors.get(text).map(Vec::as_slice)
+    }
+
+    /// How many vectors it holds.
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.vectors.is_empty()
+    }
+
+    /// Adds vectors, in memory and at the end of the file. A vector of another length than the
+    /// file's starts the file afresh (the model changed under the same id).
+    pub fn append(&mut self, records: &[(String, Vec<f32>)]) -> io::Result<()> {
+        let Some((_, first)) = records.first() else {
+            return Ok(());
+        };
+        let dim = first.len();
+        if records.iter().any(|(_, v)| v.len() != dim) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "vectors of different lengths",
+            ));
+        }
+        let fresh = self.dim != Some(dim);
+        if fresh {
+            self.vectors.clear();
+            self.dim = Some(dim);
+        }
+        let file = if fresh {
+            File::create(&self.path)?
+        } else {
+            OpenOptions::new().append(true).open(&self.path)?
+        };
+        let mut out = BufWriter::new(file);
+        if fresh {
+            out.write_all(MAGIC)?;
+            out.write_all(&u32_bytes(dim)?)?;
+        }
+        for (text, vector) in records {
+            out.write_all(&encode_record(text, vector)?)?;
+            self.vectors.insert(text.clone(), vector.clone());
+        }
+        out.flush()
+    }
+}
+
+fn u32_bytes(n: usize) -> io::Result<[u8; 4]> {
+    u32::try_from(n)
+        .map(u32::to_le_bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "too long for the cache"))
+}
+
+fn encode_record(text: &str, vector: &[f32]) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(4 + text.len() + vector.len() * 4);
+    out.extend_from_slice(&u32_bytes(text.len())?);
+    out.extend_from_slice(text.as_bytes());
+    for x in vector {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// Vectors by the text embedded.
+type Vectors = HashMap<String, Vec<f32>>;
+
+/// The vector length and vectors of a cache file: `None` if it is not one; records after a
+/// damaged one dropped.
+fn decode(bytes: &[u8]) -> Option<(Option<usize>, Vectors)> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (dim, mut rest) = take_u32(rest)?;
+    if dim == 0 || dim > MAX_TEXT {
+        return None;
+    }
+    let mut vectors = HashMap::new();
+    while !rest.is_empty() {
+        let Some((len, after)) = take_u32(rest) else {
+            break;
+        };
+        if len > MAX_TEXT || after.len() < len + dim * 4 {
+            break;
+        }
+        let (text, after) = after.split_at(len);
+        let Ok(text) = std::str::from_utf8(text) else {
+            break;
+        };
+        let (raw, after) = after.split_at(dim * 4);
+        let vector = raw
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        vectors.insert(text.to_owned(), vector);
+        rest = after;
+    }
+    Some((Some(dim), vectors))
+}
+
+fn take_u32(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let (head, rest) = bytes.split_first_chunk::<4>()?;
+    Some((u32::from_le_bytes(*head) as usize, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn encode(dim: usize, records: &[(String, Vec<f32>)]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&u32_bytes(dim).unwrap());
+        for (t, v) in records {
+            out.extend_from_slice(&encode_record(t, v).unwrap());
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn what_is_written_is_read_back(
+            dim in 1usize..8,
+            texts in proptest::collection::vec(".{0,40}", 0..20),
+            seed in any::<u32>(),
+        ) {
+            let records: Vec<(String, Vec<f32>)> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.clone(), (0..dim).map(|j| (seed as f32) * 0.5 - (i * dim + j) as f32).collect()))
+                .collect();
+            let (got_dim, got) = decode(&encode(dim, &records)).expect("a cache file");
+            prop_assert_eq!(got_dim, Some(dim));
+            let want: HashMap<String, Vec<f32>> = records.into_iter().collect();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn a_file_cut_anywhere_keeps_the_whole_records_before_the_cut(
+            texts in proptest::collection::vec("[a-z]{0,12}", 1..10),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let records: Vec<(String, Vec<f32>)> =
+                texts.iter().map(|t| (t.clone(), vec![1.0, 2.0])).collect();
+            let bytes = encode(2, &records);
+            let at = cut.index(bytes.len() + 1);
+            if let Some((_, got)) = decode(&bytes[..at]) {
+                for (text, vector) in &got {
+                    prop_assert!(records.iter().any(|(t, v)| t == text && v == vector));
+                }
+            }
+        }
+
+        #[test]
+        fn any_bytes_decode_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let mut with_magic = MAGIC.to_vec();
+            with_magic.extend_from_slice(&bytes);
+            let _ = decode(&bytes);
+            let _ = decode(&with_magic);
+        }
+    }
+
+    #[test]
+    fn vectors_survive_a_reopen_and_a_new_length_starts_afresh() {
+        let dir = std::env::temp_dir().join(format!("tool-core-cache-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let mut cache = VectorCache::open(&dir, "model/a b").unwrap();
+        assert!(cache.is_empty());
+        cache.append(&[("one".into(), vec![1.0, 0.0])]).unwrap();
+        cache.append(&[("two".into(), vec![0.0, 1.0])]).unwrap();
+        let cache = VectorCache::open(&dir, "model/a b").unwrap();
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.get("two"), Some(&[0.0, 1.0][..]));
+        let mut cache = VectorCache::open(&dir, "model/a b").unwrap();
+        cache
+            .append(&[("three".into(), vec![1.0, 2.0, 3.0])])
+            .unwrap();
+        let cache = VectorCache::open(&dir, "model/a b").unwrap();
+        assert_eq!((cache.len(), cache.get("one")), (1, None));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -43,14 +43,18 @@
 //!
 //! # What it costs
 //!
-//! Measured with all-MiniLM-L6-v2 on a 2-core x86-64 machine with the candle crates optimised
-//! (release, or the dev profile of this workspace, which optimises them):
+//! Measured with all-MiniLM-L6-v2 on a 2-core x86-64 machine
+//! (`cargo run -p tool-embed --example cost`, this workspace's dev profile, which optimises
+//! candle, its matrix multiply and the tokenizer; figures move by about ±20% between runs):
 //!
-//! - loading: ~0.3 s (reading and hashing the 87 MB of weights is most of it), ~180 MB peak,
-//!   ~110 MB resident afterwards (the weights as f32);
-//! - a query of a dozen tokens: ~10-15 ms; each forward pass has ~10 ms of fixed cost, so
-//!   embedding many texts costs ~25 ms each at ~70 tokens, batched or not;
-//! - unoptimised (a plain debug build) about 70 times that.
+//! - loading: ~0.22 s (reading, hashing and converting the 87 MB of weights), ~190 MiB peak,
+//!   ~100 MiB resident afterwards (the weights as f32);
+//! - a query of 8-12 tokens: median ~18 ms, p95 ~25 ms (a release build: ~9-13 ms); each
+//!   forward pass has a fixed cost of ~10 ms, most of it in the matrix multiply;
+//! - 64 texts of ~40 tokens: ~20 ms each through [`embed`](SentenceEmbedder::embed) (batches of
+//!   similar lengths), ~40 ms each one at a time;
+//! - the candle crates unoptimised (a debug build without this workspace's profile settings):
+//!   about 70 times slower.
 //!
 //! So store the vectors of a fixed set of texts, keyed by [`SentenceEmbedder::model_id`], and
 //! embed only the queries at run time. Candle computes on rayon's thread pool; the environment
@@ -157,7 +161,7 @@ pub enum Pooling {
 
 /// A loaded sentence-transformers model: a BERT encoder, its tokenizer and its pooling.
 ///
-/// Loading costs ~0.3 s and ~110 MB for all-MiniLM-L6-v2; load once and share (`&self` methods,
+/// Loading costs ~0.2 s and ~100 MiB for all-MiniLM-L6-v2; load once and share (`&self` methods,
 /// `Send + Sync`).
 pub struct SentenceEmbedder {
     model: BertModel,
@@ -697,6 +701,13 @@ mod tests {
             .expect_err("bad config")
             .to_string();
         assert!(e.contains("config.json: at `vocab_size`"), "{e}");
+    }
+
+    #[test]
+    fn an_embedder_can_be_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<SentenceEmbedder>();
+        send_sync::<EmbedError>();
     }
 
     #[test]

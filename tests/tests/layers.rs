@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-macros", 1),
     ("tool-core", 2),
     ("tool-http", 3),
+    ("tool-embed", 3),
     ("tool-mcp", 4),
     ("tool-agent", 4),
     ("tool-presence", 4),

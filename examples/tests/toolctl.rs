@@ -473,3 +473,80 @@ fn search_names_bad_batches_and_domains() {
         "a query or --queries is required"
     );
 }
+
+/// The model `scripts/embed-model-env` installs (scripts/test runs it first).
+fn embed_model() -> std::path::PathBuf {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/models/all-MiniLM-L6-v2");
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "{} is missing: run scripts/embed-model-env",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn search_with_a_model_fuses_meaning_with_words_and_caches_tool_vectors() {
+    let model = embed_model();
+    let cache = tempfile::tempdir().unwrap();
+    let model_arg = model.to_str().unwrap();
+    let cache_arg = cache.path().to_str().unwrap();
+    let queries = b"{\"query\": \"what's the hour over in Tokyo right now\"}\n{\"query\": \"grab the text of that page for me\"}\n";
+    let run = |extra: &[&str]| {
+        let mut args = vec!["search", "--queries", "-", "--top", "5", "--json"];
+        args.extend_from_slice(extra);
+        let out = toolctl_with_stdin(&args, queries);
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect::<Vec<Value>>()
+    };
+    let hybrid = run(&["--embed-model", model_arg, "--embed-cache", cache_arg]);
+    assert_eq!(hybrid.len(), 2, "one line per query, in order");
+    assert_eq!(hybrid[0]["results"][0], "get_current_time", "{hybrid:?}");
+    assert_eq!(hybrid[1]["results"][0], "fetch_url", "{hybrid:?}");
+    // The tool vectors were written; a second run reads them and ranks the same.
+    let files: Vec<_> = std::fs::read_dir(cache.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "one cache file for the model");
+    assert_eq!(
+        run(&["--embed-model", model_arg, "--embed-cache", cache_arg]),
+        hybrid
+    );
+
+    // The environment names the model when the flag does not.
+    let out = Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args([
+            "search",
+            "what's the hour over in Tokyo right now",
+            "--json",
+            "--embed-cache",
+            cache_arg,
+        ])
+        .env("TOOL_CORE_EMBED_MODEL", model_arg)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found = json_out(&out);
+    assert_eq!(found[0]["name"], "get_current_time");
+    // Weighted fusion scores lie in 0..=1; the lexical engine's BM25 scores do not.
+    assert!(found[0]["score"].as_f64().unwrap() <= 1.0, "{found}");
+}
+
+#[test]
+fn a_model_directory_that_cannot_be_loaded_is_named_in_the_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = toolctl(&[
+        "search",
+        "files",
+        "--embed-model",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains(empty.path().to_str().unwrap()),
+        "{message}"
+    );
+}

@@ -88,6 +88,9 @@ pub enum Command {
         /// `{"query": "...", "results": ["name", ...]}` out, in order (`-` for stdin).
         #[arg(long, value_name = "FILE", conflicts_with = "query")]
         queries: Option<PathBuf>,
+        /// The model for hybrid search.
+        #[command(flatten)]
+        embed: crate::EmbedArgs,
     },
     /// Call a tool and print the result as JSON.
     Call {
@@ -139,6 +142,9 @@ pub struct ServeArgs {
     /// they are cancelled.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = grace)]
     pub shutdown_grace: f64,
+    /// The model for hybrid search in `search_tools`.
+    #[command(flatten)]
+    pub embed: crate::EmbedArgs,
 }
 
 fn grace(text: &str) -> Result<f64, String> {

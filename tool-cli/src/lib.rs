@@ -43,6 +43,7 @@
 
 mod args;
 mod commands;
+mod embed;
 mod exit;
 mod run;
 mod serve;
@@ -54,6 +55,7 @@ use tool_core::Registry;
 
 pub use args::{Command, ServeArgs, ToolArgs};
 pub use commands::definition_json;
+pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 
 /// Parses the process's arguments and runs them against every linked tool.
 pub fn main() -> ExitCode {

@@ -13,7 +13,7 @@ use tool_mcp as mcp;
 
 use crate::args::{Command, ToolArgs};
 use crate::commands::{self, find, output_json};
-use crate::exit::{Exit, Out, print_json, usage};
+use crate::exit::{Exit, Out, failed, print_json, usage};
 use crate::serve;
 
 impl ToolArgs {
@@ -62,10 +62,15 @@ impl ToolArgs {
                 domain,
                 json,
                 queries,
+                embed,
             } => {
                 let mut options = SearchOptions::limit(usize::from(*top));
                 options.domain = domain.clone();
-                let catalog = Catalog::new(registry);
+                let catalog = match embed.embedding_or_exit(err)? {
+                    None => Catalog::new(registry),
+                    Some(embedding) => Catalog::with_embedding(registry, &embedding)
+                        .map_err(|e| failed(err, e.to_string()))?,
+                };
                 if let Some(domain) = domain {
                     catalog
                         .check_domain(domain)

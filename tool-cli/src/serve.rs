@@ -17,7 +17,8 @@ pub(crate) async fn serve(
     err: Out<'_>,
 ) -> Result<(), Exit> {
     // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
-    let catalog = tool_core::catalog::install(&mut registry)
+    let embedding = args.embed.embedding_or_exit(err)?;
+    let catalog = tool_core::catalog::install_with(&mut registry, embedding)
         .map_err(|e| usage(err, format!("cannot add search_tools: {e}")))?;
     let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
     if args.hide_deferred {

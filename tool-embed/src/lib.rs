@@ -606,6 +606,19 @@ fn normalize(v: &mut [f32]) {
     }
 }
 
+/// Hybrid tool search: `tool_core::catalog::Catalog::with_embedding` fuses this model's
+/// ranking with the lexical one.
+impl tool_core::catalog::TextEmbedder for SentenceEmbedder {
+    fn model_id(&self) -> &str {
+        SentenceEmbedder::model_id(self)
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, tool_core::catalog::EmbedError> {
+        SentenceEmbedder::embed(self, texts)
+            .map_err(|e| tool_core::catalog::EmbedError(Box::new(e)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

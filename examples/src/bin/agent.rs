@@ -53,6 +53,9 @@ struct Args {
     /// which also ends a timed hold early).
     #[arg(long, value_name = "SECS|forever", requires = "presence", value_parser = parse_hold)]
     presence_hold: Option<Hold>,
+    /// The model for hybrid search in `search_tools`.
+    #[command(flatten)]
+    embed: tool_cli::EmbedArgs,
     /// What to ask.
     prompt: String,
 }
@@ -67,7 +70,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = catalog::install(&mut registry) {
+    let embedding = match args.embed.embedding() {
+        Ok(embedding) => embedding,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = catalog::install_with(&mut registry, embedding) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }

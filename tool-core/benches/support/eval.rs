@@ -68,6 +68,13 @@ pub fn test_set() -> Vec<Case> {
     load("queries_test.jsonl")
 }
 
+/// The paraphrase set (`queries_paraphrase.jsonl`): written blind, before any ranker was run on
+/// it, in words the expected tools do not use (`SOURCES.md` gives the rules); never used to
+/// develop or tune anything.
+pub fn paraphrase() -> Vec<Case> {
+    load("queries_paraphrase.jsonl")
+}
+
 fn load(file: &str) -> Vec<Case> {
     let path = root().join("tests/data/catalog").join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -755,7 +755,7 @@ fn sessions_stick_to_their_instance_through_elicitation_and_progress() {
     // Every request of each session (its POSTs, its GET stream, its DELETE) went to the instance
     // the table names. HAProxy logs a stream when it ends, so wait for the last ones (a GET
     // stream ends when its session is deleted).
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let logged = loop {
         let logged = session_requests(&cluster.log_lines());
         let complete = session_ids.iter().all(|id| {

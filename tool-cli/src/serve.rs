@@ -18,8 +18,15 @@ pub(crate) async fn serve(
 ) -> Result<(), Exit> {
     // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
     let embedding = args.embed.embedding_or_exit(err)?;
+    let hybrid = embedding.is_some();
     let catalog = tool_core::catalog::install_with(&mut registry, embedding)
         .map_err(|e| usage(err, format!("cannot add search_tools: {e}")))?;
+    if hybrid {
+        // Embedding the tools takes seconds when the cache is cold: do it now, beside serving,
+        // not inside the first `search_tools` call. (The lexical index alone stays lazy.)
+        let warm = catalog.clone();
+        tokio::task::spawn_blocking(move || warm.read(|_| ()));
+    }
     let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
     if args.hide_deferred {
         options.deferred = DeferredTools::Hidden;

@@ -42,7 +42,9 @@ mod server;
 mod signal;
 mod stdio;
 mod tcp;
+// tool-core's generator of random JSON for property tests, shared rather than copied.
 #[cfg(test)]
+#[path = "../../tool-core/src/test_json.rs"]
 mod test_json;
 
 #[cfg(feature = "mount")]

@@ -204,61 +204,44 @@ impl Dense {
                 Some((tool, dot(&q, v)))
             })
             .collect();
-        let lexical_of: HashMap<&str, (usize, f32)> = lexical
+        // Each ranking's share of a tool's score, from its rank and score in that ranking.
+        let best_lexical = lexical.first().map_or(0.0, |(_, s)| *s);
+        let (lo, hi) = dense
             .iter()
-            .enumerate()
-            .map(|(rank, (tool, score))| (tool.name(), (rank, *score)))
-            .collect();
-        let mut fused: Vec<(&Tool, f32)> = match self.fusion {
-            Fusion::Weighted { dense: w } => {
-                let best_lexical = lexical.iter().map(|(_, s)| *s).fold(0.0_f32, f32::max);
-                let (lo, hi) = dense
-                    .iter()
-                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (_, s)| {
-                        (lo.min(*s), hi.max(*s))
-                    });
-                let span = if hi > lo { hi - lo } else { 1.0 };
-                dense
-                    .iter()
-                    .map(|&(tool, cos)| {
-                        let l = lexical_of.get(tool.name()).map_or(0.0, |(_, s)| {
-                            if best_lexical > 0.0 {
-                                s / best_lexical
-                            } else {
-                                0.0
-                            }
-                        });
-                        let d = (cos - lo) / span;
-                        (tool, w * d + (1.0 - w) * l)
-                    })
-                    .collect()
-            }
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (_, s)| {
+                (lo.min(*s), hi.max(*s))
+            });
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        let (lexical_part, dense_part): (Part, Part) = match self.fusion {
+            Fusion::Weighted { dense: w } => (
+                Box::new(move |_, s| {
+                    let l = if best_lexical > 0.0 {
+                        s / best_lexical
+                    } else {
+                        0.0
+                    };
+                    (1.0 - w) * l
+                }),
+                Box::new(move |_, cos| w * (cos - lo) / span),
+            ),
             Fusion::Rrf { k } => {
                 dense.sort_by(|a, b| b.1.total_cmp(&a.1));
-                dense
-                    .iter()
-                    .enumerate()
-                    .map(|(rank, &(tool, _))| {
-                        let l = lexical_of
-                            .get(tool.name())
-                            .map_or(0.0, |(r, _)| 1.0 / (k + *r as f32 + 1.0));
-                        (tool, l + 1.0 / (k + rank as f32 + 1.0))
-                    })
-                    .collect()
+                (
+                    Box::new(move |rank, _| 1.0 / (k + rank as f32 + 1.0)),
+                    Box::new(move |rank, _| 1.0 / (k + rank as f32 + 1.0)),
+                )
             }
         };
-        // A tool the lexical index matched but the model has no vector for keeps its place.
-        for (tool, score) in lexical {
-            if !self.vectors.contains_key(tool.name()) {
-                let l = match self.fusion {
-                    Fusion::Weighted { dense: w } => {
-                        (1.0 - w) * score / lexical[0].1.max(f32::MIN_POSITIVE)
-                    }
-                    Fusion::Rrf { k } => 1.0 / (k + lexical_of[tool.name()].0 as f32 + 1.0),
-                };
-                fused.push((tool, l));
-            }
+        // A tool either ranking found, the model's vector or not.
+        let mut scores: HashMap<&str, (&Tool, f32)> = dense
+            .iter()
+            .enumerate()
+            .map(|(rank, &(tool, cos))| (tool.name(), (tool, dense_part(rank, cos))))
+            .collect();
+        for (rank, &(tool, score)) in lexical.iter().enumerate() {
+            scores.entry(tool.name()).or_insert((tool, 0.0)).1 += lexical_part(rank, score);
         }
+        let mut fused: Vec<(&Tool, f32)> = scores.into_values().collect();
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.name().cmp(b.0.name())));
         fused.truncate(limit);
         Ok(fused)
@@ -276,6 +259,9 @@ impl Dense {
             .sum()
     }
 }
+
+/// One ranking's share of a tool's fused score, from the tool's rank and score in it.
+type Part = Box<dyn Fn(usize, f32) -> f32>;
 
 fn unit(mut v: Vec<f32>) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

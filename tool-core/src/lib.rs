@@ -62,7 +62,8 @@ mod test_json;
 
 pub use context::{
     AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,
-    RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit, TracingEvents,
+    Principal, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
+    TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};

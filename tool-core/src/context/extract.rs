@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::headers::RequestHeaders;
+use super::principal::Principal;
 use super::tool_context::ToolContext;
 use crate::error::ToolError;
 
@@ -40,6 +41,25 @@ impl FromContext for CancellationToken {
 impl FromContext for RequestHeaders {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
         Ok(ctx.headers().clone())
+    }
+}
+
+/// The authenticated caller. Refused (`permission_denied`) where the server established no
+/// caller, as over stdio or behind a static token: take `Option<Principal>` to run there too.
+impl FromContext for Principal {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.principal().cloned().ok_or_else(|| {
+            ToolError::permission_denied(
+                "this tool needs an authenticated caller, and the server established none \
+                 (serve it over HTTP with OAuth, or take Option<Principal>)",
+            )
+        })
+    }
+}
+
+impl FromContext for Option<Principal> {
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        Ok(ctx.principal().cloned())
     }
 }
 

@@ -9,6 +9,7 @@ mod audit;
 mod events;
 mod extract;
 mod headers;
+mod principal;
 mod root;
 mod tool_context;
 
@@ -16,6 +17,7 @@ pub use audit::{AuditRecord, AuditSink, TracingAudit};
 pub use events::{BroadcastEvents, EventSink, LogLevel, ToolEvent, TracingEvents};
 pub use extract::{FromContext, State};
 pub use headers::RequestHeaders;
+pub use principal::Principal;
 pub use root::ToolRoot;
 pub(crate) use tool_context::NestedCalls;
 pub use tool_context::{ContextBuilder, ToolContext};

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::audit::{AuditSink, TracingAudit};
 use super::events::{EventSink, LogLevel, ToolEvent, TracingEvents};
 use super::headers::RequestHeaders;
+use super::principal::Principal;
 use super::root::ToolRoot;
 use crate::call::CallResult;
 use crate::error::ToolError;
@@ -41,7 +42,7 @@ pub struct ToolContext {
 
 struct Inner {
     call_id: String,
-    principal: Option<String>,
+    principal: Option<Principal>,
     root: Option<ToolRoot>,
     /// When the call must be done by (set by the executor; inner calls inherit it).
     deadline: Option<Instant>,
@@ -161,9 +162,10 @@ impl ToolContext {
         &self.inner.call_id
     }
 
-    /// Who the call is made for, when known (recorded in audit records).
-    pub fn principal(&self) -> Option<&str> {
-        self.inner.principal.as_deref()
+    /// Who the call is made for, when the server established it (its subject is recorded in
+    /// audit records).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
     }
 
     /// When the call must be done by, if there is a limit.
@@ -311,7 +313,7 @@ impl ToolContext {
 /// Builds a [`ToolContext`].
 pub struct ContextBuilder {
     call_id: Option<String>,
-    principal: Option<String>,
+    principal: Option<Principal>,
     root: Option<ToolRoot>,
     headers: RequestHeaders,
     cancel: Cancel,
@@ -342,8 +344,9 @@ impl ContextBuilder {
         self
     }
 
-    /// Sets who the calls are made for (an account id, a user name), for audit records.
-    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+    /// Sets who the calls are made for: a [`Principal`], or a subject alone (an account id, a
+    /// user name). Its subject goes into audit records.
+    pub fn principal(mut self, principal: impl Into<Principal>) -> Self {
         self.principal = Some(principal.into());
         self
     }

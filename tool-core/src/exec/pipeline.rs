@@ -460,7 +460,7 @@ impl Executor {
             ctx.audit().record(&AuditRecord {
                 tool: tool.name().to_owned(),
                 call_id: ctx.call_id().to_owned(),
-                principal: ctx.principal().map(str::to_owned),
+                principal: ctx.principal().map(|p| p.subject().to_owned()),
                 input_digest: digest,
                 outcome: match &result {
                     Ok(_) => "ok".to_owned(),

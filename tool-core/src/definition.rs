@@ -178,6 +178,9 @@ pub struct ToolDef {
     pub timeout: Option<Duration>,
     /// Attempts after the first for transient errors, enforced by the executor.
     pub retries: u32,
+    /// OAuth scopes a caller must hold to see and call the tool, beyond the server's own
+    /// (`#[tool(scopes("issues:write"))]`). Enforced where the server established a caller.
+    pub scopes: &'static [&'static str],
     /// Optional "view in app" link.
     pub source: Option<&'static str>,
     /// Sample inputs.

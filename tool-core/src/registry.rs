@@ -62,6 +62,7 @@ struct ToolInner {
     feeds_back: bool,
     timeout: Option<Duration>,
     retries: u32,
+    scopes: Vec<Cow<'static, str>>,
     source: Option<Cow<'static, str>>,
     examples: Vec<ToolExample>,
     input_schema: Value,
@@ -130,6 +131,7 @@ impl Tool {
                 feeds_back: def.feeds_back,
                 timeout: def.timeout,
                 retries: def.retries,
+                scopes: def.scopes.iter().map(|s| Cow::Borrowed(*s)).collect(),
                 source: def.source.map(Cow::Borrowed),
                 examples,
                 drops_nulls: schema::may_drop_nulls(&input_schema),
@@ -214,6 +216,10 @@ impl Tool {
     /// Attempts after the first for transient errors.
     pub fn retries(&self) -> u32 {
         self.inner.retries
+    }
+    /// OAuth scopes a caller must hold to see and call the tool, beyond the server's own.
+    pub fn scopes(&self) -> &[Cow<'static, str>] {
+        &self.inner.scopes
     }
     /// "View in app" link.
     pub fn source(&self) -> Option<&str> {
@@ -331,6 +337,7 @@ impl DynamicTool {
                 feeds_back: true,
                 timeout: None,
                 retries: 0,
+                scopes: Vec::new(),
                 source: None,
                 examples: Vec::new(),
                 drops_nulls: schema::may_drop_nulls(&input_schema),
@@ -403,6 +410,15 @@ impl DynamicTool {
     /// Sets the behaviour hints.
     pub fn annotations(mut self, annotations: Annotations) -> Self {
         self.inner.annotations = annotations;
+        self
+    }
+
+    /// Adds OAuth scopes a caller must hold to see and call the tool (see [`Tool::scopes`]).
+    pub fn scopes<S: Into<Cow<'static, str>>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.inner.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 

@@ -420,6 +420,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     feeds_back: #feeds_back,
                     timeout: #timeout,
                     retries: #retries,
+                    scopes: &[],
                     source: #source,
                     examples: &[#(#examples),*],
                     body: #body,

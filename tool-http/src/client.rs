@@ -13,10 +13,12 @@ use reqwest::{Method, Url};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{ENV_SERVICE, HttpConfig, HttpConfigError, Source, Validated};
+use super::credential::{EnvReader, ServiceAuth, process_env};
 use super::response::HttpResponse;
 use super::send::{ReadOptions, Target, execute, guard_error};
 use super::ssrf::{GuardError, GuardedResolver, Lookup, MAX_REDIRECTS, SsrfPolicy, system_lookup};
 use super::text::host_label;
+use tool_core::Principal;
 use tool_core::context::{FromContext, ToolContext};
 use tool_core::error::{ErrorKind, ToolError};
 
@@ -29,8 +31,11 @@ const FETCH_ACCEPT: &str = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*
 ///
 /// A tool takes it as a parameter marked `#[ctx]`; it then comes from the context's extensions
 /// (`ContextBuilder::extension(client)`) or, when none was added, from the environment (built on
-/// first use), bound to the call: service requests forward the call's allowlisted headers and
-/// every request stops when the call is cancelled.
+/// first use), bound to the call: service requests forward the call's allowlisted headers, carry
+/// the caller's token to a service that accepts its audience (see [`ServiceConfig`]), and every
+/// request stops when the call is cancelled.
+///
+/// [`ServiceConfig`]: crate::ServiceConfig
 #[derive(Clone)]
 pub struct HttpClient {
     pub(super) shared: Arc<Shared>,
@@ -39,16 +44,22 @@ pub struct HttpClient {
 
 pub(super) struct Shared {
     config: HttpConfig,
-    pub(super) services: BTreeMap<String, Url>,
+    pub(super) services: BTreeMap<String, Service>,
     forward: Vec<HeaderName>,
     policy: Arc<SsrfPolicy>,
     service_client: reqwest::Client,
     fetch_client: reqwest::Client,
 }
 
+pub(super) struct Service {
+    pub(super) base: Url,
+    auth: ServiceAuth,
+}
+
 #[derive(Clone)]
 struct Binding {
     headers: Arc<[(HeaderName, HeaderValue)]>,
+    principal: Option<Principal>,
     cancel: CancellationToken,
 }
 
@@ -63,14 +74,21 @@ impl fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
-    /// Builds a client; the configuration is validated here.
+    /// Builds a client: the configuration is validated, and the operators' tokens
+    /// ([`ServiceConfig::token_env`](crate::ServiceConfig::token_env)) read from the
+    /// environment, here.
     pub fn new(config: HttpConfig) -> Result<Self, HttpConfigError> {
-        Self::with_lookup(config, system_lookup())
+        Self::build(config, Source::Code, system_lookup(), &process_env)
     }
 
     /// Builds a client from the environment ([`HttpConfig::from_env`]).
     pub fn from_env() -> Result<Self, HttpConfigError> {
-        Self::new(HttpConfig::from_env()?)
+        Self::build(
+            HttpConfig::from_env()?,
+            Source::Env,
+            system_lookup(),
+            &process_env,
+        )
     }
 
     /// The process-wide client built from the environment on first use; what a tool gets when
@@ -87,12 +105,30 @@ impl HttpClient {
         }
     }
 
-    fn with_lookup(config: HttpConfig, lookup: Lookup) -> Result<Self, HttpConfigError> {
+    pub(super) fn build(
+        config: HttpConfig,
+        source: Source,
+        lookup: Lookup,
+        env: EnvReader<'_>,
+    ) -> Result<Self, HttpConfigError> {
         let Validated {
             services,
             forward,
             policy,
-        } = config.validate(Source::Code)?;
+        } = config.validate(source)?;
+        let services = services
+            .into_iter()
+            .map(|(name, spec)| {
+                let auth = ServiceAuth::new(spec.audience, spec.token_env.as_ref(), env)?;
+                Ok((
+                    name,
+                    Service {
+                        base: spec.base,
+                        auth,
+                    },
+                ))
+            })
+            .collect::<Result<BTreeMap<_, _>, HttpConfigError>>()?;
         let tls = tls_config()?;
         let base = || {
             reqwest::Client::builder()
@@ -152,7 +188,9 @@ impl HttpClient {
     }
 
     /// This client bound to a call: requests to services carry the call's allowlisted headers
-    /// (and no others), and every request ends when the call is cancelled.
+    /// (and no others) and the caller's token where its audience allows (see
+    /// [`ServiceConfig`](crate::ServiceConfig)), and every request ends when the call is
+    /// cancelled.
     pub fn bind(&self, ctx: &ToolContext) -> Self {
         let headers: Vec<(HeaderName, HeaderValue)> = ctx
             .headers()
@@ -172,6 +210,7 @@ impl HttpClient {
             shared: self.shared.clone(),
             binding: Some(Binding {
                 headers: headers.into(),
+                principal: ctx.principal().cloned(),
                 cancel: ctx.cancellation().clone(),
             }),
         }
@@ -191,11 +230,18 @@ impl HttpClient {
             path: path.split(['?', '#']).next().unwrap_or_default().to_owned(),
         };
         let url = self.service_url(service, path);
+        let principal = self.binding.as_ref().and_then(|b| b.principal.as_ref());
+        let authorization = self
+            .shared
+            .services
+            .get(&service.to_ascii_lowercase())
+            .and_then(|s| s.auth.authorization(principal));
         ServiceRequest {
             client: self.clone(),
             method,
             url,
             target,
+            authorization,
             headers: HeaderMap::new(),
             body: None,
             max_bytes: self.shared.config.max_response_bytes,
@@ -205,7 +251,8 @@ impl HttpClient {
     }
 
     fn service_url(&self, service: &str, path: &str) -> Result<Url, ToolError> {
-        let Some(base) = self.shared.services.get(&service.to_ascii_lowercase()) else {
+        let Some(Service { base, .. }) = self.shared.services.get(&service.to_ascii_lowercase())
+        else {
             let known: Vec<&str> = self.services().collect();
             let hint = match strsim_nearest(service, &known) {
                 Some(near) => format!("; did you mean `{near}`?"),
@@ -407,6 +454,7 @@ pub struct ServiceRequest {
     method: Method,
     url: Result<Url, ToolError>,
     target: Target,
+    authorization: Option<HeaderValue>,
     headers: HeaderMap,
     body: Option<Result<Vec<u8>, ToolError>>,
     max_bytes: usize,
@@ -423,7 +471,8 @@ impl fmt::Debug for ServiceRequest {
 }
 
 impl ServiceRequest {
-    /// Sets a header of this request (replacing a forwarded one of the same name).
+    /// Sets a header of this request (replacing a forwarded one of the same name, or, for
+    /// `authorization`, the token the service's configuration chose).
     pub fn header(mut self, name: &str, value: &str) -> Self {
         match (
             HeaderName::from_bytes(name.as_bytes()),
@@ -485,6 +534,9 @@ impl ServiceRequest {
                 headers.insert(name.clone(), value.clone());
             }
         }
+        if let Some(authorization) = self.authorization {
+            headers.insert(header::AUTHORIZATION, authorization);
+        }
         for (name, value) in &self.headers {
             headers.insert(name.clone(), value.clone());
         }
@@ -515,10 +567,8 @@ impl ServiceRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::SocketAddr;
-    use std::sync::Mutex;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio::net::{TcpListener, TcpStream};
+    use crate::testing::{Server, allowing_loopback, caller, client, fake_dns};
+    use tokio::net::TcpListener;
     use tool_core::RequestHeaders;
 
     #[test]
@@ -563,223 +613,6 @@ mod tests {
     // --------------------------------------------------------------------------------------------
     // Against a real server on 127.0.0.1
 
-    /// One request as the server saw it.
-    #[derive(Debug, Clone)]
-    struct Seen {
-        path: String,
-        headers: Vec<(String, String)>,
-    }
-
-    impl Seen {
-        fn header(&self, name: &str) -> Option<&str> {
-            self.headers
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str())
-        }
-    }
-
-    /// A tiny HTTP/1.1 server with canned answers; stops when dropped.
-    struct Server {
-        port: u16,
-        seen: Arc<Mutex<Vec<Seen>>>,
-        task: tokio::task::JoinHandle<()>,
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            self.task.abort();
-        }
-    }
-
-    impl Server {
-        async fn start() -> Self {
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let port = listener.local_addr().unwrap().port();
-            let seen = Arc::new(Mutex::new(Vec::new()));
-            let record = seen.clone();
-            let task = tokio::spawn(async move {
-                while let Ok((socket, _)) = listener.accept().await {
-                    tokio::spawn(answer(socket, port, record.clone()));
-                }
-            });
-            Self { port, seen, task }
-        }
-
-        fn url(&self, path: &str) -> String {
-            format!("http://127.0.0.1:{}{path}", self.port)
-        }
-
-        fn seen(&self) -> Vec<Seen> {
-            self.seen.lock().unwrap().clone()
-        }
-    }
-
-    async fn answer(mut socket: TcpStream, port: u16, seen: Arc<Mutex<Vec<Seen>>>) {
-        let mut head = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
-            match socket.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => head.extend_from_slice(&buf[..n]),
-            }
-        }
-        let head = String::from_utf8_lossy(&head).into_owned();
-        let mut lines = head.split("\r\n");
-        let path = lines
-            .next()
-            .and_then(|l| l.split(' ').nth(1))
-            .unwrap_or("/")
-            .to_owned();
-        let headers = lines
-            .take_while(|l| !l.is_empty())
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect();
-        seen.lock().unwrap().push(Seen {
-            path: path.clone(),
-            headers,
-        });
-        let route = path.strip_prefix("/api").unwrap_or(&path);
-        let (status, extra, body): (&str, String, Vec<u8>) = match route {
-            "/ok" => (
-                "200 OK",
-                "content-type: text/plain\r\n".into(),
-                b"hello".to_vec(),
-            ),
-            "/json" => (
-                "200 OK",
-                "content-type: application/json\r\n".into(),
-                br#"{"n": 7}"#.to_vec(),
-            ),
-            "/big" => (
-                "200 OK",
-                "content-type: text/plain\r\n".into(),
-                vec![b'a'; 4096],
-            ),
-            "/big-unsized" => {
-                // No content-length: the body ends when the connection closes.
-                let _ = socket
-                    .write_all(
-                        b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n",
-                    )
-                    .await;
-                let _ = socket.write_all(&[b'b'; 4096]).await;
-                let _ = socket.shutdown().await;
-                return;
-            }
-            "/png" => (
-                "200 OK",
-                "content-type: image/png\r\n".into(),
-                b"\x89PNG\r\n\x1a\n\0\0".to_vec(),
-            ),
-            "/untyped-binary" => ("200 OK", String::new(), b"ab\0cd".to_vec()),
-            "/slow" => {
-                tokio::time::sleep(Duration::from_secs(10)).await;
-                ("200 OK", String::new(), b"late".to_vec())
-            }
-            "/redirect/same" => ("302 Found", "location: /ok\r\n".into(), Vec::new()),
-            "/redirect/loop" => (
-                "302 Found",
-                "location: /redirect/loop\r\n".into(),
-                Vec::new(),
-            ),
-            "/redirect/loopback2" => (
-                "302 Found",
-                format!("location: http://127.0.0.2:{port}/ok\r\n"),
-                Vec::new(),
-            ),
-            "/redirect/name" => (
-                "302 Found",
-                format!("location: http://mixed.test:{port}/ok\r\n"),
-                Vec::new(),
-            ),
-            "/redirect/other-origin" => (
-                "302 Found",
-                format!("location: http://localhost:{port}/ok\r\n"),
-                Vec::new(),
-            ),
-            "/redirect/ftp" => (
-                "302 Found",
-                "location: ftp://127.0.0.1/x\r\n".into(),
-                Vec::new(),
-            ),
-            r if r.starts_with("/status/") => {
-                let code = &r["/status/".len()..];
-                let status = match code {
-                    "400" => "400 Bad Request",
-                    "401" => "401 Unauthorized",
-                    "403" => "403 Forbidden",
-                    "404" => "404 Not Found",
-                    "429" => "429 Too Many Requests",
-                    "500" => "500 Internal Server Error",
-                    "503" => "503 Service Unavailable",
-                    _ => "504 Gateway Timeout",
-                };
-                let body = format!("{{\"error\": \"{}\"}}", "x".repeat(5000)).into_bytes();
-                (
-                    status,
-                    "content-type: application/json\r\nretry-after: 7\r\n".into(),
-                    body,
-                )
-            }
-            _ => (
-                "404 Not Found",
-                "content-type: text/plain\r\n".into(),
-                b"no such page".to_vec(),
-            ),
-        };
-        let head = format!(
-            "HTTP/1.1 {status}\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = socket.write_all(head.as_bytes()).await;
-        let _ = socket.write_all(&body).await;
-        let _ = socket.shutdown().await;
-    }
-
-    /// A lookup that knows a few test names, all on the loopback range.
-    fn fake_dns() -> Lookup {
-        Arc::new(|name: String| {
-            Box::pin(async move {
-                let addrs: Vec<SocketAddr> = match name.as_str() {
-                    "rebind.test" => vec!["127.0.0.1:0".parse().unwrap()],
-                    "mixed.test" => vec![
-                        "127.0.0.1:0".parse().unwrap(),
-                        "127.0.0.2:0".parse().unwrap(),
-                    ],
-                    _ => {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::NotFound,
-                            "no such host",
-                        ));
-                    }
-                };
-                Ok(addrs)
-            })
-        })
-    }
-
-    fn client(config: HttpConfig) -> HttpClient {
-        HttpClient::with_lookup(config, fake_dns()).unwrap()
-    }
-
-    fn allowing_loopback() -> HttpConfig {
-        HttpConfig::default().allow_host("127.0.0.1")
-    }
-
-    fn caller() -> ToolContext {
-        ToolContext::builder()
-            .headers(RequestHeaders::from_pairs([
-                ("Authorization", "Bearer caller-token"),
-                ("Cookie", "session=abc"),
-                ("X-Request-Id", "req-1"),
-                ("X-Secret", "s3cr3t"),
-                ("Traceparent", "00-abc-def-01"),
-            ]))
-            .build()
-    }
-
     #[tokio::test]
     async fn services_get_the_allowlisted_headers_and_no_others() {
         let server = Server::start().await;
@@ -800,11 +633,12 @@ mod tests {
         let seen = server.seen();
         let seen = &seen[0];
         assert_eq!(seen.path, "/api/ok");
-        assert_eq!(seen.header("authorization"), Some("Bearer caller-token"));
         assert_eq!(seen.header("x-request-id"), Some("req-1"));
         assert_eq!(seen.header("accept"), Some("text/plain"));
         assert_eq!(seen.header("user-agent"), Some(USER_AGENT));
+        // The call's `Authorization` header is not an allowlisted header (see `credential`).
         for absent in [
+            "authorization",
             "cookie",
             "x-secret",
             "traceparent",
@@ -894,7 +728,8 @@ mod tests {
         assert!(err.is_transient());
 
         // The web: no body excerpt, the host named.
-        let web = HttpClient::with_lookup(allowing_loopback(), fake_dns()).unwrap();
+        let web =
+            HttpClient::build(allowing_loopback(), Source::Code, fake_dns(), &|_| None).unwrap();
         let err = web.fetch(&server.url("/nowhere")).await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::NotFound);
         assert_eq!(
@@ -1203,9 +1038,17 @@ mod tests {
     #[tokio::test]
     async fn the_client_comes_from_the_context() {
         let server = Server::start().await;
-        let configured = client(HttpConfig::default().service("local", server.url("")));
+        let configured = client(HttpConfig::default().service_with_audience(
+            "local",
+            server.url(""),
+            "https://local.example",
+        ));
         let ctx = ToolContext::builder()
-            .headers(RequestHeaders::from_pairs([("authorization", "Bearer t")]))
+            .headers(RequestHeaders::from_pairs([(
+                "authorization",
+                "Bearer header-token",
+            )]))
+            .principal(Principal::new("u").with_token("t", ["https://local.example"]))
             .extension(configured)
             .build();
         let from_ctx = HttpClient::from_context(&ctx).unwrap();

@@ -1,5 +1,6 @@
 //! Tools that call a downstream service, run through the executor against a real HTTP server on
-//! 127.0.0.1: the caller's allowlisted headers are forwarded and no others, a 503 is retried
+//! 127.0.0.1: the caller's token (issued for the service's audience) and allowlisted headers are
+//! forwarded and no others, a 503 is retried
 //! for a read-only tool and never for a destructive one, and a slow service hits the time limit.
 
 use std::io::{BufRead, BufReader, Write};
@@ -9,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
+use tool_core::Principal;
 use tool_core::exec::Executor;
 use tool_core::prelude::*;
 use tool_http::{HttpClient, HttpConfig};
@@ -90,13 +92,20 @@ fn service(script: Vec<(u16, u64)>) -> Service {
 fn executor_for(service: &Service) -> (Executor, ToolContext) {
     let client = HttpClient::new(
         HttpConfig::default()
-            .service("orders", format!("http://127.0.0.1:{}/", service.port))
+            .service_with_audience(
+                "orders",
+                format!("http://127.0.0.1:{}/", service.port),
+                "https://orders.example.com",
+            )
             .forward_header("x-request-id"),
     )
     .unwrap();
     let ctx = ToolContext::builder()
+        .principal(
+            Principal::new("user-7").with_token("user-token", ["https://orders.example.com"]),
+        )
         .headers(RequestHeaders::from_pairs([
-            ("Authorization", "Bearer user-token"),
+            ("Authorization", "Bearer header-token"),
             ("X-Request-Id", "req-42"),
             ("Cookie", "session=secret"),
             ("X-Internal", "do-not-forward"),
@@ -122,7 +131,9 @@ async fn a_read_only_tool_retries_503_and_forwards_only_allowlisted_headers() {
     );
     for head in svc.requests.lock().unwrap().iter() {
         assert!(head.starts_with("get /orders/o-7 "), "{head}");
+        // The principal's token, for the service's audience; not the request's header.
         assert!(head.contains("authorization: bearer user-token"), "{head}");
+        assert!(!head.contains("header-token"), "{head}");
         assert!(head.contains("x-request-id: req-42"), "{head}");
         assert!(
             !head.contains("cookie") && !head.contains("x-internal"),

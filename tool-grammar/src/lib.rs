@@ -10,9 +10,21 @@
 //! - **Descriptions.** A doc comment becomes the text the model reads by [`description`]: one
 //!   leading space of each line removed, as rustdoc removes it; the lines of a paragraph joined
 //!   (source wrapping is not meaning); paragraphs, list items and indented blocks kept.
+//! - **Scopes.** The OAuth scopes a tool requires are RFC 6749 §3.3 scope-tokens: one or more
+//!   visible ASCII characters other than `"` and `\` (so no spaces: a scope string is tokens
+//!   joined by spaces) ([`scope_problem`], [`is_scope_token`]). A list of them names each once
+//!   and at least one ([`scope_list_problems`]). `#[tool(scopes(...))]` is held to it at compile
+//!   time, a definitions file's `"scopes"` when it is loaded.
 //!
 //! ```
 //! use tool_grammar::{description, is_tool_name, starts_with_verb, tool_name_problem};
+//! use tool_grammar::{is_scope_token, scope_list_problems};
+//! assert!(is_scope_token("issues:write"));
+//! assert!(!is_scope_token("issues write"));
+//! assert_eq!(
+//!     scope_list_problems(&["repo", "repo"])[0].to_string(),
+//!     "the scope `repo` is listed twice; name each scope once",
+//! );
 //! assert!(is_tool_name("get_forecast"));
 //! assert!(tool_name_problem("forecast").unwrap_err().contains("one word"));
 //! assert!(!starts_with_verb("weather_report", &[]));
@@ -114,6 +126,162 @@ pub const fn is_blank(s: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// Why a scope is not an RFC 6749 scope-token ([`scope_problem`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScopeProblem {
+    /// The scope is the empty string.
+    Empty,
+    /// The scope holds a character a scope-token cannot.
+    Character {
+        /// The scope as given.
+        scope: String,
+        /// The first character that may not be there.
+        found: char,
+    },
+}
+
+impl std::fmt::Display for ScopeProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const RULE: &str = "a scope is visible ASCII characters other than `\"` and `\\` \
+                            (RFC 6749 §3.3), e.g. \"issues:write\"";
+        match self {
+            Self::Empty => write!(f, "a scope is empty; {RULE}"),
+            Self::Character { scope, found } => {
+                let scope = scope.escape_debug();
+                let what = match found {
+                    ' ' => "a space; give each scope as a string of its own".to_owned(),
+                    '"' | '\\' => format!("`{found}`, which RFC 6749 leaves out of scopes"),
+                    c if c.is_control() => {
+                        format!("U+{:04X}, a control character", u32::from(*c))
+                    }
+                    c if c.is_whitespace() => {
+                        format!("U+{:04X}, a space character", u32::from(*c))
+                    }
+                    c => format!("`{c}`, which is not ASCII"),
+                };
+                write!(f, "the scope `{scope}` holds {what}: {RULE}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ScopeProblem {}
+
+/// What is wrong with a list of scopes ([`scope_list_problems`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScopeListProblem {
+    /// The list names no scope: a list given at all names at least one.
+    NoScopes,
+    /// The scope at `index` is not a scope-token.
+    Token {
+        /// Its place in the list.
+        index: usize,
+        /// What is wrong with it.
+        problem: ScopeProblem,
+    },
+    /// The scope at `index` is the one at `first` again.
+    Duplicate {
+        /// The place of the repeat.
+        index: usize,
+        /// The place of the first mention.
+        first: usize,
+        /// The scope.
+        scope: String,
+    },
+}
+
+impl ScopeListProblem {
+    /// The place in the list of the scope at fault (none for an empty list).
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Self::NoScopes => None,
+            Self::Token { index, .. } | Self::Duplicate { index, .. } => Some(*index),
+        }
+    }
+}
+
+impl std::fmt::Display for ScopeListProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoScopes => f.write_str(
+                "the list of scopes is empty; name at least one scope, or leave the list out",
+            ),
+            Self::Token { problem, .. } => problem.fmt(f),
+            Self::Duplicate { scope, .. } => write!(
+                f,
+                "the scope `{}` is listed twice; name each scope once",
+                scope.escape_debug()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScopeListProblem {}
+
+/// Why `scope` is not an RFC 6749 §3.3 scope-token (`1*( %x21 / %x23-5B / %x5D-7E )`); `Ok`
+/// if it is one.
+pub fn scope_problem(scope: &str) -> Result<(), ScopeProblem> {
+    if scope.is_empty() {
+        return Err(ScopeProblem::Empty);
+    }
+    match scope.chars().find(|&c| !is_scope_char(c)) {
+        Some(found) => Err(ScopeProblem::Character {
+            scope: scope.to_owned(),
+            found,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn is_scope_char(c: char) -> bool {
+    u8::try_from(c).is_ok_and(is_scope_byte)
+}
+
+const fn is_scope_byte(b: u8) -> bool {
+    matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E)
+}
+
+/// Whether `scope` is an RFC 6749 scope-token (see [`scope_problem`]); `const`, for checks
+/// made in const contexts.
+pub const fn is_scope_token(scope: &str) -> bool {
+    let b = scope.as_bytes();
+    if b.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if !is_scope_byte(b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Every problem of a list of scopes, in list order: an empty list, a scope that is not a
+/// scope-token, a scope named twice (reported at its repeat). Empty when the list is good.
+pub fn scope_list_problems<S: AsRef<str>>(scopes: &[S]) -> Vec<ScopeListProblem> {
+    if scopes.is_empty() {
+        return vec![ScopeListProblem::NoScopes];
+    }
+    let mut problems = Vec::new();
+    for (index, scope) in scopes.iter().enumerate() {
+        let scope = scope.as_ref();
+        if let Err(problem) = scope_problem(scope) {
+            problems.push(ScopeListProblem::Token { index, problem });
+        } else if let Some(first) = scopes[..index].iter().position(|s| s.as_ref() == scope) {
+            problems.push(ScopeListProblem::Duplicate {
+                index,
+                first,
+                scope: scope.to_owned(),
+            });
+        }
+    }
+    problems
 }
 
 /// The verbs a tool name may start with without a warning from `check`: what tools do to
@@ -476,7 +644,96 @@ mod tests {
         assert_eq!(description(["", "   "]), None);
     }
 
+    #[test]
+    fn scope_tokens() {
+        for ok in [
+            "repo",
+            "issues:write",
+            "read:org",
+            "https://graph.example.com/.default",
+            "!",
+            "~",
+            "a[0]",
+            "#{x}",
+        ] {
+            assert!(is_scope_token(ok) && scope_problem(ok).is_ok(), "{ok}");
+        }
+        for (bad, says) in [
+            ("", "empty"),
+            ("issues write", "a space"),
+            ("say\"hi\"", "`\"`"),
+            ("a\\b", "`\\`"),
+            ("tab\there", "U+0009, a control character"),
+            ("del\u{7f}", "U+007F"),
+            ("écrire", "`é`, which is not ASCII"),
+            ("nbsp\u{a0}x", "U+00A0"),
+        ] {
+            assert!(!is_scope_token(bad), "{bad}");
+            let problem = scope_problem(bad).unwrap_err().to_string();
+            assert!(problem.contains(says), "{bad}: {problem}");
+            assert!(problem.contains("RFC 6749"), "{bad}: {problem}");
+        }
+    }
+
+    #[test]
+    fn scope_lists() {
+        assert!(scope_list_problems(&["a", "b:c"]).is_empty());
+        assert_eq!(
+            scope_list_problems::<&str>(&[]),
+            [ScopeListProblem::NoScopes]
+        );
+        let problems = scope_list_problems(&["repo", "a b", "repo", "repo"]);
+        let at: Vec<_> = problems.iter().map(ScopeListProblem::index).collect();
+        assert_eq!(at, [Some(1), Some(2), Some(3)]);
+        assert!(matches!(
+            problems[1],
+            ScopeListProblem::Duplicate { first: 0, .. }
+        ));
+        assert_eq!(
+            problems[2].to_string(),
+            "the scope `repo` is listed twice; name each scope once"
+        );
+    }
+
     proptest! {
+        /// The reasoned rule and the const one are the same rule.
+        #[test]
+        fn the_two_forms_of_the_scope_rule_agree(scope in "[ -~\t\u{7f}\u{a0}é\"\\\\]{0,12}") {
+            prop_assert_eq!(scope_problem(&scope).is_ok(), is_scope_token(&scope));
+        }
+
+        /// Any text at all gets a verdict, the same from both forms.
+        #[test]
+        fn any_text_gets_one_scope_verdict(scope in any::<String>()) {
+            prop_assert_eq!(scope_problem(&scope).is_ok(), is_scope_token(&scope));
+        }
+
+        /// Valid scopes joined as RFC 6749 joins them, by single spaces, split back into the
+        /// same scopes: what a token server's `scope` string grants is what a tool names.
+        #[test]
+        fn valid_scopes_survive_a_scope_string(scopes in proptest::collection::vec("[!#-\\[\\]-~]{1,12}", 1..6)) {
+            prop_assert!(scopes.iter().all(|s| is_scope_token(s)));
+            let joined = scopes.join(" ");
+            let split: Vec<&str> = joined.split(' ').collect();
+            prop_assert_eq!(split, scopes.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+
+        /// A list is good exactly when it is not empty, each entry is a scope-token and no
+        /// entry repeats; each problem points at an entry at fault.
+        #[test]
+        fn the_list_rule_is_the_token_rule_once_each(scopes in proptest::collection::vec("[ a-c:\"]{0,3}", 0..6)) {
+            let problems = scope_list_problems(&scopes);
+            let distinct = scopes.iter().collect::<std::collections::BTreeSet<_>>().len() == scopes.len();
+            let good = !scopes.is_empty() && distinct && scopes.iter().all(|s| is_scope_token(s));
+            prop_assert_eq!(problems.is_empty(), good, "{:?}", problems);
+            for problem in &problems {
+                if let Some(i) = problem.index() {
+                    let bad = !is_scope_token(&scopes[i]) || scopes[..i].contains(&scopes[i]);
+                    prop_assert!(bad, "{:?} at {}", scopes, i);
+                }
+            }
+        }
+
         /// The macro's rule and the const one are the same rule.
         #[test]
         fn the_two_forms_of_the_name_rule_agree(name in "[a-zA-Z0-9_ -]{0,70}") {

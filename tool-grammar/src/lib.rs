@@ -152,7 +152,7 @@ impl std::fmt::Display for ScopeProblem {
             Self::Character { scope, found } => {
                 let scope = scope.escape_debug();
                 let what = match found {
-                    ' ' => "a space; give each scope as a string of its own".to_owned(),
+                    ' ' => "a space".to_owned(),
                     '"' | '\\' => format!("`{found}`, which RFC 6749 leaves out of scopes"),
                     c if c.is_control() => {
                         format!("U+{:04X}, a control character", u32::from(*c))
@@ -162,7 +162,11 @@ impl std::fmt::Display for ScopeProblem {
                     }
                     c => format!("`{c}`, which is not ASCII"),
                 };
-                write!(f, "the scope `{scope}` holds {what}: {RULE}")
+                write!(f, "the scope `{scope}` holds {what}: {RULE}")?;
+                if *found == ' ' {
+                    f.write_str("; give each scope as a string of its own")?;
+                }
+                Ok(())
             }
         }
     }

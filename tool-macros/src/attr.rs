@@ -26,6 +26,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "feeds_back",
     "timeout",
     "retries",
+    "scopes",
     "check",
     "crate",
 ];
@@ -44,6 +45,14 @@ pub struct Flag {
 pub struct ExampleAttr {
     pub label: LitStr,
     pub input: LitStr,
+}
+
+/// `scopes("issues:write", "repo")`: the OAuth scopes as written.
+pub struct ScopesAttr {
+    /// Where the key is, for errors about the list as a whole.
+    pub key: Span,
+    /// The scopes, in order.
+    pub scopes: Vec<LitStr>,
 }
 
 /// A time limit, in milliseconds.
@@ -70,6 +79,7 @@ pub struct ToolAttrs {
     pub feeds_back: Option<Flag>,
     pub timeout: Option<Timeout>,
     pub retries: Option<LitInt>,
+    pub scopes: Option<ScopesAttr>,
     pub check: Option<Flag>,
     /// `crate = "path"`: where the expansion finds tool-core (a framework that re-exports it).
     pub krate: Option<Path>,
@@ -131,6 +141,7 @@ fn tool_key(
 ) -> syn::Result<()> {
     match key {
         "examples" => attrs.examples = examples(meta)?,
+        "scopes" => attrs.scopes = scopes(cx, meta)?,
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
         | "blocking" | "feeds_back" | "check" => {
             let flag = flag(cx, key, meta)?;
@@ -420,6 +431,62 @@ pub fn parse_duration(text: &str) -> Option<u64> {
     number.checked_mul(scale)
 }
 
+/// `scopes("issues:write", "repo")`: string literals in parentheses. Any other form is one
+/// error, on what was written instead.
+fn scopes(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ScopesAttr>> {
+    const FORM: &str =
+        "`scopes` takes string literals in parentheses: scopes(\"issues:write\", \"repo\")";
+    let key = meta.path.span_of_ident();
+    if meta.input.peek(Token![=]) {
+        let value: Expr = meta.value()?.parse()?;
+        match &value {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => cx.error_spanned_by(
+                &value,
+                format!(
+                    "`scopes` takes string literals in parentheses: scopes({})",
+                    quote::ToTokens::to_token_stream(s)
+                ),
+            ),
+            _ => cx.error_spanned_by(&value, FORM),
+        }
+        return Ok(None);
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_at(key, FORM);
+        return Ok(None);
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let entries = match Punctuated::<Expr, Token![,]>::parse_terminated(&content) {
+        Ok(entries) => entries,
+        Err(e) => {
+            // What is left of the parentheses is part of the same mistake: one error, not two.
+            content.parse::<TokenStream>()?;
+            return Err(e);
+        }
+    };
+    let mut scopes = Vec::new();
+    let mut all_strings = true;
+    for entry in entries {
+        match entry {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => scopes.push(s),
+            other => {
+                cx.error_spanned_by(
+                    &other,
+                    "a scope is a string literal, e.g. scopes(\"issues:write\")",
+                );
+                all_strings = false;
+            }
+        }
+    }
+    // A list with an entry already reported is not judged again (it could look empty).
+    Ok(all_strings.then_some(ScopesAttr { key, scopes }))
+}
+
 /// `examples("label" => "json", ...)`.
 fn examples(meta: &ParseNestedMeta) -> syn::Result<Vec<ExampleAttr>> {
     let content;
@@ -550,6 +617,46 @@ mod tests {
         assert!(messages[1].contains("`label` takes a string literal"));
         assert_eq!(attrs.hint.unwrap().value(), "h");
         assert!(attrs.domain.is_some());
+    }
+
+    #[test]
+    fn scopes_are_read_in_order_and_other_forms_are_one_error_each() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(scopes("issues:write", "repo"), core));
+        assert!(cx.check().is_ok());
+        let scopes: Vec<String> = attrs
+            .scopes
+            .unwrap()
+            .scopes
+            .iter()
+            .map(LitStr::value)
+            .collect();
+        assert_eq!(scopes, ["issues:write", "repo"]);
+        assert!(attrs.core.is_some());
+        for (args, says) in [
+            (quote!(scopes = "repo", core), "scopes(\"repo\")"),
+            (quote!(scopes = [1], core), "in parentheses"),
+            (quote!(scopes, core), "in parentheses"),
+            (
+                quote!(scopes(repo, "x"), core),
+                "a scope is a string literal",
+            ),
+            (quote!(scopes("a" "b"), core), "expected `,`"),
+        ] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args.clone());
+            let errors: Vec<String> = cx
+                .check()
+                .unwrap_err()
+                .into_iter()
+                .map(|e| e.to_string())
+                .collect();
+            assert_eq!(errors.len(), 1, "{args}: {errors:?}");
+            assert!(errors[0].contains(says), "{args}: {errors:?}");
+            assert!(attrs.scopes.is_none(), "{args}");
+            assert!(attrs.core.is_some(), "{args}: the key after is read");
+        }
+        assert_eq!(nearest("scope", TOOL_KEYS), Some("scopes"));
     }
 
     #[test]

@@ -330,6 +330,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
     };
+    let scopes = &r.scopes;
     let source = match &attrs.source {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
@@ -420,7 +421,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     feeds_back: #feeds_back,
                     timeout: #timeout,
                     retries: #retries,
-                    scopes: &[],
+                    scopes: &[#(#scopes),*],
                     source: #source,
                     examples: &[#(#examples),*],
                     body: #body,
@@ -511,6 +512,7 @@ mod tests {
                 "domain", "label", "hint", "core", "name", "examples", "timeout", "retries",
                 "read_only", "destructive", "=", ",", "time", "\"x\"", "\"get_x\"", "30s",
                 "5h", "11", "true", "(", ")", "=>", "\"{}\"", "\"[1]\"", "::", "crate",
+                "scopes", "\"a b\"", "\"repo\"",
             ]),
             0..16,
         )) {
@@ -522,6 +524,29 @@ mod tests {
                 fn get_x(a: u8) -> u8 { a });
             let out = tool(args, item).to_string();
             proptest::prop_assert!(out.contains("fn get_x"));
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever strings `scopes(...)` is given, the macro refuses exactly what the shared
+        /// rule refuses (which is what tool-core refuses in a definitions file), with one error
+        /// per problem; a good list is submitted as written.
+        #[test]
+        fn scopes_are_held_to_the_shared_rule(scopes in proptest::collection::vec("[ a-c:\"\\\\é\t]{0,3}", 0..5)) {
+            let lits = scopes.iter().map(|s| syn::LitStr::new(s, Span::call_site()));
+            let out = tool(
+                quote!(domain = time, label = "Reading", hint = "Time", scopes(#(#lits),*)),
+                quote!(/// Doc.
+                    fn get_x() -> u8 { 1 }),
+            )
+            .to_string();
+            let problems = tool_grammar::scope_list_problems(&scopes);
+            proptest::prop_assert_eq!(out.matches("compile_error").count(), problems.len(), "{}", out);
+            if problems.is_empty() {
+                let listed = scopes.iter().map(|s| quote!(#s).to_string()).collect::<Vec<_>>().join(" , ");
+                let submitted = format!("scopes : & [{listed}]");
+                proptest::prop_assert!(out.contains(&submitted), "{}", out);
+            }
         }
     }
 

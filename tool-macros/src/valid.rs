@@ -24,6 +24,8 @@ pub struct Resolved {
     pub feeds_back: bool,
     pub timeout_ms: Option<u64>,
     pub retries: u32,
+    /// The OAuth scopes a caller needs, in order.
+    pub scopes: Vec<String>,
     /// (label, JSON text) pairs, the JSON re-serialised compactly.
     pub examples: Vec<(String, String)>,
 }
@@ -82,6 +84,7 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         }
     }
     let examples = check_examples(cx, attrs, f);
+    let scopes = check_scopes(cx, attrs);
     Resolved {
         name,
         description,
@@ -95,8 +98,25 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
         timeout_ms: attrs.timeout.map(|t| t.millis),
         retries,
+        scopes,
         examples,
     }
+}
+
+/// The scopes follow the rule tool-core holds definitions files to (tool-grammar's): each
+/// error on the literal at fault, or on the key for an empty list.
+fn check_scopes(cx: &mut Ctxt, attrs: &ToolAttrs) -> Vec<String> {
+    let Some(attr) = &attrs.scopes else {
+        return Vec::new();
+    };
+    let scopes: Vec<String> = attr.scopes.iter().map(LitStr::value).collect();
+    for problem in tool_grammar::scope_list_problems(&scopes) {
+        match problem.index() {
+            Some(i) => cx.error_spanned_by(&attr.scopes[i], problem),
+            None => cx.error_at(attr.key, problem),
+        }
+    }
+    scopes
 }
 
 /// `blocking` moves a sync function to the blocking pool; an async one must not block.

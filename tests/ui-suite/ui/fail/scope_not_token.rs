@@ -1,0 +1,12 @@
+// A scope is an RFC 6749 scope-token: visible ASCII, no spaces, no `"` or `\`.
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Closes an issue.
+#[tool(domain = demo, label = "Closing", hint = "Closes an issue", destructive, scopes("repo", "issues write"))]
+fn close_issue(id: u32) -> u32 {
+    id
+}
+
+fn main() {}

@@ -18,7 +18,8 @@ pub enum ErrorKind {
     UnknownTool,
     /// The thing the input names does not exist.
     NotFound,
-    /// The input names something the tool may not touch.
+    /// The input names something the tool may not touch, or the caller lacks an OAuth scope
+    /// the tool needs ([`Tool::scopes`](crate::Tool::scopes)).
     PermissionDenied,
     /// A dependency is unavailable for now; trying again may work.
     Unavailable,

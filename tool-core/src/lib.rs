@@ -282,6 +282,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
 /// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
+/// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`]); a call with no [`Principal`] in its context is not held to them | none |
 /// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
 /// | `crate` | the path to tool-core, for a framework that re-exports it (`crate = "my_framework::tool_core"`); the expansion names nothing else | `::tool_core` |
 ///
@@ -303,6 +304,7 @@ pub use tokio_util::sync::CancellationToken;
 ///     open_world = false,
 ///     timeout = 10s,
 ///     retries = 2,
+///     scopes("orders:write"),
 ///     voiced,
 ///     source = "https://shop.example.com/orders",
 ///     examples("an order" => r#"{"id": "A-1042"}"#),
@@ -320,6 +322,7 @@ pub use tokio_util::sync::CancellationToken;
 /// assert!(!annotations.read_only && annotations.destructive && annotations.idempotent);
 /// assert_eq!(tool.timeout(), Some(Duration::from_secs(10)));
 /// assert_eq!(tool.retries(), 2);
+/// assert_eq!(tool.scopes(), ["orders:write"]);
 /// assert!(tool.voiced());
 /// assert_eq!(tool.source(), Some("https://shop.example.com/orders"));
 /// assert_eq!(tool.examples()[0].input, serde_json::json!({"id": "A-1042"}));
@@ -372,6 +375,56 @@ pub use tokio_util::sync::CancellationToken;
 /// a verb, what the tool does: [`check`] warns (`name.verb`) when it is not one of
 /// [`check::VERBS`], and `toolctl check --allow-verb WORD` (or
 /// [`check::CheckOptions::verbs`]) allows more. The macro and `check` use the one grammar.
+///
+/// # Scopes
+///
+/// `scopes("issues:write")` says which OAuth scopes a caller needs, beyond what the server as a
+/// whole asks for. They matter only where a server authenticated its caller and put a
+/// [`Principal`] in the call's context: the [executor](exec::Executor) refuses a caller that
+/// lacks one with [`ErrorKind::PermissionDenied`], naming the tool and every scope it lacks,
+/// before the input is read and before any attempt, and the refusal is audited like any
+/// other outcome. A call with no principal (stdio, a server behind one shared token: a
+/// transport that authenticates no one grants everything) is not held to them. Calls a tool
+/// makes to other tools carry its caller's principal. Servers hide from a caller the tools it
+/// may not call with [`Tool::permits`], and name what is missing with [`Tool::missing_scopes`].
+/// Scopes are for servers, so no rendering for a model shows them.
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::{Principal, exec::Executor};
+///
+/// tool_core::domain!(pub tracker, "Issues of the team's tracker");
+///
+/// /// Closes an issue and returns its id.
+/// #[tool(domain = tracker, label = "Closing", hint = "Close an issue", destructive, scopes("issues:write"))]
+/// fn close_issue(id: u32) -> u32 {
+///     id
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let executor = Executor::new(Registry::linked().unwrap());
+/// let reader = Principal::new("ada").with_scopes(["issues:read"]);
+/// let ctx = ToolContext::builder().principal(reader).build();
+/// let err = executor.call("close_issue", r#"{"id": 7}"#, &ctx).await.unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::PermissionDenied);
+/// assert_eq!(err.message(), "calling `close_issue` needs the scope `issues:write`, which the caller was not granted");
+/// // Over stdio no one is authenticated: the call runs.
+/// assert!(executor.call("close_issue", r#"{"id": 7}"#, &ToolContext::new()).await.is_ok());
+/// # });
+/// ```
+///
+/// A scope is one RFC 6749 scope-token, so a space is a compile error:
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+/// tool_core::domain!(pub tracker, "Issues of the team's tracker");
+///
+/// /// Closes an issue and returns its id.
+/// #[tool(domain = tracker, label = "Closing", hint = "Close an issue", destructive, scopes("issues write"))]
+/// fn close_issue(id: u32) -> u32 {
+///     id
+/// }
+/// ```
 ///
 /// # Compile errors
 ///

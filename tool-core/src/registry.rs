@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::call::{self, CallFuture, CallResult};
-use crate::context::ToolContext;
+use crate::context::{Principal, ToolContext};
 use crate::definition::{Annotations, ToolDef};
 use crate::error::ToolError;
 use crate::schema;
@@ -217,9 +217,49 @@ impl Tool {
     pub fn retries(&self) -> u32 {
         self.inner.retries
     }
-    /// OAuth scopes a caller must hold to see and call the tool, beyond the server's own.
+    /// OAuth scopes a caller must hold to see and call the tool, beyond the server's own, in
+    /// the order declared, each once.
+    ///
+    /// They bind only callers a server authenticated: the [`Executor`](crate::exec::Executor)
+    /// refuses a call whose context carries a [`Principal`] without every one of them, and a
+    /// call with no principal (stdio, a static token: a transport that authenticates no one
+    /// grants everything) is not held to them. See [`permits`](Self::permits).
     pub fn scopes(&self) -> &[Cow<'static, str>] {
         &self.inner.scopes
+    }
+
+    /// Whether `principal` may see and call the tool: always when there is no principal (the
+    /// transport authenticated no one, so there is no grant to hold it to), otherwise when it
+    /// was granted every scope the tool needs. Servers filter `tools/list` with it; the
+    /// executor refuses calls by the same rule.
+    ///
+    /// ```
+    /// use tool_core::{DynamicTool, Principal, Registry};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("close_issue", "Closes an issue.", serde_json::json!({"type": "object"}))
+    ///         .scopes(["issues:write"]),
+    /// ).unwrap();
+    /// let tool = registry.get("close_issue").unwrap();
+    /// let reader = Principal::new("ada").with_scopes(["issues:read"]);
+    /// let writer = Principal::new("bob").with_scopes(["issues:read", "issues:write"]);
+    /// assert!(!tool.permits(Some(&reader)));
+    /// assert_eq!(tool.missing_scopes(&reader), ["issues:write"]);
+    /// assert!(tool.permits(Some(&writer)));
+    /// assert!(tool.permits(None)); // stdio: nobody was authenticated
+    /// ```
+    #[inline]
+    pub fn permits(&self, principal: Option<&Principal>) -> bool {
+        match principal {
+            None => true,
+            Some(p) => self.inner.scopes.iter().all(|s| p.has_scope(s)),
+        }
+    }
+
+    /// The scopes the tool needs that `principal` was not granted, in the tool's order: what a
+    /// server names in an `insufficient_scope` answer. Empty when it holds them all.
+    pub fn missing_scopes(&self, principal: &Principal) -> Vec<&str> {
+        principal.missing_scopes(&self.inner.scopes)
     }
     /// "View in app" link.
     pub fn source(&self) -> Option<&str> {
@@ -413,12 +453,20 @@ impl DynamicTool {
         self
     }
 
-    /// Adds OAuth scopes a caller must hold to see and call the tool (see [`Tool::scopes`]).
+    /// Adds OAuth scopes a caller must hold to see and call the tool (see [`Tool::scopes`]);
+    /// a scope already there is kept once. They are taken as given: [`check`](crate::check)
+    /// reports one that is not an RFC 6749 scope-token (rule `scopes.token`), and a
+    /// definitions file with one is refused when it is loaded ([`defs::parse`](crate::defs::parse)).
     pub fn scopes<S: Into<Cow<'static, str>>>(
         mut self,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        self.inner.scopes.extend(scopes.into_iter().map(Into::into));
+        for scope in scopes {
+            let scope = scope.into();
+            if !self.inner.scopes.contains(&scope) {
+                self.inner.scopes.push(scope);
+            }
+        }
         self
     }
 
@@ -845,6 +893,30 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn scopes_are_kept_once_and_judge_principals() {
+        let mut r = Registry::empty();
+        r.register(
+            dynamic("close_issue", "d")
+                .scopes(["issues:write", "repo"])
+                .scopes(["repo", "admin"]),
+        )
+        .unwrap();
+        r.register(dynamic("read_issue", "d")).unwrap();
+        let close = r.get("close_issue").unwrap();
+        assert_eq!(close.scopes(), ["issues:write", "repo", "admin"]);
+        let some = Principal::new("u").with_scopes(["repo"]);
+        let all = Principal::new("u").with_scopes(["admin", "repo", "issues:write", "more"]);
+        assert_eq!(close.missing_scopes(&some), ["issues:write", "admin"]);
+        assert!(close.missing_scopes(&all).is_empty());
+        assert!(!close.permits(Some(&some)));
+        assert!(close.permits(Some(&all)));
+        assert!(close.permits(None));
+        // A tool that needs no scope is open to any caller, even one granted none.
+        let read = r.get("read_issue").unwrap();
+        assert!(read.permits(Some(&Principal::new("u"))));
     }
 
     #[tokio::test]

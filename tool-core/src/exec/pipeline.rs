@@ -1,5 +1,5 @@
 //! The executor: every call goes through the same pipeline, so every tool is safe in the same
-//! way. Input caps before decoding; a time limit; cancellation; panic isolation; retries of
+//! way. The caller's scopes before anything else; input caps before decoding; a time limit; cancellation; panic isolation; retries of
 //! transient failures for tools that may be retried; an output cap; a sanitised message for the
 //! model and the full error for operators; audit records, UI events and tracing spans.
 
@@ -320,11 +320,18 @@ impl Executor {
         }
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
         let digest = (!tool.annotations().read_only).then(|| digest(&input));
-        // Boxed: a call's future is moved whole (into a spawned task, by a server's dispatch)
-        // before it is first polled, and this part is most of it.
-        let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
-        let result = Box::pin(attempts).await;
-        let result = result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes));
+        // A caller without the tool's scopes is refused before its input is read: it gets no
+        // decoding errors that describe the tool, and no attempt, retry or timer.
+        let result = match refusal(tool, &ctx) {
+            Some(refused) => Err(refused),
+            None => {
+                // Boxed: a call's future is moved whole (into a spawned task, by a server's
+                // dispatch) before it is first polled, and this part is most of it.
+                let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
+                let result = Box::pin(attempts).await;
+                result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes))
+            }
+        };
         self.finish(tool, &ctx, &span, started, digest, result)
     }
 
@@ -488,6 +495,39 @@ impl Executor {
         });
         result
     }
+}
+
+/// Why the call's caller may not call `tool`: it needs scopes the context's [`Principal`] was
+/// not granted. `None` when the tool needs none, when it holds them all, and when the context
+/// carries no principal: a transport that authenticates no one (stdio, a static token) grants
+/// everything, so there is no grant to hold the call to. Nested calls carry their parent's
+/// principal, so a tool cannot reach what its caller may not.
+///
+/// [`Principal`]: crate::Principal
+#[inline]
+fn refusal(tool: &Tool, ctx: &ToolContext) -> Option<ToolError> {
+    if tool.scopes().is_empty() {
+        return None;
+    }
+    let principal = ctx.principal()?;
+    let missing = tool.missing_scopes(principal);
+    (!missing.is_empty()).then(|| missing_scopes(tool.name(), &missing))
+}
+
+/// `permission_denied`, naming the tool and every scope the caller lacks.
+#[cold]
+fn missing_scopes(tool: &str, missing: &[&str]) -> ToolError {
+    let listed = match missing.split_last() {
+        Some((only, [])) => format!("the scope `{only}`"),
+        Some((last, rest)) => {
+            let rest: Vec<String> = rest.iter().map(|s| format!("`{s}`")).collect();
+            format!("the scopes {} and `{last}`", rest.join(", "))
+        }
+        None => "scopes".to_owned(),
+    };
+    ToolError::permission_denied(format!(
+        "calling `{tool}` needs {listed}, which the caller was not granted"
+    ))
 }
 
 /// A SHA-256 of the input as received, for audit records (never the input itself).

@@ -22,6 +22,7 @@ tool_core::domain!(pub demo, "Demo tools");
     feeds_back = false,
     timeout = 30s,
     retries = 3,
+    scopes("records:write", "records:delete"),
     source = "https://app.example.com/records",
     examples(
         "Delete record 7" => r#"{"id": 7}"#,
@@ -66,6 +67,7 @@ fn main() {
     assert!(!t.feeds_back());
     assert_eq!(t.timeout(), Some(Duration::from_secs(30)));
     assert_eq!(t.retries(), 3);
+    assert_eq!(t.scopes(), ["records:write", "records:delete"]);
     assert_eq!(t.source(), Some("https://app.example.com/records"));
     let examples: Vec<_> = t.examples().iter().map(|e| (&*e.label, e.input.clone())).collect();
     assert_eq!(
@@ -108,6 +110,7 @@ fn main() {
     assert!(t.feeds_back());
     assert_eq!(t.timeout(), None);
     assert_eq!(t.retries(), 0);
+    assert!(t.scopes().is_empty());
     assert_eq!(t.source(), None);
     assert!(t.examples().is_empty());
 

@@ -202,6 +202,11 @@ pub struct ToolDef {
 
 inventory::collect!(ToolDef);
 
+/// The OAuth scope rule `#[tool(scopes(..))]` is held to at compile time, and definitions files
+/// and mounts at run time: RFC 6749 scope-tokens, each once, at least one.
+pub use tool_grammar::{
+    ScopeListProblem, ScopeProblem, is_scope_token, scope_list_problems, scope_problem,
+};
 pub use tool_grammar::{is_domain_name, is_tool_name};
 
 // Public only for `domain!`'s and `#[tool]`'s expansions, which reach it through `__private`.

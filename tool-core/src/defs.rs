@@ -1,13 +1,21 @@
 //! Definition files: a JSON array of MCP `Tool` objects, loaded as definition-only dynamic tools
 //! so catalogs not written in Rust can be listed, rendered and checked too.
 //!
+//! Besides MCP's fields, a tool may say which OAuth scopes a caller needs, as `#[tool(scopes(..))]`
+//! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::Tool::scopes)).
+//!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
-//! [`check`](crate::check), not refused here. Only text that is not a JSON array is refused.
+//! [`check`](crate::check), not refused here. Only text that is not a JSON array is refused, and
+//! scopes that break the scope rule (RFC 6749 scope-tokens, each once, at least one: the rule
+//! the macro holds `scopes(..)` to): scopes decide who may call a tool, so a file that gets
+//! them wrong is not loaded with them dropped or changed.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde_json::Value;
 
+use crate::definition::{ScopeListProblem, scope_list_problems};
 use crate::{Annotations, DynamicTool};
 
 /// Why a definitions file could not be read at all.
@@ -31,6 +39,59 @@ pub enum DefsError {
         /// What it holds instead.
         found: &'static str,
     },
+    /// Tools whose `scopes` cannot be used as written; every one in the file is named.
+    #[error("{origin} has scopes that cannot be used as written:{}", Lines(.problems))]
+    Scopes {
+        /// The file.
+        origin: String,
+        /// Each problem, with its tool and JSON path.
+        problems: Vec<ScopesError>,
+    },
+}
+
+/// One problem with a tool's `scopes` in a definitions file: which tool, where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path} (tool `{tool}`): {problem}")]
+pub struct ScopesError {
+    /// The tool's name.
+    pub tool: String,
+    /// Where in the file, as a JSON path: `tools.json[2].scopes[1]`.
+    pub path: String,
+    /// What is wrong.
+    pub problem: ScopesProblem,
+}
+
+/// What is wrong with a tool's `scopes` in a definitions file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScopesProblem {
+    /// `scopes` is not an array.
+    #[error("expected an array of scope strings, like [\"issues:write\"], found {found}")]
+    NotAnArray {
+        /// What it is instead.
+        found: &'static str,
+    },
+    /// An entry is not a string.
+    #[error("expected a scope string, like \"issues:write\", found {found}")]
+    NotAString {
+        /// What it is instead.
+        found: &'static str,
+    },
+    /// The scopes break the scope rule.
+    #[error(transparent)]
+    Rule(ScopeListProblem),
+}
+
+/// Problems one to a line, under the sentence that introduces them.
+struct Lines<'a>(&'a [ScopesError]);
+
+impl fmt::Display for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for problem in self.0 {
+            write!(f, "\n  {problem}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Parses a definitions file; `origin` names it in messages.
@@ -38,6 +99,9 @@ pub enum DefsError {
 /// ```
 /// let tools = tool_core::defs::parse(r#"[{"name": "get_x", "inputSchema": {"type": "object"}}, 42]"#, "defs.json").unwrap();
 /// assert_eq!(tools.len(), 2); // the `42` is kept, for `check` to report
+///
+/// let err = tool_core::defs::parse(r#"[{"name": "close_issue", "scopes": ["repo", "issues write"]}]"#, "defs.json").unwrap_err();
+/// assert!(err.to_string().contains("defs.json[0].scopes[1] (tool `close_issue`): the scope `issues write` holds a space"));
 /// ```
 pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
     let value: Value = serde_json::from_str(text).map_err(|source| DefsError::Json {
@@ -59,21 +123,98 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
             });
         }
     };
-    Ok(items
+    let mut problems = Vec::new();
+    let tools = items
         .iter()
         .enumerate()
-        .map(|(i, item)| from_mcp_tool(item, &format!("{origin}[{i}]")))
-        .collect())
+        .map(|(i, item)| {
+            let at = format!("{origin}[{i}]");
+            let tool = from_mcp_tool(item, &at);
+            match scopes_of(item, &name_of(item, &at), &at) {
+                Ok(scopes) => tool.scopes(scopes),
+                Err(mut found) => {
+                    problems.append(&mut found);
+                    tool
+                }
+            }
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(DefsError::Scopes {
+            origin: origin.to_owned(),
+            problems,
+        });
+    }
+    Ok(tools)
+}
+
+/// The scopes a tool of a definitions file needs (`"scopes"`; absent or `null` is none), held
+/// to the scope rule; `at` is the tool's JSON path.
+fn scopes_of(item: &Value, tool: &str, at: &str) -> Result<Vec<String>, Vec<ScopesError>> {
+    let problem = |path: String, problem| ScopesError {
+        tool: tool.to_owned(),
+        path,
+        problem,
+    };
+    let entries = match item.get("scopes") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(entries)) => entries,
+        Some(other) => {
+            let found = crate::call::json_type(other);
+            return Err(vec![problem(
+                format!("{at}.scopes"),
+                ScopesProblem::NotAnArray { found },
+            )]);
+        }
+    };
+    let mut problems = Vec::new();
+    let mut scopes = Vec::with_capacity(entries.len());
+    for (j, entry) in entries.iter().enumerate() {
+        match entry.as_str() {
+            Some(scope) => scopes.push(scope),
+            None => problems.push(problem(
+                format!("{at}.scopes[{j}]"),
+                ScopesProblem::NotAString {
+                    found: crate::call::json_type(entry),
+                },
+            )),
+        }
+    }
+    // The rule's places are places in `entries` only when every entry is a string.
+    if problems.is_empty() {
+        for found in scope_list_problems(&scopes) {
+            let path = match found.index() {
+                Some(j) => format!("{at}.scopes[{j}]"),
+                None => format!("{at}.scopes"),
+            };
+            problems.push(problem(path, ScopesProblem::Rule(found)));
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(scopes.into_iter().map(str::to_owned).collect()),
+        false => Err(problems),
+    }
+}
+
+/// A tool's name in a definitions file; an unnamed tool is named after its place.
+fn name_of(item: &Value, origin: &str) -> String {
+    match item.get("name").and_then(Value::as_str) {
+        Some(name) => name.to_owned(),
+        None => format!("<unnamed {origin}>"),
+    }
 }
 
 /// One MCP `Tool` object as a definition-only tool. Missing parts get MCP's defaults (a tool
 /// without annotations may write, destroy and reach the open world); an unnamed tool is named
 /// after its place in the file.
+///
+/// It reads no `scopes`: what a server lists does not decide who may call its tools here.
+/// [`parse`] reads them from a definitions file; a mount takes them from its own settings.
 pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     let meta = item.get("_meta");
     let meta_text = |key: &str| text(meta.and_then(|m| m.get(format!("tool-core/{key}"))));
-    let name = text(item.get("name")).unwrap_or_else(|| format!("<unnamed {origin}>"));
+    let name = name_of(item, origin);
     let description = text(item.get("description")).unwrap_or_default();
     let input_schema = item.get("inputSchema").cloned().unwrap_or(Value::Null);
     let hints = item.get("annotations");
@@ -150,6 +291,110 @@ mod tests {
         assert!(x.annotations().destructive && x.annotations().open_world);
         assert_eq!(x.input_schema(), &Value::Null);
         assert!(r.get("<unnamed f[1]>").is_some());
+    }
+
+    #[test]
+    fn scopes_are_loaded_in_order() {
+        let text = r#"{"tools": [
+            {"name": "close_issue", "scopes": ["issues:write", "repo"]},
+            {"name": "list_issues", "scopes": null},
+            {"name": "get_issue"}
+        ]}"#;
+        let mut r = Registry::empty();
+        r.register_all(parse(text, "f.json").unwrap()).unwrap();
+        assert_eq!(
+            r.get("close_issue").unwrap().scopes(),
+            ["issues:write", "repo"]
+        );
+        assert!(r.get("list_issues").unwrap().scopes().is_empty());
+        assert!(r.get("get_issue").unwrap().scopes().is_empty());
+    }
+
+    #[test]
+    fn bad_scopes_are_refused_naming_every_tool_and_path() {
+        let text = r#"[
+            {"name": "get_issue", "scopes": ["issues:read"]},
+            {"name": "close_issue", "scopes": ["repo", "issues write", "repo"]},
+            {"name": "move_issue", "scopes": "repo"},
+            {"name": "tag_issue", "scopes": ["repo", 7]},
+            {"name": "pin_issue", "scopes": []},
+            {"scopes": ["say\"hi\""]}
+        ]"#;
+        let Err(DefsError::Scopes { origin, problems }) = parse(text, "f.json") else {
+            panic!("bad scopes are refused");
+        };
+        assert_eq!(origin, "f.json");
+        let found: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|p| (p.tool.as_str(), p.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("close_issue", "f.json[1].scopes[1]"),
+                ("close_issue", "f.json[1].scopes[2]"),
+                ("move_issue", "f.json[2].scopes"),
+                ("tag_issue", "f.json[3].scopes[1]"),
+                ("pin_issue", "f.json[4].scopes"),
+                ("<unnamed f.json[5]>", "f.json[5].scopes[0]"),
+            ]
+        );
+        assert!(matches!(
+            problems[2].problem,
+            ScopesProblem::NotAnArray { found: "a string" }
+        ));
+        assert!(matches!(
+            problems[3].problem,
+            ScopesProblem::NotAString { found: "a number" }
+        ));
+        let message = parse(text, "f.json").unwrap_err().to_string();
+        assert!(
+            message.starts_with("f.json has scopes that cannot be used as written:\n  f.json[1].scopes[1] (tool `close_issue`): the scope `issues write` holds a space"),
+            "{message}"
+        );
+        assert!(
+            message.contains(
+                "f.json[1].scopes[2] (tool `close_issue`): the scope `repo` is listed twice"
+            ),
+            "{message}"
+        );
+        assert!(
+            message.contains("f.json[4].scopes (tool `pin_issue`): the list of scopes is empty"),
+            "{message}"
+        );
+        assert_eq!(message.lines().count(), 7, "{message}");
+    }
+
+    proptest::proptest! {
+        /// A definitions file's scopes are refused exactly when the shared rule (the one
+        /// `#[tool(scopes(..))]` is held to at compile time) refuses them, each problem at the
+        /// place of the scope at fault; accepted ones are kept as written.
+        #[test]
+        fn scopes_are_held_to_the_shared_rule(scopes in proptest::collection::vec("[ a-c:\"\\\\é\t]{0,3}", 0..5)) {
+            let text = json!([{"name": "close_issue", "scopes": scopes}]).to_string();
+            let expected = scope_list_problems(&scopes);
+            match parse(&text, "f.json") {
+                Ok(tools) => {
+                    proptest::prop_assert!(expected.is_empty(), "{:?}", expected);
+                    let mut r = Registry::empty();
+                    r.register_all(tools).unwrap();
+                    let kept: Vec<&str> = r.get("close_issue").unwrap().scopes().iter().map(|s| &**s).collect();
+                    proptest::prop_assert_eq!(kept, scopes.iter().map(String::as_str).collect::<Vec<_>>());
+                }
+                Err(DefsError::Scopes { problems, .. }) => {
+                    let paths: Vec<String> = problems.iter().map(|p| p.path.clone()).collect();
+                    let expected: Vec<String> = expected
+                        .iter()
+                        .map(|p| match p.index() {
+                            Some(j) => format!("f.json[0].scopes[{j}]"),
+                            None => "f.json[0].scopes".to_owned(),
+                        })
+                        .collect();
+                    proptest::prop_assert_eq!(paths, expected);
+                }
+                Err(other) => proptest::prop_assert!(false, "{}", other),
+            }
+        }
     }
 
     #[test]

@@ -192,6 +192,7 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
         out.push(diag(severity, name, format, pointer, rule, message, fix));
     };
     check_identity(tool, options, &mut push);
+    check_scopes(tool, &mut push);
     check_schema(tool, &mut push);
     check_annotations(tool, &mut push);
     for &format in &options.formats {
@@ -389,6 +390,26 @@ fn check_identity(tool: &Tool, options: &CheckOptions, push: &mut Push) {
             "the tool has no label to show while it runs".into(),
             "add one, e.g. label = \"Checking the forecast\"".into(),
         );
+    }
+}
+
+/// The scopes a tool needs are RFC 6749 scope-tokens, the rule `#[tool(scopes(..))]` is held
+/// to at compile time and a definitions file at load time; a tool built in code can still
+/// break it. (A repeat cannot reach a tool: `DynamicTool::scopes` keeps each scope once.)
+fn check_scopes(tool: &Tool, push: &mut Push) {
+    for (i, scope) in tool.scopes().iter().enumerate() {
+        if let Err(problem) = crate::definition::scope_problem(scope) {
+            push(
+                Severity::Error,
+                None,
+                &format!("/scopes/{i}"),
+                "scopes.token",
+                problem.to_string(),
+                "write the scope as the authorization server grants it: visible ASCII, no \
+                 spaces, `\"` or `\\`, e.g. \"issues:write\""
+                    .into(),
+            );
+        }
     }
 }
 
@@ -843,6 +864,35 @@ mod tests {
         assert_eq!(
             rules(&one(named("get weather"), &defaults), Severity::Error),
             ["name.pattern"]
+        );
+    }
+
+    #[test]
+    fn scopes_that_break_the_rule_are_errors() {
+        let report = one(
+            good().scopes(["issues:write", "issues write", "écrire", "repo"]),
+            &CheckOptions::default(),
+        );
+        let found: Vec<(&str, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule.as_str(), d.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [("scopes.token", "/scopes/1"), ("scopes.token", "/scopes/2")],
+            "{report}"
+        );
+        assert!(report.has_errors());
+        let text = report.to_string();
+        assert!(
+            text.contains("error[scopes.token] get_weather at /scopes/1: the scope `issues write` holds a space"),
+            "{text}"
+        );
+        assert!(
+            one(good().scopes(["issues:write"]), &CheckOptions::default())
+                .diagnostics
+                .is_empty()
         );
     }
 

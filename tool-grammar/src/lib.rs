@@ -150,7 +150,7 @@ impl std::fmt::Display for ScopeProblem {
         match self {
             Self::Empty => write!(f, "a scope is empty; {RULE}"),
             Self::Character { scope, found } => {
-                let scope = scope.escape_debug();
+                let scope = Shown(scope);
                 let what = match found {
                     ' ' => "a space".to_owned(),
                     '"' | '\\' => format!("`{found}`, which RFC 6749 leaves out of scopes"),
@@ -173,6 +173,22 @@ impl std::fmt::Display for ScopeProblem {
 }
 
 impl std::error::Error for ScopeProblem {}
+
+/// A scope in a message: control characters escaped, everything else as written.
+struct Shown<'a>(&'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
 
 /// What is wrong with a list of scopes ([`scope_list_problems`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,7 +234,7 @@ impl std::fmt::Display for ScopeListProblem {
             Self::Duplicate { scope, .. } => write!(
                 f,
                 "the scope `{}` is listed twice; name each scope once",
-                scope.escape_debug()
+                Shown(scope)
             ),
         }
     }
@@ -667,7 +683,11 @@ mod tests {
             ("issues write", "a space"),
             ("say\"hi\"", "`\"`"),
             ("a\\b", "`\\`"),
-            ("tab\there", "U+0009, a control character"),
+            (
+                "tab\there",
+                "`tab\\there` holds U+0009, a control character",
+            ),
+            ("say\"hi", "the scope `say\"hi` holds `\"`"),
             ("del\u{7f}", "U+007F"),
             ("écrire", "`é`, which is not ASCII"),
             ("nbsp\u{a0}x", "U+00A0"),

@@ -19,22 +19,27 @@ use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::Value;
 
 use super::level::from_mcp_level;
+use tool_core::definition::{ScopeListProblem, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
     DynamicTool, Media, Registry, RegistryError, ToolContext, ToolError, ToolOutput, defs,
 };
 
 /// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)
-/// or one to reach (a Streamable HTTP URL).
+/// or one to reach (a Streamable HTTP URL), and the OAuth scopes a caller needs for every one
+/// of its tools, written `NAME[SCOPE ...]=TARGET`.
 ///
 /// ```
 /// use tool_mcp::{MountSpec, MountTarget};
 /// let spec: MountSpec = "files=npx -y @modelcontextprotocol/server-filesystem /tmp".parse().unwrap();
 /// assert_eq!(spec.name, "files");
 /// assert!(matches!(spec.target, MountTarget::Command(_)));
-/// let spec: MountSpec = "remote=http://127.0.0.1:8080/mcp".parse().unwrap();
+/// assert!(spec.scopes.is_empty());
+/// let spec: MountSpec = "remote[repo issues:write]=http://127.0.0.1:8080/mcp".parse().unwrap();
 /// assert!(matches!(spec.target, MountTarget::Url(_)));
+/// assert_eq!(spec.scopes, ["repo", "issues:write"]);
 /// assert!("Bad-Name=cmd".parse::<MountSpec>().is_err());
+/// assert!("remote[repo repo]=cmd".parse::<MountSpec>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MountSpec {
@@ -42,6 +47,62 @@ pub struct MountSpec {
     pub name: String,
     /// Where the server is.
     pub target: MountTarget,
+    /// OAuth scopes a caller must hold to see and call any tool of the mount (each tool's
+    /// [`Tool::scopes`](tool_core::Tool::scopes)); none by default. Set them with
+    /// [`scopes`](Self::scopes), which holds them to the scope rule; [`mount`] refuses a list
+    /// set here directly that breaks it.
+    pub scopes: Vec<String>,
+}
+
+impl MountSpec {
+    /// Requires `scopes` of every caller of every tool of the mount (in place of any set
+    /// before): at least one, each once, each an RFC 6749 scope-token. As for any tool, they
+    /// bind callers a server authenticated, not calls with no principal.
+    ///
+    /// ```
+    /// use tool_mcp::MountSpec;
+    /// let spec: MountSpec = "tracker=http://127.0.0.1:8080/mcp".parse().unwrap();
+    /// let spec = spec.scopes(["issues:write"]).unwrap();
+    /// assert_eq!(spec.scopes, ["issues:write"]);
+    /// let err = spec.scopes(["issues write"]).unwrap_err();
+    /// assert!(err.to_string().starts_with("mount `tracker`: the scope `issues write` holds a space"));
+    /// ```
+    pub fn scopes<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Result<Self, MountError> {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        check_scopes(&self.name, &scopes)?;
+        self.scopes = scopes;
+        Ok(self)
+    }
+}
+
+/// `scopes` held to the scope rule `#[tool(scopes(..))]` and definitions files are held to.
+fn check_scopes(name: &str, scopes: &[String]) -> Result<(), MountError> {
+    let problems = scope_list_problems(scopes);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(MountError::Scopes {
+        name: name.to_owned(),
+        problems,
+    })
+}
+
+/// Problems separated by `; `.
+struct Listed<'a>(&'a [ScopeListProblem]);
+
+impl fmt::Display for Listed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            problem.fmt(f)?;
+        }
+        Ok(())
+    }
 }
 
 /// Where a mounted server is.
@@ -95,6 +156,15 @@ pub enum MountError {
         /// How long it was given.
         limit: std::time::Duration,
     },
+    /// The scopes required of the mount's callers break the scope rule (RFC 6749
+    /// scope-tokens, each once, at least one).
+    #[error("mount `{name}`: {}", Listed(.problems))]
+    Scopes {
+        /// The mount's name.
+        name: String,
+        /// Every problem, in list order.
+        problems: Vec<ScopeListProblem>,
+    },
     /// A mounted tool's name clashes with a tool already in the registry.
     #[error("mount `{name}`: {source}")]
     Clash {
@@ -113,9 +183,21 @@ impl FromStr for MountSpec {
             spec: spec.to_owned(),
             reason,
         };
-        let (name, target) = spec
+        let (head, target) = spec
             .split_once('=')
             .ok_or_else(|| fail("expected NAME=COMMAND or NAME=URL"))?;
+        // `NAME[SCOPE ...]`: scopes separated by spaces or commas, up to the `]` before `=`.
+        let (name, scopes) = match head.split_once('[') {
+            None => (head, None),
+            Some((name, rest)) => match rest.strip_suffix(']') {
+                Some(list) => (name, Some(list)),
+                None => {
+                    return Err(fail(
+                        "the scopes end with `]` right before `=`: NAME[SCOPE ...]=TARGET",
+                    ));
+                }
+            },
+        };
         let valid_name = !name.is_empty()
             && name.len() <= 32
             && name.starts_with(|c: char| c.is_ascii_lowercase())
@@ -136,10 +218,15 @@ impl FromStr for MountSpec {
         } else {
             MountTarget::Command(target.to_owned())
         };
-        Ok(Self {
+        let spec = Self {
             name: name.to_owned(),
             target,
-        })
+            scopes: Vec::new(),
+        };
+        match scopes {
+            None => Ok(spec),
+            Some(list) => spec.scopes(list.split([' ', ',']).filter(|s| !s.is_empty())),
+        }
     }
 }
 
@@ -205,8 +292,15 @@ impl Mounted {
 /// its domain is the mount's name. A call goes to the server with the caller's cancellation
 /// (sent on as `notifications/cancelled`), and the server's progress and log notifications
 /// come back through the caller's context.
+///
+/// Every tool requires of its callers the spec's [`scopes`](MountSpec::scopes); what the
+/// server itself lists decides none.
 pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
     let name = spec.name.clone();
+    // Checked before connecting: the field can be set without the builder's check.
+    if !spec.scopes.is_empty() {
+        check_scopes(&name, &spec.scopes)?;
+    }
     let handler = Relay::default();
     let start = |source: BoxError| MountError::Start {
         name: name.clone(),
@@ -255,6 +349,7 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
             let client = client.clone();
             let tool = defs::from_mcp_tool(&def, &origin)
                 .domain(name.clone(), domain_description.clone())
+                .scopes(spec.scopes.iter().cloned())
                 .handler(move |input, ctx| {
                     let client = client.clone();
                     let remote_name = remote_name.clone();
@@ -552,6 +647,51 @@ mod tests {
         );
         registry.register(tool).unwrap();
         registry.get("get_thing").unwrap().clone()
+    }
+
+    #[test]
+    fn specs_read_scopes_between_the_name_and_the_target() {
+        let spec: MountSpec = "gh[repo, issues:write read:org]=https://example.com/mcp?a=b"
+            .parse()
+            .unwrap();
+        assert_eq!(spec.name, "gh");
+        assert_eq!(spec.scopes, ["repo", "issues:write", "read:org"]);
+        assert_eq!(
+            spec.target,
+            MountTarget::Url("https://example.com/mcp?a=b".into())
+        );
+        // `[` in the command is the command's.
+        let spec: MountSpec = "files=ls [ab]".parse().unwrap();
+        assert!(spec.scopes.is_empty());
+        assert_eq!(spec.target, MountTarget::Command("ls [ab]".into()));
+
+        for (bad, says) in [
+            ("gh[repo=cmd", "end with `]`"),
+            ("gh[a=b]=cmd", "end with `]`"),
+            ("Gh[repo]=cmd", "the name must be"),
+            ("gh[]=cmd", "the list of scopes is empty"),
+            ("gh[ , ]=cmd", "the list of scopes is empty"),
+            ("gh[repo \"x\" repo]=cmd", "the scope `\"x\"` holds `\"`"),
+            (
+                "gh[repo \"x\" repo]=cmd",
+                "e.g. \"issues:write\"; the scope `repo` is listed twice",
+            ),
+        ] {
+            let err = bad.parse::<MountSpec>().unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let err = "gh[repo repo]=cmd".parse::<MountSpec>().unwrap_err();
+        assert!(
+            matches!(err, MountError::Scopes { ref name, ref problems } if name == "gh" && problems.len() == 1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_spec_whose_scopes_break_the_rule_is_refused_before_connecting() {
+        let mut spec: MountSpec = "gh=http://127.0.0.1:9/never".parse().unwrap();
+        spec.scopes = vec!["issues write".into()];
+        let err = mount(&spec).await.unwrap_err();
+        assert!(matches!(err, MountError::Scopes { .. }), "{err}");
     }
 
     #[test]

@@ -48,6 +48,36 @@ fn stderr(out: &Output) -> String {
 }
 
 #[test]
+fn list_json_shows_the_scopes_a_tool_needs_and_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = dir.path().join("defs.json");
+    let tools = serde_json::json!([
+        {"name": "delete_note", "description": "Deletes a note by its id.",
+         "inputSchema": {"type": "object"}, "scopes": ["notes:write", "notes:admin"]},
+        {"name": "read_note", "description": "Reads a note by its id.",
+         "inputSchema": {"type": "object"}}
+    ]);
+    std::fs::write(&defs, tools.to_string()).unwrap();
+    let out = toolctl(&["list", "--json", "--defs", defs.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = json_out(&out);
+    let by_name = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is not listed"))
+    };
+    assert_eq!(
+        by_name("delete_note")["scopes"],
+        serde_json::json!(["notes:write", "notes:admin"])
+    );
+    assert!(by_name("read_note").get("scopes").is_none());
+}
+
+#[test]
 fn list_json_has_the_eight_bundled_tools_with_full_definitions() {
     let out = toolctl(&["list", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));

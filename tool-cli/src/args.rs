@@ -17,8 +17,9 @@ pub struct ToolArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub defs: Vec<PathBuf>,
     /// Also offer the tools of an MCP server, named NAME__tool: a command speaking MCP on stdio
-    /// (run with `sh -c`) or a Streamable HTTP URL (repeatable).
-    #[arg(long, global = true, value_name = "NAME=COMMAND|URL")]
+    /// (run with `sh -c`) or a Streamable HTTP URL (repeatable). `NAME[SCOPE ...]=...` makes
+    /// every tool of the mount need those OAuth scopes.
+    #[arg(long, global = true, value_name = "NAME[SCOPES]=COMMAND|URL")]
     pub mount: Vec<MountSpec>,
     // clap_derive makes no help text of a subcommand field's doc comment: this one is for
     // rustdoc only.

@@ -237,6 +237,9 @@ pub fn definition_json(tool: &Tool) -> Value {
         if tool.retries() > 0 {
             map.insert("retries".into(), tool.retries().into());
         }
+        if !tool.scopes().is_empty() {
+            map.insert("scopes".into(), tool.scopes().into());
+        }
     }
     def
 }

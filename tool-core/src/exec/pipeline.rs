@@ -1,7 +1,8 @@
 //! The executor: every call goes through the same pipeline, so every tool is safe in the same
-//! way. The caller's scopes before anything else; input caps before decoding; a time limit; cancellation; panic isolation; retries of
-//! transient failures for tools that may be retried; an output cap; a sanitised message for the
-//! model and the full error for operators; audit records, UI events and tracing spans.
+//! way. The caller's scopes before anything else; input caps before decoding; a time limit;
+//! cancellation; panic isolation; retries of transient failures for tools that may be retried;
+//! an output cap; a sanitised message for the model and the full error for operators; audit
+//! records, UI events and tracing spans.
 
 use std::sync::Arc;
 use std::task::Poll;

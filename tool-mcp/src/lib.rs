@@ -12,7 +12,7 @@
 //!   transport guarantees) and [`serve_http`] put a server on a transport; [`HttpOptions`]
 //!   holds the HTTP security settings (loopback Host and Origin checks, optional bearer-token
 //!   auth, which request headers reach the tools).
-//! - [`oauth`] (feature `oauth`) makes the Streamable HTTP endpoint an OAuth 2.1 resource
+//! - The module `oauth` (feature `oauth`) makes the Streamable HTTP endpoint an OAuth 2.1 resource
 //!   server: access tokens checked against an issuer's keys, protected resource metadata,
 //!   the caller as a [`Principal`](tool_core::Principal) in every call's context, `tools/list`
 //!   showing each caller the tools it may call.

@@ -52,7 +52,7 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// When set, every request must carry `Authorization: Bearer <token>` (else 401). The header
     /// is then the server's, so it is not passed on to tools. Ignored, with a warning, when
-    /// [`oauth`](Self::oauth) is set: OAuth takes precedence.
+    /// `oauth` (feature `oauth`) is set: OAuth takes precedence.
     pub bearer_token: Option<String>,
     /// When set (feature `oauth`), the endpoint is an OAuth 2.1 resource server: every request
     /// needs a valid access token, the protected resource metadata is served beside the

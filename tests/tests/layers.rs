@@ -6,7 +6,7 @@
 //!
 //! And what a crate links stays what it needs: tool-core links no network, server or CLI
 //! crate; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
-//! client, TLS or CLI parser (`cargo tree -e normal`).
+//! client, TLS or CLI parser, and tool-mcp no JWT or RSA code (`cargo tree -e normal`).
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -196,8 +196,10 @@ fn crates_link_only_what_they_use() {
         "tool-core",
         &["reqwest", "axum", "hyper", "rmcp", "rustls", "clap"],
     ));
-    // The MCP server without `mount`, and a 200-tool stdio server on it.
+    // The MCP server without `mount` or `oauth` (no JWT or RSA code either), and a 200-tool
+    // stdio server on it.
     problems.extend(forbidden_in("tool-mcp", CLIENT_TLS_CLI));
+    problems.extend(forbidden_in("tool-mcp", &["jsonwebtoken", "rsa"]));
     problems.extend(forbidden_in("bench-lean", CLIENT_TLS_CLI));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -12,6 +12,10 @@
 //!   transport guarantees) and [`serve_http`] put a server on a transport; [`HttpOptions`]
 //!   holds the HTTP security settings (loopback Host and Origin checks, optional bearer-token
 //!   auth, which request headers reach the tools).
+//! - The module `oauth` (feature `oauth`) makes the Streamable HTTP endpoint an OAuth 2.1 resource
+//!   server: access tokens checked against an issuer's keys, protected resource metadata,
+//!   the caller as a [`Principal`](tool_core::Principal) in every call's context, `tools/list`
+//!   showing each caller the tools it may call.
 //! - [`mount`] (feature `mount`, which brings the SDK's client and an HTTP client) connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
 //!   turns its tools into [`DynamicTool`](tool_core::DynamicTool)s named `NAME__tool`, so one
 //!   registry, catalog and executor offer local and remote tools alike.
@@ -36,6 +40,8 @@ mod listing;
 #[cfg(feature = "mount")]
 mod mount;
 mod notify;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod result;
 mod serve;
 mod server;

@@ -51,8 +51,15 @@ pub struct HttpOptions {
     /// Requests without an `Origin` (not from a browser) pass. Default: loopback origins.
     pub allowed_origins: Vec<String>,
     /// When set, every request must carry `Authorization: Bearer <token>` (else 401). The header
-    /// is then the server's, so it is not passed on to tools.
+    /// is then the server's, so it is not passed on to tools. Ignored, with a warning, when
+    /// `oauth` (feature `oauth`) is set: OAuth takes precedence.
     pub bearer_token: Option<String>,
+    /// When set (feature `oauth`), the endpoint is an OAuth 2.1 resource server: every request
+    /// needs a valid access token, the protected resource metadata is served beside the
+    /// endpoint, and each call's context holds the caller's
+    /// [`Principal`](tool_core::Principal). See [`oauth`](crate::oauth).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<Arc<crate::oauth::OAuth>>,
 }
 
 impl Default for HttpOptions {
@@ -67,7 +74,18 @@ impl Default for HttpOptions {
                 "http://[::1]:*".into(),
             ],
             bearer_token: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
+    }
+}
+
+impl HttpOptions {
+    /// These options with the endpoint behind OAuth (see [`oauth`](Self::oauth)).
+    #[cfg(feature = "oauth")]
+    pub fn with_oauth(mut self, oauth: Arc<crate::oauth::OAuth>) -> Self {
+        self.oauth = Some(oauth);
+        self
     }
 }
 
@@ -86,6 +104,10 @@ pub fn http_router(
         .enforce_origin_validation()
         .with_legacy_session_mode(!options.stateless)
         .with_json_response(options.stateless);
+    #[cfg(feature = "oauth")]
+    let max_body = config.max_request_body_bytes;
+    #[cfg(feature = "oauth")]
+    let gated = server.clone();
     let factory = move || Ok(server.connection());
     let endpoint = if options.stateless {
         endpoint(factory, Arc::new(NeverSessionManager::default()), config)
@@ -93,6 +115,22 @@ pub fn http_router(
         endpoint(factory, Arc::new(LocalSessionManager::default()), config)
     };
     let router = axum::Router::new().route(&options.path, endpoint);
+    #[cfg(feature = "oauth")]
+    if let Some(oauth) = &options.oauth {
+        if options.bearer_token.is_some() {
+            tracing::warn!("both a static bearer token and OAuth are set: OAuth is used");
+        }
+        let gate = crate::oauth::Gate {
+            oauth: oauth.clone(),
+            server: gated,
+            max_body,
+        };
+        let router = router.layer(middleware::from_fn_with_state(
+            gate,
+            crate::oauth::require_token_for_tools,
+        ));
+        return router.merge(oauth.metadata_router(&options.path));
+    }
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::new(digest(token.as_bytes())),

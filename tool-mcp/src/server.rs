@@ -25,7 +25,8 @@ use super::result::{CallOutcome, call_result};
 use tool_core::catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
-    ErrorKind, FromContext, LogLevel, Registry, RequestHeaders, ToolContext, ToolError,
+    ErrorKind, FromContext, LogLevel, Principal, Registry, RequestHeaders, Tool, ToolContext,
+    ToolError,
 };
 
 /// Whether `tools/list` shows deferred (non-`core`) tools.
@@ -126,6 +127,8 @@ struct Shared {
 struct Live {
     executor: Executor,
     listed: Arc<[tool_core::Tool]>,
+    /// Whether a listed tool needs scopes: if none does, every caller sees the same list.
+    scoped: bool,
 }
 
 /// What one connection negotiated.
@@ -144,6 +147,9 @@ struct Session {
     /// the server to the client (whatever version the client named: the SDK then answers
     /// with one before 2026-07-28).
     initialized: AtomicBool,
+    /// The authenticated caller (issuer, subject) that began the session, when there was one:
+    /// the session answers no one else, whatever token they hold.
+    owner: OnceLock<Option<(Option<String>, String)>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -321,6 +327,13 @@ impl McpServer {
                 tool_core::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
             return Err(McpError::invalid_params(error.to_string(), None));
         };
+        self.check_owner(&cx)?;
+        // Refused before it starts: a caller without the tool's scopes (the HTTP gate answers
+        // such a call with 403 first; this holds for every other path).
+        let caller = self.caller(&cx);
+        if !permits(tool, caller) {
+            return Ok(CallOutcome::new(tool, Err(forbidden(tool, caller))));
+        }
         // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
         let min_level = cx
             .meta
@@ -367,8 +380,36 @@ impl McpServer {
             .events(notifier.sink());
         if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
             builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
+            // The caller an authenticating middleware found (OAuth) replaces the base's.
+            if let Some(principal) = parts.extensions.get::<Principal>() {
+                builder = builder.principal(principal.clone());
+            }
         }
         builder.build()
+    }
+
+    /// The caller of a request: the one an authenticating middleware put in the HTTP
+    /// request's extensions, else the base context's.
+    fn caller<'a>(&'a self, cx: &'a RequestContext<RoleServer>) -> Option<&'a Principal> {
+        cx.extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+            .or_else(|| self.shared.base.principal())
+    }
+
+    /// `Err` when the session was begun by another authenticated caller than this request's.
+    fn check_owner(&self, cx: &RequestContext<RoleServer>) -> Result<(), McpError> {
+        let Some(Some(owner)) = self.session.owner.get() else {
+            return Ok(());
+        };
+        let caller = self.caller(cx).map(identity);
+        if caller.as_ref() == Some(owner) {
+            return Ok(());
+        }
+        Err(McpError::invalid_request(
+            "this MCP session was begun by another caller; begin a session of your own",
+            None,
+        ))
     }
 
     /// The client of a session begun with `initialize` (every protocol before 2026-07-28).
@@ -377,9 +418,29 @@ impl McpServer {
     }
 
     /// The page of `tools/list` that `cursor` asks for (the first without one), or an error
-    /// for a cursor this server did not give.
+    /// for a cursor this server did not give. The base context's caller, if it has one, sees
+    /// only the tools it may call.
     pub(super) fn list_page(&self, cursor: Option<&str>) -> Result<Page, McpError> {
-        let listed = self.live().listed.clone();
+        self.list_page_for(cursor, self.shared.base.principal(), false)
+    }
+
+    /// [`list_page`](Self::list_page) for `caller`: only the tools it may call, unless `all`.
+    fn list_page_for(
+        &self,
+        cursor: Option<&str>,
+        caller: Option<&Principal>,
+        all: bool,
+    ) -> Result<Page, McpError> {
+        let live = self.live();
+        let listed = match caller {
+            Some(caller) if live.scoped && !all => live
+                .listed
+                .iter()
+                .filter(|t| permits(t, Some(caller)))
+                .cloned()
+                .collect(),
+            _ => live.listed.clone(),
+        };
         let start = match cursor {
             None => 0,
             Some(cursor) => cursor
@@ -583,8 +644,13 @@ impl Live {
                 listable
             })
             .cloned()
-            .collect();
-        Self { executor, listed }
+            .collect::<Arc<[Tool]>>();
+        let scoped = listed.iter().any(|t| !t.scopes().is_empty());
+        Self {
+            executor,
+            listed,
+            scoped,
+        }
     }
 }
 
@@ -607,9 +673,15 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let page = self.list_page(request.and_then(|r| r.cursor).as_deref())?;
+        self.check_owner(&cx)?;
+        let all = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some());
+        let cursor = request.and_then(|r| r.cursor);
+        let page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all)?;
         let next_cursor = page.next_cursor();
         // About 11k instructions a tool. A small page is built here, in about a tenth of a
         // millisecond; a large one (a millisecond for 200 tools on two cores) on the blocking
@@ -681,6 +753,12 @@ impl ServerHandler for McpServer {
         // first listing.
         cx.peer.set_peer_info(request.clone());
         self.session.initialized.store(true, Ordering::Relaxed);
+        let owner = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+            .map(identity);
+        let _ = self.session.owner.set(owner);
         if request.protocol_version < ProtocolVersion::V_2026_07_28 {
             let _ = self.session.peer.set(cx.peer.clone());
         }
@@ -692,6 +770,40 @@ impl ServerHandler for McpServer {
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);
     }
+}
+
+/// Put in an HTTP request's extensions beside its [`Principal`]: `tools/list` shows this
+/// caller every tool, not only those it may call.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(crate) struct ListAllTools;
+
+/// Whether `caller` may see and call `tool`: every scope the tool names is granted. Without a
+/// caller (no authentication on this path: stdio, a static token) scopes do not apply.
+pub(crate) fn permits(tool: &Tool, caller: Option<&Principal>) -> bool {
+    caller.is_none_or(|p| p.missing_scopes(tool.scopes()).is_empty())
+}
+
+/// The refusal of a call to `tool` by a caller without its scopes.
+fn forbidden(tool: &Tool, caller: Option<&Principal>) -> ToolError {
+    let missing = caller.map_or_else(Vec::new, |p| p.missing_scopes(tool.scopes()));
+    let s = if missing.len() == 1 { "" } else { "s" };
+    ToolError::new(
+        ErrorKind::PermissionDenied,
+        format!(
+            "`{}` needs the scope{s} {}, which the caller was not granted",
+            tool.name(),
+            missing.join(" ")
+        ),
+    )
+}
+
+/// Who a principal is across requests: its issuer and subject.
+fn identity(principal: &Principal) -> (Option<String>, String) {
+    (
+        principal.issuer().map(str::to_owned),
+        principal.subject().to_owned(),
+    )
 }
 
 /// A lock whose holder panicked still guards whole values here: poisoning is ignored.

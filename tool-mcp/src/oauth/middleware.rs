@@ -1,0 +1,239 @@
+//! The gate in front of the endpoint: every request's bearer token checked, the caller handed
+//! on as a [`Principal`] in the request's extensions, the token kept from the tools.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{Method, StatusCode, header};
+use tool_core::Principal;
+
+use super::challenge::refusal;
+use super::error::AuthError;
+use super::validate::OAuth;
+use crate::server::{ListAllTools, McpServer};
+
+impl OAuth {
+    /// The response refusing a request for `error`: 401 or 403, with the `WWW-Authenticate`
+    /// challenge the MCP authorization specification gives (`resource_metadata`, and `error`,
+    /// `scope`, `error_description` as they apply) and a JSON body saying the same.
+    pub fn refusal(&self, error: &AuthError) -> Response {
+        refusal(error, self.metadata_url(), self.config().required_scopes())
+    }
+
+    /// The caller a request's `Authorization` header stands for: one bearer token, valid,
+    /// with the server's required scopes.
+    pub async fn authenticate(&self, headers: &http::HeaderMap) -> Result<Principal, AuthError> {
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return Err(match headers.contains_key(header::AUTHORIZATION) {
+                true => AuthError::Malformed("there is more than one Authorization header"),
+                false => AuthError::Missing,
+            });
+        };
+        let value = value
+            .to_str()
+            .map_err(|_| AuthError::Malformed("it is not ASCII"))?;
+        let token = bearer_token(value)?;
+        self.authorize(token).await
+    }
+
+    /// `router` with every request's token checked ([`require_token`]) and the caller in its
+    /// extensions. The router [`http_router`](crate::http_router) makes does this and more:
+    /// it also refuses, with 403, a `tools/call` for a tool whose scopes the caller lacks.
+    pub fn protect(self: &Arc<Self>, router: axum::Router) -> axum::Router {
+        router.layer(axum::middleware::from_fn_with_state(
+            self.clone(),
+            require_token,
+        ))
+    }
+}
+
+/// The token of a `Bearer` authorization. A header of another scheme is treated as none
+/// (RFC 6750 section 3.1: no error code for a client that did not know a token was needed).
+fn bearer_token(value: &str) -> Result<&str, AuthError> {
+    let (scheme, credentials) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::Missing);
+    }
+    let token = credentials.trim_matches(' ');
+    if token.is_empty() {
+        return Err(AuthError::Malformed("`Bearer` is not followed by a token"));
+    }
+    // token68 (RFC 6750 section 2.1): what a JWT is made of, and `=` padding at the end.
+    let body = token.trim_end_matches('=');
+    let token68 = body
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    if !token68 || body.is_empty() {
+        return Err(AuthError::Malformed(
+            "the token has characters a bearer token cannot have",
+        ));
+    }
+    Ok(token)
+}
+
+/// Axum middleware refusing requests without a valid token (see [`OAuth::authenticate`]) and
+/// passing on the others with their [`Principal`] in the extensions and without their
+/// `Authorization` header. Mount it with
+/// `axum::middleware::from_fn_with_state(oauth, require_token)`, or
+/// [`OAuth::protect`].
+///
+/// ```no_run
+/// # async fn demo(oauth: std::sync::Arc<tool_mcp::oauth::OAuth>) {
+/// use axum::routing::get;
+/// use axum::Extension;
+/// use tool_core::Principal;
+///
+/// let app = axum::Router::new()
+///     .route("/whoami", get(|Extension(caller): Extension<Principal>| async move {
+///         caller.subject().to_owned()
+///     }))
+///     .layer(axum::middleware::from_fn_with_state(oauth.clone(), tool_mcp::oauth::require_token))
+///     .merge(oauth.metadata_router("/whoami"));
+/// # }
+/// ```
+pub async fn require_token(
+    State(oauth): State<Arc<OAuth>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    match oauth.authenticate(request.headers()).await {
+        Ok(principal) => {
+            admit(&mut request, principal, &oauth);
+            next.run(request).await
+        }
+        Err(error) => refused(&oauth, &error),
+    }
+}
+
+/// What the MCP endpoint's gate needs: the validator, and the server whose tools it guards.
+#[derive(Clone)]
+pub(crate) struct Gate {
+    pub(crate) oauth: Arc<OAuth>,
+    pub(crate) server: McpServer,
+    /// The largest body read to see which tool a `tools/call` names: the endpoint's own limit.
+    pub(crate) max_body: usize,
+}
+
+/// [`require_token`], and for a `tools/call` of a tool whose scopes the caller lacks, 403
+/// `insufficient_scope` naming them, so the client can ask for them (step-up authorization).
+/// The executor refuses such a call too; this answer is the one a client can act on.
+pub(crate) async fn require_token_for_tools(
+    State(gate): State<Gate>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let principal = match gate.oauth.authenticate(request.headers()).await {
+        Ok(principal) => principal,
+        Err(error) => return refused(&gate.oauth, &error),
+    };
+    if request.method() == Method::POST {
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, gate.max_body).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                // Too large (what the endpoint answers too), or the client went away.
+                let message = format!("the request body is larger than {} bytes", gate.max_body);
+                return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+            }
+        };
+        if let Some(name) = called_tool(&bytes) {
+            let executor = gate.server.executor();
+            let tool = executor.registry().get(&name);
+            if let Some(tool) = tool.filter(|t| !t.scopes().is_empty()) {
+                let scopes: Vec<&str> = tool.scopes().iter().map(|s| s.as_ref()).collect();
+                let what = format!("the tool `{}`", tool.name());
+                if let Err(error) = gate.oauth.require(&principal, &scopes, Some(&what)) {
+                    return refused(&gate.oauth, &error);
+                }
+            }
+        }
+        request = Request::from_parts(parts, Body::from(bytes));
+    }
+    admit(&mut request, principal, &gate.oauth);
+    next.run(request).await
+}
+
+/// The request, passed on: the caller in its extensions, its token gone.
+fn admit(request: &mut Request, principal: Principal, oauth: &OAuth) {
+    tracing::debug!(subject = principal.subject(), "access token accepted");
+    request.headers_mut().remove(header::AUTHORIZATION);
+    request.extensions_mut().insert(principal);
+    if oauth.config().all_tools_listed() {
+        request.extensions_mut().insert(ListAllTools);
+    }
+}
+
+fn refused(oauth: &OAuth, error: &AuthError) -> Response {
+    tracing::debug!(%error, "request refused");
+    oauth.refusal(error)
+}
+
+/// The tool a JSON-RPC `tools/call` request names, if `body` is one. Only a body that mentions
+/// `tools/call` is parsed, and only as far as the method and the tool's name.
+fn called_tool(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        params: Option<Params<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: Option<Cow<'a, str>>,
+    }
+    memchr::memmem::find(body, b"tools/call")?;
+    let message: Message<'_> = serde_json::from_slice(body).ok()?;
+    if message.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    Some(message.params?.name?.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bearer_token_is_one_token68() {
+        assert_eq!(bearer_token("Bearer abc.def-_~+/=="), Ok("abc.def-_~+/=="));
+        assert_eq!(bearer_token("bearer  x "), Ok("x"));
+        assert_eq!(bearer_token("Basic dXNlcjpwYXNz"), Err(AuthError::Missing));
+        for bad in [
+            "Bearer",
+            "Bearer ",
+            "Bearer a b",
+            "Bearer a\"b",
+            "Bearer ==",
+            "Bearer a=b",
+        ] {
+            assert!(
+                matches!(bearer_token(bad), Err(AuthError::Malformed(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_tools_call_names_a_tool() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":"tools/call"}]}}}"#;
+        assert_eq!(called_tool(call).as_deref(), Some("x"));
+        let other =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"tools/call"}}"#;
+        assert_eq!(called_tool(other), None);
+        assert_eq!(called_tool(br#"{"method":"tools/call"}"#), None);
+        assert_eq!(called_tool(b"tools/call"), None);
+        assert_eq!(
+            called_tool(br#"[{"method":"tools/call","params":{"name":"x"}}]"#),
+            None
+        );
+        let escaped = br#"{"method":"tools/call","params":{"name":"a\"b"}}"#;
+        assert_eq!(called_tool(escaped).as_deref(), Some("a\"b"));
+    }
+}

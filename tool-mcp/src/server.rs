@@ -328,12 +328,8 @@ impl McpServer {
             return Err(McpError::invalid_params(error.to_string(), None));
         };
         self.check_owner(&cx)?;
-        // Refused before it starts: a caller without the tool's scopes (the HTTP gate answers
-        // such a call with 403 first; this holds for every other path).
-        let caller = self.caller(&cx);
-        if !permits(tool, caller) {
-            return Ok(CallOutcome::new(tool, Err(forbidden(tool, caller))));
-        }
+        // A caller without the tool's scopes is refused by the executor, before the tool runs
+        // and audited like any refusal (the HTTP gate answers such a call with 403 first).
         // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
         let min_level = cx
             .meta
@@ -436,7 +432,7 @@ impl McpServer {
             Some(caller) if live.scoped && !all => live
                 .listed
                 .iter()
-                .filter(|t| permits(t, Some(caller)))
+                .filter(|t| t.permits(Some(caller)))
                 .cloned()
                 .collect(),
             _ => live.listed.clone(),
@@ -777,26 +773,6 @@ impl ServerHandler for McpServer {
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
 pub(crate) struct ListAllTools;
-
-/// Whether `caller` may see and call `tool`: every scope the tool names is granted. Without a
-/// caller (no authentication on this path: stdio, a static token) scopes do not apply.
-pub(crate) fn permits(tool: &Tool, caller: Option<&Principal>) -> bool {
-    caller.is_none_or(|p| p.missing_scopes(tool.scopes()).is_empty())
-}
-
-/// The refusal of a call to `tool` by a caller without its scopes.
-fn forbidden(tool: &Tool, caller: Option<&Principal>) -> ToolError {
-    let missing = caller.map_or_else(Vec::new, |p| p.missing_scopes(tool.scopes()));
-    let s = if missing.len() == 1 { "" } else { "s" };
-    ToolError::new(
-        ErrorKind::PermissionDenied,
-        format!(
-            "`{}` needs the scope{s} {}, which the caller was not granted",
-            tool.name(),
-            missing.join(" ")
-        ),
-    )
-}
 
 /// Who a principal is across requests: its issuer and subject.
 fn identity(principal: &Principal) -> (Option<String>, String) {

@@ -125,15 +125,16 @@ pub struct ServeArgs {
     /// Accept this Host besides loopback names, when serving beyond this machine (repeatable).
     #[arg(long, requires = "http", value_name = "HOST")]
     pub allow_host: Vec<String>,
-    /// Pass this request header to the tools, to forward downstream (repeatable; default
-    /// `authorization`).
+    /// Pass this request header to the tools, to forward downstream (repeatable; none by
+    /// default). A caller's token reaches a downstream service only by its audience (see
+    /// docs/http.md), never as a forwarded header.
     #[arg(long, requires = "http", value_name = "NAME")]
     pub forward_header: Vec<String>,
     /// List only `core` tools; the others stay callable by name.
     #[arg(long)]
     pub hide_deferred: bool,
-    /// Serve a non-loopback address without `--token-env` (only behind a proxy that
-    /// authenticates: otherwise anyone who reaches the port can call every tool).
+    /// Serve a non-loopback address without `--token-env` or `--oauth-issuer` (only behind a
+    /// proxy that authenticates: otherwise anyone who reaches the port can call every tool).
     #[arg(long, requires = "http")]
     pub allow_unauthenticated: bool,
     /// Serve stdio through the MCP SDK's own transport and loop alone.
@@ -146,6 +147,9 @@ pub struct ServeArgs {
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     pub embed: crate::EmbedArgs,
+    /// Callers authenticated by OAuth access tokens.
+    #[command(flatten)]
+    pub oauth: crate::OAuthArgs,
 }
 
 fn grace(text: &str) -> Result<f64, String> {

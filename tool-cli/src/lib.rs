@@ -45,6 +45,7 @@ mod args;
 mod commands;
 mod embed;
 mod exit;
+mod oauth;
 mod run;
 mod serve;
 
@@ -56,6 +57,7 @@ use tool_core::Registry;
 pub use args::{Command, ServeArgs, ToolArgs};
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
+pub use oauth::{OAuthArgs, OAuthSetupError};
 
 /// Parses the process's arguments and runs them against every linked tool.
 pub fn main() -> ExitCode {

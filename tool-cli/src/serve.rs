@@ -5,6 +5,7 @@ use tool_core::exec::Executor;
 use tool_core::{Registry, ToolContext};
 use tool_mcp::{self as mcp, DeferredTools, HttpOptions, McpServer, ServerOptions};
 
+use crate::OAuthSetupError;
 use crate::args::ServeArgs;
 use crate::exit::{Exit, Out, failed, usage};
 
@@ -44,6 +45,15 @@ pub(crate) async fn serve(
         .with_base_context(base)
         .with_catalog(catalog);
     let shutdown = mcp::shutdown_on_signal();
+    if args.http.is_none() && args.oauth.enabled() {
+        // clap's `requires` does not hold once `--stdio`, which conflicts with `--http`, is given.
+        return Err(usage(
+            err,
+            "--oauth-issuer needs --http: over stdio the client that starts the server is its \
+             only caller"
+                .to_owned(),
+        ));
+    }
     let Some(addr) = args.http else {
         // SIGTERM ends input as the end of stdin does: calls in flight are answered first.
         return mcp::serve_stdio(server, shutdown)
@@ -63,13 +73,25 @@ pub(crate) async fn serve(
             .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
         http.bearer_token = Some(token);
     }
-    if !addr.ip().is_loopback() && http.bearer_token.is_none() && !args.allow_unauthenticated {
+    let oauth = crate::oauth::load(&args.oauth, server.executor().registry())
+        .await
+        .map_err(|e| match e {
+            OAuthSetupError::NotBuilt { .. } => usage(err, e.to_string()),
+            OAuthSetupError::Load(_) => failed(err, e.to_string()),
+        })?;
+    let authenticated = http.bearer_token.is_some() || oauth.is_some();
+    #[cfg(feature = "oauth")]
+    if let Some(oauth) = oauth {
+        http = http.with_oauth(oauth);
+    }
+    if !addr.ip().is_loopback() && !authenticated && !args.allow_unauthenticated {
         return Err(usage(
             err,
             format!(
-                "--http {addr} is reachable from other machines: add --token-env VAR to \
-                 require a bearer token (or --allow-unauthenticated behind a proxy that \
-                 authenticates)"
+                "--http {addr} is reachable from other machines: add --oauth-issuer URL (with \
+                 --oauth-audience and --oauth-jwks) to require access tokens, or --token-env \
+                 VAR to require one bearer token (or --allow-unauthenticated behind a proxy \
+                 that authenticates)"
             ),
         ));
     }

@@ -56,7 +56,10 @@ pub struct ServerOptions {
     /// Tools per `tools/list` page; the rest follow through `nextCursor`. Default 500.
     pub page_size: usize,
     /// HTTP request headers passed into each call's context, for tools to forward downstream
-    /// (lowercase names; `authorization` by default). Over stdio there are none.
+    /// (lowercase names; none by default). Over stdio there are none. A caller's
+    /// `Authorization` is not one of them: it is the server's to check, and a tool reaches a
+    /// downstream service with the caller's token only through the [`Principal`]'s audience
+    /// rule (`tool_http`'s services), never by passing the header on.
     pub forward_headers: Vec<String>,
     /// Serve stdio through the SDK's own codec and service loop instead of this crate's
     /// transport (which checks every line against JSON-RPC 2.0 and answers `tools/call` and
@@ -77,7 +80,7 @@ impl Default for ServerOptions {
             instructions: None,
             deferred: DeferredTools::default(),
             page_size: 500,
-            forward_headers: vec!["authorization".to_owned()],
+            forward_headers: Vec::new(),
             sdk_transport: false,
             shutdown_grace: Duration::from_secs(5),
         }

@@ -1,0 +1,144 @@
+//! `--oauth-*`: `serve --http` as an OAuth 2.1 resource server (the feature `oauth`; without
+//! it, naming an issuer is an error rather than a server that checks no token).
+
+use tool_core::Registry;
+
+/// How `serve --http` checks callers' access tokens (see docs/remote-auth.md).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct OAuthArgs {
+    /// Accept access tokens (JWTs) from this issuer (`iss`, compared exactly); the endpoint
+    /// becomes an OAuth 2.1 resource server and tools see who calls them.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires_all = ["http", "oauth_audience", "oauth_jwks"],
+        conflicts_with = "token_env"
+    )]
+    pub oauth_issuer: Option<String>,
+    /// This server's resource URL as clients reach it (e.g. https://mcp.example.com/mcp):
+    /// every token's `aud` must name it, and the metadata document gives it.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_audience: Option<String>,
+    /// The issuer's signing keys: a jwks.json file, or its `jwks_uri` (http:// or https://).
+    #[arg(long, value_name = "FILE|URL", requires = "oauth_issuer")]
+    pub oauth_jwks: Option<String>,
+    /// A scope every token must carry, whatever it calls (repeatable). Tools may need more:
+    /// `#[tool(scopes(..))]`, `"scopes"` in --defs, `--mount NAME[SCOPE ...]=...`.
+    #[arg(long, value_name = "SCOPE", requires = "oauth_issuer")]
+    pub oauth_scope: Vec<String>,
+    /// A token claim tools may read from the caller's Principal (repeatable; e.g. email).
+    #[arg(long, value_name = "NAME", requires = "oauth_issuer")]
+    pub oauth_claim: Vec<String>,
+    /// List every tool in tools/list, not only those the caller's scopes allow.
+    #[arg(long, requires = "oauth_issuer")]
+    pub oauth_list_all: bool,
+}
+
+/// OAuth was asked for and cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthSetupError {
+    /// The binary was built without the feature `oauth`.
+    #[error(
+        "--oauth-issuer {issuer}: this binary was built without tool-cli's feature `oauth`; \
+         build it with `--features tool-cli/oauth`"
+    )]
+    NotBuilt {
+        /// The issuer named.
+        issuer: String,
+    },
+    /// The configuration could not be loaded (the keys, a URL).
+    #[error(transparent)]
+    Load(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl OAuthArgs {
+    /// Whether an issuer is named (so the server authenticates its callers).
+    pub fn enabled(&self) -> bool {
+        self.oauth_issuer.is_some()
+    }
+
+    /// The scopes the metadata document advertises: the server's own, then every scope a
+    /// tool of `registry` needs, each once.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    fn scopes_supported(&self, registry: &Registry) -> Vec<String> {
+        let mut scopes = self.oauth_scope.clone();
+        for tool in registry.tools() {
+            for scope in tool.scopes() {
+                if !scopes.iter().any(|s| s == scope) {
+                    scopes.push(scope.to_string());
+                }
+            }
+        }
+        scopes
+    }
+}
+
+/// The validator the arguments describe, its keys loaded; `None` when no issuer is named.
+#[cfg(feature = "oauth")]
+pub(crate) async fn load(
+    args: &OAuthArgs,
+    registry: &Registry,
+) -> Result<Option<std::sync::Arc<tool_mcp::oauth::OAuth>>, OAuthSetupError> {
+    use tool_mcp::oauth::{JwksSource, OAuth, OAuthConfig};
+    let (Some(issuer), Some(audience), Some(jwks)) =
+        (&args.oauth_issuer, &args.oauth_audience, &args.oauth_jwks)
+    else {
+        // clap requires the audience and the keys with the issuer.
+        return Ok(None);
+    };
+    let config = OAuthConfig::new(audience.clone(), issuer.clone(), JwksSource::parse(jwks))
+        .with_required_scopes(args.oauth_scope.iter().cloned())
+        .with_scopes_supported(args.scopes_supported(registry))
+        .with_kept_claims(args.oauth_claim.iter().cloned())
+        .with_all_tools_listed(args.oauth_list_all);
+    let oauth = OAuth::load(config)
+        .await
+        .map_err(|e| OAuthSetupError::Load(Box::new(e)))?;
+    Ok(Some(std::sync::Arc::new(oauth)))
+}
+
+/// Without the feature: an error when an issuer is named.
+#[cfg(not(feature = "oauth"))]
+pub(crate) async fn load(
+    args: &OAuthArgs,
+    _registry: &Registry,
+) -> Result<Option<()>, OAuthSetupError> {
+    match &args.oauth_issuer {
+        Some(issuer) => Err(OAuthSetupError::NotBuilt {
+            issuer: issuer.clone(),
+        }),
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tool_core::DynamicTool;
+
+    #[test]
+    fn the_metadata_advertises_the_servers_scopes_then_the_tools() {
+        let mut registry = Registry::empty();
+        let tool = |name: &str, scopes: &[&'static str]| {
+            DynamicTool::new(
+                name.to_owned(),
+                "Does a thing.",
+                serde_json::json!({"type": "object"}),
+            )
+            .scopes(scopes.iter().copied())
+        };
+        registry
+            .register(tool("delete_note", &["notes:write", "tools:read"]))
+            .unwrap();
+        registry.register(tool("read_note", &[])).unwrap();
+        let args = OAuthArgs {
+            oauth_scope: vec!["tools:read".into()],
+            ..OAuthArgs::default()
+        };
+        assert_eq!(
+            args.scopes_supported(&registry),
+            ["tools:read", "notes:write"]
+        );
+    }
+}

@@ -337,7 +337,7 @@ async fn a_malformed_header_is_an_invalid_request() {
     let s = Setup::start(|c| c).await;
     for header in ["Bearer", "Bearer a b", "Bearer a\"b"] {
         let (status, challenge) = s.refusal(Some(header)).await;
-        assert_eq!(status, 401, "{header}");
+        assert_eq!(status, 400, "{header}");
         assert!(
             challenge.starts_with("Bearer error=\"invalid_request\", resource_metadata="),
             "{header}: {challenge}"
@@ -352,7 +352,7 @@ async fn a_malformed_header_is_an_invalid_request() {
         .send()
         .await
         .unwrap();
-    assert_eq!(twice.status(), 401);
+    assert_eq!(twice.status(), 400);
     let challenge = twice.headers()["www-authenticate"].to_str().unwrap();
     assert!(
         challenge.contains("more than one Authorization header"),

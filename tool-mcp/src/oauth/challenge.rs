@@ -253,7 +253,7 @@ pub(super) mod tests {
     #[test]
     fn a_refusal_has_the_status_the_challenge_and_a_json_body() {
         let response = refusal(&AuthError::Malformed("no token"), URL, &[]);
-        assert_eq!(response.status(), 401);
+        assert_eq!(response.status(), 400);
         let value = response.headers()[header::WWW_AUTHENTICATE]
             .to_str()
             .unwrap();

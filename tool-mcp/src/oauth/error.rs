@@ -191,9 +191,11 @@ impl AuthError {
         }
     }
 
-    /// The HTTP status: 403 for insufficient scope, else 401.
+    /// The HTTP status: 400 for a malformed request (RFC 6750 section 3.1, and the MCP
+    /// authorization specification's table), 403 for insufficient scope, else 401.
     pub fn status(&self) -> http::StatusCode {
         match self {
+            Self::Malformed(_) => http::StatusCode::BAD_REQUEST,
             Self::InsufficientScope { .. } => http::StatusCode::FORBIDDEN,
             _ => http::StatusCode::UNAUTHORIZED,
         }

@@ -267,3 +267,44 @@ fn declared_scopes_reach_the_registry_and_judge_listings() {
         registry.len()
     );
 }
+
+/// The names `search_tools` offers `ctx`'s caller for `query`.
+async fn searched(executor: &Executor, query: &str, ctx: ToolContext) -> Vec<String> {
+    let out = executor
+        .call("search_tools", json!({"query": query, "limit": 20}), &ctx)
+        .await
+        .expect("search_tools answers");
+    out.data().expect("data")["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .map(|m| m["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn search_tools_offers_a_caller_only_the_tools_it_may_call() {
+    let mut registry = Registry::linked().unwrap();
+    tool_core::catalog::install(&mut registry).unwrap();
+    let executor = Executor::new(registry);
+    let query = "close or move an issue";
+    let reader = searched(&executor, query, as_caller(&["issues:read"])).await;
+    assert!(!reader.is_empty(), "the reader finds something");
+    assert!(
+        !reader
+            .iter()
+            .any(|n| n == "close_issue" || n == "move_issue"),
+        "{reader:?}"
+    );
+    let writer = searched(
+        &executor,
+        query,
+        as_caller(&["issues:write", "repo", "admin:org"]),
+    )
+    .await;
+    assert!(writer.iter().any(|n| n == "close_issue"), "{writer:?}");
+    assert!(writer.iter().any(|n| n == "move_issue"), "{writer:?}");
+    // Without a principal (stdio), every tool may be found.
+    let anyone = searched(&executor, query, ToolContext::new()).await;
+    assert!(anyone.iter().any(|n| n == "close_issue"), "{anyone:?}");
+}

@@ -63,7 +63,7 @@ pub struct UnknownDomain {
 }
 
 /// How to search.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SearchOptions {
     /// How many matches at most. Default 5.
@@ -72,6 +72,9 @@ pub struct SearchOptions {
     pub domain: Option<String>,
     /// Whether `core` tools may match (they are loaded already in a session). Default true.
     pub include_core: bool,
+    /// Who is searching: only tools whose scopes it holds may match ([`Tool::permits`]), so a
+    /// caller learns nothing of tools it may not call. Default none: every tool.
+    pub caller: Option<crate::Principal>,
 }
 
 impl Default for SearchOptions {
@@ -80,6 +83,7 @@ impl Default for SearchOptions {
             limit: 5,
             domain: None,
             include_core: true,
+            caller: None,
         }
     }
 }
@@ -276,6 +280,7 @@ impl Catalog {
                 .as_deref()
                 .is_none_or(|d| tool.domain().name == d)
                 && (options.include_core || !tool.is_core())
+                && tool.permits(options.caller.as_ref())
         };
         let Some(dense) = self.dense.as_ref().filter(|_| options.limit > 0) else {
             return self

@@ -113,16 +113,22 @@ pub fn install_with(
         json!({"query": "open a pull request"}),
     )
     .origin(INSTALLED_BY)
-    .handler(move |input, _ctx| {
+    .handler(move |input, ctx| {
         let catalog = searched.clone();
-        async move { search(&catalog, input) }
+        // Only what the caller may call: a tool it lacks the scopes for is not offered.
+        let caller = ctx.principal().cloned();
+        async move { search(&catalog, input, caller) }
     });
     registry.register(tool)?;
     catalog.sync(registry);
     Ok(catalog)
 }
 
-fn search(catalog: &SharedCatalog, input: Value) -> crate::call::CallResult {
+fn search(
+    catalog: &SharedCatalog,
+    input: Value,
+    caller: Option<crate::Principal>,
+) -> crate::call::CallResult {
     let query: Query = crate::call::decode(input)?;
     let limit = query.limit.unwrap_or(5);
     if !(1..=MAX_LIMIT as u64).contains(&limit) {
@@ -154,6 +160,7 @@ fn search(catalog: &SharedCatalog, input: Value) -> crate::call::CallResult {
             limit: limit as usize,
             domain: query.domain.clone(),
             include_core: false,
+            caller,
         };
         let matches = catalog.search(&query.query, &options);
         let echo = if matches.is_empty() {

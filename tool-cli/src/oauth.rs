@@ -15,7 +15,7 @@ pub struct OAuthArgs {
         conflicts_with = "token_env"
     )]
     pub oauth_issuer: Option<String>,
-    /// This server's resource URL as clients reach it (e.g. https://mcp.example.com/mcp):
+    /// This server's resource URL as clients reach it (e.g. `https://mcp.example.com/mcp`):
     /// every token's `aud` must name it, and the metadata document gives it.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     pub oauth_audience: Option<String>,

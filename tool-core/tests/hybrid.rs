@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
 use tool_core::catalog::{
-    Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, tool_text,
+    Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, tool_text, tool_texts,
 };
 use tool_core::{DynamicTool, Registry};
 
@@ -103,7 +103,11 @@ fn a_query_that_shares_no_word_with_the_tool_is_found_by_meaning() {
             .map(String::as_str)
             != Some("get_forecast")
     );
-    for fusion in [Fusion::default(), Fusion::Rrf { k: 60.0 }] {
+    for fusion in [
+        Fusion::default(),
+        Fusion::Weighted { dense: 0.35 },
+        Fusion::Rrf { k: 60.0 },
+    ] {
         let embedding = Embedding::new(Arc::new(Concepts::default()))
             .fusion(fusion)
             .cache_dir(None);
@@ -122,9 +126,49 @@ fn a_query_that_shares_no_word_with_the_tool_is_found_by_meaning() {
                 &catalog,
                 "my teammate cannot see the branch, make it official"
             )[0],
-            "merge_pull_request"
+            "merge_pull_request",
+            "{fusion:?}"
         );
     }
+}
+
+#[test]
+fn adaptive_fusion_lets_the_model_decide_when_the_words_explain_little_of_the_query() {
+    // One word of the query is a tool's ("files"); the rest is about the weather, in words no
+    // tool uses. The lexical ranking's best hit is worth 1 however little of the query it
+    // explains, so with fixed weights it wins; the adaptive fusion sees it matches one word
+    // in six.
+    let registry = registry();
+    let query = "need an umbrella in the rain tomorrow, or a coat? files";
+    assert_eq!(names(&Catalog::new(&registry), query)[0], "list_files");
+    let top = |fusion: Fusion| {
+        let embedding = Embedding::new(Arc::new(Concepts::default()))
+            .fusion(fusion)
+            .cache_dir(None);
+        names(
+            &Catalog::with_embedding(&registry, &embedding).unwrap(),
+            query,
+        )[0]
+        .clone()
+    };
+    assert_eq!(top(Fusion::Weighted { dense: 0.35 }), "list_files");
+    assert_eq!(top(Fusion::Adaptive { dense: 0.35 }), "get_forecast");
+    // A query the words explain whole is fused as with fixed weights.
+    let query = "list the files";
+    let embedding = |fusion| {
+        Embedding::new(Arc::new(Concepts::default()))
+            .fusion(fusion)
+            .cache_dir(None)
+    };
+    let adaptive =
+        Catalog::with_embedding(&registry, &embedding(Fusion::Adaptive { dense: 0.35 })).unwrap();
+    let fixed =
+        Catalog::with_embedding(&registry, &embedding(Fusion::Weighted { dense: 0.35 })).unwrap();
+    let options = SearchOptions::limit(5);
+    assert_eq!(
+        adaptive.search(query, &options),
+        fixed.search(query, &options)
+    );
 }
 
 #[test]
@@ -148,7 +192,9 @@ fn tool_vectors_are_cached_and_only_new_or_changed_tools_are_embedded() {
     let model = Arc::new(Concepts::default());
     let embedding = Embedding::new(model.clone()).cache_dir(Some(dir.clone()));
     Catalog::with_embedding(&registry, &embedding).unwrap();
-    assert_eq!(model.texts.load(Ordering::SeqCst), 5);
+    // Two texts a tool (the name, the description) and the parameter text they share, each
+    // embedded once.
+    assert_eq!(model.texts.load(Ordering::SeqCst), 5 * 2 + 1);
 
     // A restart: every vector comes from the cache.
     let model = Arc::new(Concepts::default());
@@ -157,7 +203,7 @@ fn tool_vectors_are_cached_and_only_new_or_changed_tools_are_embedded() {
     assert_eq!(model.texts.load(Ordering::SeqCst), 0);
     assert_eq!(names(&catalog, "do I owe anything")[0], "create_invoice");
 
-    // A registry update: one tool changed, one added; only those two are embedded.
+    // A registry update: one tool changed, one added; only their new texts are embedded.
     let mut tools: Vec<(&'static str, &'static str)> = TOOLS
         .iter()
         .copied()
@@ -167,8 +213,9 @@ fn tool_vectors_are_cached_and_only_new_or_changed_tools_are_embedded() {
     tools.push(("read_inbox", "Reads the newest mail."));
     let updated = registry_of(&tools);
     catalog.sync(&updated);
-    // Each query embeds one text; the sync embedded two.
-    assert_eq!(model.texts.load(Ordering::SeqCst), 1 + 2);
+    // Each query embeds one text; the sync embedded the changed tool's description (its name
+    // and parameter were cached), and the new tool's name and description.
+    assert_eq!(model.texts.load(Ordering::SeqCst), 1 + 1 + 2);
     assert_eq!(catalog.embedded(), 6);
     assert!(catalog.remove("read_inbox"));
     assert_eq!(catalog.embedded(), 5);
@@ -195,11 +242,27 @@ fn a_failing_model_is_an_error_when_built_and_leaves_search_to_words_later() {
 }
 
 #[test]
-fn the_embedded_text_is_the_name_in_words_the_description_the_hint_and_the_parameters() {
+fn the_embedded_texts_are_the_name_the_description_and_the_parameters() {
     let registry = registry();
     let tool = registry.get("send_email").unwrap();
     assert_eq!(
         tool_text(tool),
         "send email. Sends an email to one address. Parameters: target"
     );
+    assert_eq!(
+        tool_texts(tool),
+        ["send email", "Sends an email to one address.", "target"]
+    );
+}
+
+#[test]
+fn what_is_embedded_of_a_tool_can_be_chosen() {
+    let registry = registry();
+    let model = Arc::new(Concepts::default());
+    let embedding = Embedding::new(model.clone())
+        .texts(|tool| vec![tool_text(tool)])
+        .cache_dir(None);
+    let catalog = Catalog::with_embedding(&registry, &embedding).unwrap();
+    assert_eq!(model.texts.load(Ordering::SeqCst), 5);
+    assert_eq!(names(&catalog, "do I owe anything")[0], "create_invoice");
 }

@@ -39,6 +39,14 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("catalog-quality", "the catalog's quality"),
     ("catalog-speed", "the catalog's speed"),
     ("catalog-tokens", "tokens per round"),
+    (
+        "catalog-hybrid",
+        "hybrid search with a model: quality on every query set",
+    ),
+    (
+        "catalog-hybrid-costs",
+        "hybrid search with a model: what it costs",
+    ),
     ("summary", "the README's table"),
 ];
 
@@ -51,6 +59,7 @@ const INPUTS: &[(&str, &str)] = &[
     ("plots", "plots.json"),
     ("compile-time", "compile-time.json"),
     ("catalog", "catalog.json"),
+    ("embed", "embed.json"),
 ];
 
 /// The loaded results, by input name.

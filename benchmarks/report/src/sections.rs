@@ -24,6 +24,8 @@ pub fn render(name: &str, data: &Data) -> Option<String> {
         "catalog-quality" => catalog_quality(data.get("catalog")?),
         "catalog-speed" => catalog_speed(data.get("catalog")?),
         "catalog-tokens" => catalog_tokens(data.get("catalog")?),
+        "catalog-hybrid" => catalog_hybrid(data.get("embed")?),
+        "catalog-hybrid-costs" => catalog_hybrid_costs(data.get("embed")?),
         "summary" => summary(data),
         _ => None,
     }
@@ -164,6 +166,9 @@ fn command(input: &str, v: &Value) -> String {
         }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
         "catalog" => "cargo bench -p tool-core --bench catalog".into(),
+        "embed" => {
+            "scripts/embed-model-env && cargo bench -p tool-embed --bench search_quality".into()
+        }
         _ => "?".into(),
     }
 }
@@ -175,6 +180,7 @@ pub fn pending(name: &str) -> String {
         "footprint" | "footprint-deps" => "footprint",
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
+        "catalog-hybrid" | "catalog-hybrid-costs" => "embed",
         "backlog" | "calls" | "compile-time" => name,
         // Sections drawn from several runs.
         _ => {
@@ -830,6 +836,138 @@ fn catalog_tokens(v: &Value) -> Option<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hybrid search with a model.
+
+/// The columns of the hybrid table, by a ranker's id in embed.json (headed by its label there).
+const HYBRID_COLUMNS: &[&str] = &["bm25", "lexical", "dense", "rrf", "before", "hybrid"];
+
+/// The sets of a model's rows, in their order.
+fn sets_of(rows: &[Value]) -> Vec<&Value> {
+    let mut sets: Vec<&Value> = Vec::new();
+    for r in rows {
+        if !sets.iter().any(|s| s["set"] == r["set"]) {
+            sets.push(r);
+        }
+    }
+    sets
+}
+
+fn hybrid_row<'a>(rows: &'a [Value], set: &Value, id: &str) -> Option<&'a Value> {
+    rows.iter().find(|r| r["set"] == *set && r["id"] == id)
+}
+
+fn catalog_hybrid(v: &Value) -> Option<String> {
+    let models = v["models"].as_array()?;
+    let mut out = String::new();
+    for m in models {
+        let rows = m["rows"].as_array()?;
+        if models.len() > 1 {
+            writeln!(out, "**{}**\n", m["model"].as_str().unwrap_or("?")).ok()?;
+        }
+        writeln!(
+            out,
+            "recall@5, {} tools; the hybrid is `Fusion::Adaptive` with a dense weight of {:.2} \
+             over the mean vector of each tool's texts (`tool_texts`).\n",
+            v["tools"],
+            num(&m["weight"]),
+        )
+        .ok()?;
+        out.push_str("| set | queries |");
+        for id in HYBRID_COLUMNS {
+            let heading = rows
+                .iter()
+                .find(|r| r["id"] == *id)
+                .and_then(|r| r["ranker"].as_str())
+                .unwrap_or(id);
+            write!(out, " {heading} |").ok()?;
+        }
+        out.push_str("\n|---|---:|");
+        out.push_str(&"---:|".repeat(HYBRID_COLUMNS.len()));
+        out.push('\n');
+        for first in sets_of(rows) {
+            let set = &first["set"];
+            let tuned = if first["tuned"].as_bool() == Some(true) {
+                " (weight chosen here)"
+            } else {
+                ""
+            };
+            write!(
+                out,
+                "| {}{tuned} | {} |",
+                set.as_str().unwrap_or("?"),
+                first["queries"]
+            )
+            .ok()?;
+            for id in HYBRID_COLUMNS {
+                let cell = hybrid_row(rows, set, id)
+                    .map(|r| format!("{:.3}", num(&r["recall_5"])))
+                    .unwrap_or_else(|| "-".into());
+                if *id == "hybrid" {
+                    write!(out, " **{cell}** |").ok()?;
+                } else {
+                    write!(out, " {cell} |").ok()?;
+                }
+            }
+            out.push('\n');
+        }
+        out.push_str(
+            "\nEvery ranker at recall@1, recall@5 and MRR@10, with the two halves of the change \
+             alone:\n\n| set | ranker | recall@1 | recall@5 | MRR@10 |\n|---|---|---:|---:|---:|\n",
+        );
+        for first in sets_of(rows) {
+            for r in rows.iter().filter(|r| r["set"] == first["set"]) {
+                writeln!(
+                    out,
+                    "| {} | {} | {:.3} | {:.3} | {:.3} |",
+                    r["set"].as_str().unwrap_or("?"),
+                    r["ranker"].as_str().unwrap_or("?"),
+                    num(&r["recall_1"]),
+                    num(&r["recall_5"]),
+                    num(&r["mrr"]),
+                )
+                .ok()?;
+            }
+        }
+        out.push('\n');
+    }
+    let mut out = out.trim_end().to_owned();
+    out.push('\n');
+    out.push_str(&from("embed", v));
+    Some(out)
+}
+
+fn catalog_hybrid_costs(v: &Value) -> Option<String> {
+    let mut out = String::new();
+    for m in v["models"].as_array()? {
+        writeln!(
+            out,
+            "{}: loading the model {:.2} s; a hybrid query (tokenise, embed, fuse over {} tools) \
+             median {:.1} ms, p95 {:.1} ms (one text a tool and fixed weights, in turn with it: \
+             {:.1} ms, {:.1} ms); embedding tools cold, {:.1} tools/s ({:.1} texts a tool; one \
+             text a tool, {:.1} tools/s); building the index of 10,000 tools from a warm cache, \
+             {:.0} ms ({:.0} ms for the lexical index alone); {:.1} KB a tool for its vector and \
+             texts.",
+            m["model"].as_str().unwrap_or("?"),
+            num(&m["load_ms"]) / 1e3,
+            v["tools"],
+            num(&m["query_median_ms"]),
+            num(&m["query_p95_ms"]),
+            num(&m["query_before_median_ms"]),
+            num(&m["query_before_p95_ms"]),
+            num(&m["cold_tools_per_s"]),
+            num(&m["texts_per_tool"]),
+            num(&m["cold_tools_per_s_one_text"]),
+            num(&m["warm_index_10k_ms"]),
+            num(&m["lexical_index_10k_ms"]),
+            num(&m["bytes_per_tool"]) / 1e3,
+        )
+        .ok()?;
+    }
+    out.push_str(&from("embed", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
 // The README's summary.
 
 fn summary(data: &Data) -> Option<String> {
@@ -1038,6 +1176,52 @@ mod tests {
             assert!(render(name, &Data::new()).is_none(), "{name}");
             assert!(pending(name).contains("bench-report"), "{name}");
         }
+    }
+
+    #[test]
+    fn the_hybrid_table_reads_embed_json() {
+        let row = |set: &str, tuned: bool, id: &str, r5: f64| {
+            json!({"set": set, "queries": 3, "tuned": tuned, "id": id, "ranker": id,
+                   "recall_1": 0.5, "recall_5": r5, "mrr": 0.25})
+        };
+        let embed = json!({
+            "meta": {"source": {"commit": "abc1234", "dirty": false, "time": 0}},
+            "tools": 9,
+            "models": [{
+                "model": "m", "weight": 0.35,
+                "rows": [
+                    row("development", true, "lexical", 0.5),
+                    row("development", true, "hybrid", 0.75),
+                    row("test", false, "hybrid", 1.0),
+                ],
+                "load_ms": 200.0, "query_median_ms": 10.0, "query_p95_ms": 15.0,
+                "query_before_median_ms": 9.0, "query_before_p95_ms": 14.0,
+                "cold_tools_per_s": 5.0, "texts_per_tool": 2.9,
+                "cold_tools_per_s_one_text": 20.0, "warm_index_10k_ms": 250.0,
+                "lexical_index_10k_ms": 30.0, "bytes_per_tool": 2200.0,
+            }],
+        });
+        let table = catalog_hybrid(&embed).unwrap();
+        assert!(
+            table.contains(
+                "| development (weight chosen here) | 3 | - | 0.500 | - | - | - | **0.750** |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| test | 3 | - | - | - | - | - | **1.000** |"),
+            "{table}"
+        );
+        assert!(table.contains("dense weight of 0.35"), "{table}");
+        assert!(
+            table.contains("| test | hybrid | 0.500 | 1.000 | 0.250 |"),
+            "{table}"
+        );
+        assert!(table.contains("search_quality"), "{table}");
+        let costs = catalog_hybrid_costs(&embed).unwrap();
+        assert!(costs.contains("median 10.0 ms, p95 15.0 ms"), "{costs}");
+        assert!(costs.contains("2.2 KB a tool"), "{costs}");
+        assert!(catalog_hybrid(&json!({})).is_none());
     }
 
     #[test]

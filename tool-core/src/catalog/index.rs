@@ -433,6 +433,9 @@ const GONE: DocId = DocId::MAX;
 pub(super) struct Hit<'a> {
     pub tool: &'a Tool,
     pub score: f32,
+    /// The share of the query's words (every word but stopwords, known to the index or not)
+    /// it matches, directly or through an expansion: how much of the query the words explain.
+    pub coverage: f32,
 }
 
 impl Index {
@@ -646,10 +649,12 @@ impl Index {
 
     /// The query's terms: what the user typed at weight 1, expansions lower, each with the
     /// query words it stands for (a term two words share goes to the first; two neighbours
-    /// joined into one word stand for both), and how many words can match.
-    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, u32) {
+    /// joined into one word stand for both), how many words can match, and how many words it
+    /// has besides stopwords (matchable or not).
+    fn query_terms(&self, query: &str) -> (Vec<QueryTerm>, u32, u32) {
         let mut terms: Vec<QueryTerm> = Vec::new();
         let mut words = 0u32;
+        let mut typed = 0u32;
         // The word before (and its bit, when it counted), to try the two as one (`data
         // source` for `datasources`).
         let mut previous = String::new();
@@ -661,6 +666,7 @@ impl Index {
                 previous_bit = 0;
                 return;
             }
+            typed += 1;
             let bit = 1u64 << words;
             let before = terms.len();
             let mut add = |term: TermId, weight: f32, words: u64| match terms
@@ -726,15 +732,16 @@ impl Index {
                 }
                 if terms.len() > before {
                     words += 1;
+                    typed += 1;
                 }
             }
         }
-        (terms, words)
+        (terms, words, typed)
     }
 
     /// The best `limit` tools for `query`, among those `keep` accepts, best first.
     pub fn search(&self, query: &str, limit: usize, keep: impl Fn(&Tool) -> bool) -> Vec<Hit<'_>> {
-        let (query, words) = self.query_terms(query);
+        let (query, words, typed) = self.query_terms(query);
         if query.is_empty() || self.live == 0 || limit == 0 {
             return Vec::new();
         }
@@ -773,6 +780,7 @@ impl Index {
                     Some(Hit {
                         tool: &doc.tool,
                         score: score * coordination * self.domain_boost(doc, &query),
+                        coverage: (matched.count_ones() as f32 / typed.max(words) as f32).min(1.0),
                     })
                 })
                 .collect();
@@ -1044,6 +1052,32 @@ mod tests {
         ] {
             assert_eq!(names(&index, query).first(), Some(&expected), "{query}");
         }
+    }
+
+    #[test]
+    fn coverage_is_the_share_of_the_querys_words_a_hit_matches() {
+        let mut index = Index::default();
+        index.insert_many(&[
+            tool("list_issues", "Lists the issues of a repository."),
+            tool("get_issue", "Gets one issue."),
+        ]);
+        index.renormalize();
+        let coverage = |query: &str| -> Vec<(String, f32)> {
+            index
+                .search(query, 5, |_| true)
+                .iter()
+                .map(|h| (h.tool.name().to_owned(), h.coverage))
+                .collect()
+        };
+        // Stopwords do not count; words no tool uses do.
+        assert_eq!(
+            coverage("list the issues"),
+            [("list_issues".into(), 1.0), ("get_issue".into(), 0.5)]
+        );
+        assert_eq!(
+            coverage("zebra giraffe list issues"),
+            [("list_issues".into(), 0.5), ("get_issue".into(), 0.25)]
+        );
     }
 
     #[test]

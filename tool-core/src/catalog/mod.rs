@@ -43,7 +43,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 pub use cache::{CacheError, VectorCache, default_cache_dir};
 use dense::Dense;
-pub use dense::{EmbedError, Fusion, TextEmbedder, tool_text};
+pub use dense::{EmbedError, Fusion, TextEmbedder, ToolTexts, tool_text, tool_texts};
 use index::Index;
 pub use index::Ranking;
 pub use search_tool::{SEARCH_TOOLS, install, install_with};
@@ -125,6 +125,8 @@ pub struct Embedding {
     /// Where tool vectors are kept between runs (`None`: not kept). Default
     /// [`default_cache_dir`].
     pub cache_dir: Option<PathBuf>,
+    /// What is embedded of each tool. Default [`tool_texts`].
+    pub texts: ToolTexts,
 }
 
 impl Embedding {
@@ -134,6 +136,7 @@ impl Embedding {
             embedder,
             fusion: Fusion::default(),
             cache_dir: default_cache_dir(),
+            texts: tool_texts,
         }
     }
 
@@ -146,6 +149,13 @@ impl Embedding {
     /// With another cache directory, or none.
     pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.cache_dir = dir;
+        self
+    }
+
+    /// Embedding other texts of each tool (its vector is their mean), such as one text a
+    /// tool: `.texts(|tool| vec![tool_text(tool)])`.
+    pub fn texts(mut self, texts: ToolTexts) -> Self {
+        self.texts = texts;
         self
     }
 }
@@ -193,11 +203,12 @@ impl Catalog {
         catalog
     }
 
-    /// A hybrid catalog: the lexical index, and `embedding`'s model over every tool (its name
-    /// split into words, description, hint and parameter names), the two rankings fused on
-    /// each search. Tools whose vectors are in the cache directory are not embedded again;
-    /// the others are, now (about 21 ms a tool with all-MiniLM-L6-v2 on 2 cores: 48 tools/s in
-    /// `tool-embed`'s `search_quality` bench).
+    /// A hybrid catalog: the lexical index, and `embedding`'s model over every tool (the
+    /// texts of [`Embedding::texts`], by default [`tool_texts`]: the name in words, the
+    /// description, the hint, the parameters; the tool's vector is their mean), the two rankings
+    /// fused on each search. Texts whose vectors are in the cache directory are not embedded
+    /// again; the others are, now (the rate a model embeds them at is measured by
+    /// `tool-embed`'s `search_quality` bench, in `docs/catalog.md`).
     ///
     /// A cache that cannot be opened is skipped (with a warning); a model that fails here is
     /// an error. Later, a tool the model fails on is found by words alone, and a query it
@@ -208,7 +219,12 @@ impl Catalog {
                 .inspect_err(|e| tracing::warn!(error = %e, "tool vectors will not be cached"))
                 .ok()
         });
-        let mut dense = Dense::new(embedding.embedder.clone(), embedding.fusion, cache);
+        let mut dense = Dense::new(
+            embedding.embedder.clone(),
+            embedding.fusion,
+            embedding.texts,
+            cache,
+        );
         dense.insert(registry.tools())?;
         let mut catalog = Self::new(registry);
         catalog.dense = Some(dense);
@@ -290,15 +306,15 @@ impl Catalog {
                 .map(|hit| matched(hit.tool, hit.score))
                 .collect();
         };
-        let lexical: Vec<(&Tool, f32)> = self
+        let hits = self
             .index
-            .search(query, LEXICAL_POOL.max(options.limit), keep)
-            .into_iter()
-            .map(|hit| (hit.tool, hit.score))
-            .collect();
+            .search(query, LEXICAL_POOL.max(options.limit), keep);
+        let coverage = hits.first().map_or(0.0, |hit| hit.coverage);
+        let lexical: Vec<(&Tool, f32)> = hits.into_iter().map(|h| (h.tool, h.score)).collect();
         match dense.fuse(
             query,
             &lexical,
+            coverage,
             self.index.tools().filter(|t| keep(t)),
             options.limit,
         ) {

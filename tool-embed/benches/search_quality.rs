@@ -149,6 +149,11 @@ fn main() {
             cases: eval::paraphrase(),
             tuned: true,
         },
+        Set {
+            name: "paraphrase, blind",
+            cases: eval::paraphrase_blind(),
+            tuned: false,
+        },
     ];
     let lexical = Catalog::new(&registry);
     let bm25 = eval::Bm25::new(&registry);

@@ -76,6 +76,13 @@ pub fn paraphrase() -> Vec<Case> {
     load("queries_paraphrase.jsonl")
 }
 
+/// The second paraphrase set (`queries_paraphrase2.jsonl`): written blind by the same rules,
+/// after the fusion was chosen on the first, and never used to choose anything: the judge of
+/// how hybrid search does on wording it was not tuned to.
+pub fn paraphrase_blind() -> Vec<Case> {
+    load("queries_paraphrase2.jsonl")
+}
+
 fn load(file: &str) -> Vec<Case> {
     let path = root().join("tests/data/catalog").join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -635,6 +635,34 @@ async fn a_session_answers_only_the_caller_that_began_it() {
 }
 
 #[tokio::test]
+async fn a_tools_call_written_with_escapes_is_still_asked_for_its_scope() {
+    let s = Setup::start(|c| c).await;
+    let token = s.ed.sign(&s.claims("mcp:tools notes:read"));
+    // The same JSON-RPC message as `"method":"tools/call"`, spelt with JSON escapes.
+    for body in [
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools\/call","params":{"name":"write_note","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools\u002fcall","params":{"name":"write_note","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"\u0074ools/call","params":{"name":"write\u005fnote"}}"#,
+    ] {
+        let response = http()
+            .post(format!("http://{}/mcp", s.addr))
+            .header("authorization", bearer(&token))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 403, "{body}");
+        let challenge = response.headers()["www-authenticate"].to_str().unwrap();
+        assert!(
+            challenge.contains("scope=\"mcp:tools notes:write\""),
+            "{challenge}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn every_tool_is_listed_when_asked_but_the_call_still_needs_its_scope() {
     let s = Setup::start(|c| c.with_all_tools_listed(true)).await;
     let token = s.ec.sign(&s.claims("mcp:tools"));

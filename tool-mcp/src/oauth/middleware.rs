@@ -188,7 +188,13 @@ fn called_tool(body: &[u8]) -> Option<String> {
         #[serde(borrow)]
         name: Option<Cow<'a, str>>,
     }
-    memchr::memmem::find(body, b"tools/call")?;
+    // The method may be spelt with escapes (`tools\/call`, `\u0074ools/call`), which JSON
+    // decodes to the same name: only a body with neither the plain name nor a backslash can
+    // be passed over unread.
+    if memchr::memmem::find(body, b"tools/call").is_none() && memchr::memchr(b'\\', body).is_none()
+    {
+        return None;
+    }
     let message: Message<'_> = serde_json::from_slice(body).ok()?;
     if message.method.as_deref() != Some("tools/call") {
         return None;
@@ -235,5 +241,51 @@ mod tests {
         );
         let escaped = br#"{"method":"tools/call","params":{"name":"a\"b"}}"#;
         assert_eq!(called_tool(escaped).as_deref(), Some("a\"b"));
+        for spelt in [
+            br#"{"method":"tools\/call","params":{"name":"x"}}"#.as_slice(),
+            br#"{"method":"tools\u002fcall","params":{"name":"x"}}"#,
+            br#"{"method":"\u0074ools\u002Fcall","params":{"name":"x"}}"#,
+        ] {
+            assert_eq!(called_tool(spelt).as_deref(), Some("x"));
+        }
+        assert_eq!(called_tool(br#"{"method":"tools\/list"}"#), None);
+    }
+
+    proptest::proptest! {
+        /// However a client spells the method and the tool's name (any character may be a
+        /// `\uXXXX` escape, `/` may be `\/`), the gate reads the name JSON decodes.
+        #[test]
+        fn a_tools_call_is_recognised_in_any_spelling(
+            name in "[a-z_/\"\\\\.é]{1,12}",
+            escape in proptest::collection::vec(proptest::bool::ANY, 32),
+        ) {
+            let spell = |text: &str| {
+                let mut out = String::from("\"");
+                for (i, c) in text.chars().enumerate() {
+                    match c {
+                        _ if escape[i % escape.len()] => {
+                            let mut units = [0u16; 2];
+                            for unit in c.encode_utf16(&mut units) {
+                                out.push_str(&format!("\\u{unit:04x}"));
+                            }
+                        }
+                        '/' => out.push_str("\\/"),
+                        '"' | '\\' => {
+                            out.push('\\');
+                            out.push(c);
+                        }
+                        _ => out.push(c),
+                    }
+                }
+                out.push('"');
+                out
+            };
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":{},"params":{{"name":{}}}}}"#,
+                spell("tools/call"),
+                spell(&name)
+            );
+            proptest::prop_assert_eq!(called_tool(body.as_bytes()), Some(name), "{}", body);
+        }
     }
 }

@@ -152,7 +152,7 @@ struct Session {
     initialized: AtomicBool,
     /// The authenticated caller (issuer, subject) that began the session, when there was one:
     /// the session answers no one else, whatever token they hold.
-    owner: OnceLock<Option<(Option<String>, String)>>,
+    owner: OnceLock<Option<Identity>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -778,7 +778,10 @@ impl ServerHandler for McpServer {
 pub(crate) struct ListAllTools;
 
 /// Who a principal is across requests: its issuer and subject.
-fn identity(principal: &Principal) -> (Option<String>, String) {
+pub(crate) type Identity = (Option<String>, String);
+
+/// The [`Identity`] of `principal`.
+pub(crate) fn identity(principal: &Principal) -> Identity {
     (
         principal.issuer().map(str::to_owned),
         principal.subject().to_owned(),

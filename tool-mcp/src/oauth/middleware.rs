@@ -363,6 +363,25 @@ mod tests {
         assert_eq!(called_tool(br#"{"method":"tools\/list"}"#), None);
     }
 
+    #[tokio::test]
+    async fn owners_of_sessions_that_ended_are_forgotten() {
+        let owners = SessionOwners::new(Arc::new(LocalSessionManager::default()));
+        let alice: Identity = (Some("iss".into()), "alice".into());
+        // The manager has none of these sessions: they ended (or never were).
+        for n in 0..MIN_PRUNE - 1 {
+            owners.begun(&format!("s{n}"), alice.clone()).await;
+        }
+        assert_eq!(lock(&owners.owners).len(), MIN_PRUNE - 1);
+        let mallory: Identity = (Some("iss".into()), "mallory".into());
+        assert!(!owners.admits("s0", &mallory) && owners.admits("s0", &alice));
+        owners.begun("last", alice.clone()).await;
+        assert!(lock(&owners.owners).is_empty());
+        assert_eq!(owners.prune_at.load(Ordering::Relaxed), MIN_PRUNE);
+        owners.begun("next", alice).await;
+        owners.ended("next");
+        assert!(owners.admits("next", &mallory));
+    }
+
     proptest::proptest! {
         /// However a client spells the method and the tool's name (any character may be a
         /// `\uXXXX` escape, `/` may be `\/`), the gate reads the name JSON decodes.

@@ -326,8 +326,18 @@ impl McpServer {
         let live = self.live();
         let registry = live.executor.registry();
         let Some(tool) = registry.get(&request.name) else {
-            let error =
-                tool_core::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
+            // Only names the caller's listing shows: a suggestion must not undo its filtering.
+            let caller = self.caller(&cx);
+            let all = cx
+                .extensions
+                .get::<http::request::Parts>()
+                .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some());
+            let near: Vec<&str> = registry
+                .suggest(&request.name)
+                .into_iter()
+                .filter(|name| all || registry.get(name).is_some_and(|t| t.permits(caller)))
+                .collect();
+            let error = tool_core::exec::unknown_tool(&request.name, &near);
             return Err(McpError::invalid_params(error.to_string(), None));
         };
         self.check_owner(&cx)?;

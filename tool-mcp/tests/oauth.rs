@@ -732,6 +732,29 @@ async fn a_tools_call_written_with_escapes_is_still_asked_for_its_scope() {
 }
 
 #[tokio::test]
+async fn a_misspelt_call_suggests_only_tools_the_caller_may_see() {
+    let s = Setup::start(|c| c).await;
+    for (scope, suggested) in [
+        ("mcp:tools notes:read", false),
+        ("mcp:tools notes:write", true),
+    ] {
+        let client = s.client(&s.ec.sign(&s.claims(scope))).await;
+        let error = client
+            .call_tool(CallToolRequestParams::new("write_notes"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("write_notes"), "{error}");
+        assert_eq!(
+            error.contains("`write_note`"),
+            suggested,
+            "{scope}: {error}"
+        );
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
 async fn every_tool_is_listed_when_asked_but_the_call_still_needs_its_scope() {
     let s = Setup::start(|c| c.with_all_tools_listed(true)).await;
     let token = s.ec.sign(&s.claims("mcp:tools"));

@@ -308,3 +308,23 @@ async fn search_tools_offers_a_caller_only_the_tools_it_may_call() {
     let anyone = searched(&executor, query, ToolContext::new()).await;
     assert!(anyone.iter().any(|n| n == "close_issue"), "{anyone:?}");
 }
+
+#[tokio::test]
+async fn a_misspelt_name_suggests_only_tools_the_caller_may_call() {
+    let suggestion = |scopes: &'static [&'static str]| async move {
+        let err = executor()
+            .call("close_issu", json!({"id": 7}), &as_caller(scopes))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnknownTool, "{err}");
+        err.to_string().contains("`close_issue`")
+    };
+    assert!(!suggestion(&["issues:read"]).await);
+    assert!(suggestion(&["issues:write"]).await);
+    // Without an authenticated caller, every tool may be suggested.
+    let err = executor()
+        .call("close_issu", json!({"id": 7}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("`close_issue`"), "{err}");
+}

@@ -109,10 +109,14 @@ pub fn http_router(
     #[cfg(feature = "oauth")]
     let gated = server.clone();
     let factory = move || Ok(server.connection());
+    let sessions = Arc::new(LocalSessionManager::default());
+    #[cfg(feature = "oauth")]
+    let owners =
+        (!options.stateless).then(|| Arc::new(crate::oauth::SessionOwners::new(sessions.clone())));
     let endpoint = if options.stateless {
         endpoint(factory, Arc::new(NeverSessionManager::default()), config)
     } else {
-        endpoint(factory, Arc::new(LocalSessionManager::default()), config)
+        endpoint(factory, sessions, config)
     };
     let router = axum::Router::new().route(&options.path, endpoint);
     #[cfg(feature = "oauth")]
@@ -124,6 +128,7 @@ pub fn http_router(
             oauth: oauth.clone(),
             server: gated,
             max_body,
+            owners,
         };
         let router = router.layer(middleware::from_fn_with_state(
             gate,

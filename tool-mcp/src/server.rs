@@ -152,7 +152,7 @@ struct Session {
     initialized: AtomicBool,
     /// The authenticated caller (issuer, subject) that began the session, when there was one:
     /// the session answers no one else, whatever token they hold.
-    owner: OnceLock<Option<(Option<String>, String)>>,
+    owner: OnceLock<Option<Identity>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -326,8 +326,18 @@ impl McpServer {
         let live = self.live();
         let registry = live.executor.registry();
         let Some(tool) = registry.get(&request.name) else {
-            let error =
-                tool_core::exec::unknown_tool(&request.name, &registry.suggest(&request.name));
+            // Only names the caller's listing shows: a suggestion must not undo its filtering.
+            let caller = self.caller(&cx);
+            let all = cx
+                .extensions
+                .get::<http::request::Parts>()
+                .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some());
+            let near: Vec<&str> = registry
+                .suggest(&request.name)
+                .into_iter()
+                .filter(|name| all || registry.get(name).is_some_and(|t| t.permits(caller)))
+                .collect();
+            let error = tool_core::exec::unknown_tool(&request.name, &near);
             return Err(McpError::invalid_params(error.to_string(), None));
         };
         self.check_owner(&cx)?;
@@ -778,7 +788,10 @@ impl ServerHandler for McpServer {
 pub(crate) struct ListAllTools;
 
 /// Who a principal is across requests: its issuer and subject.
-fn identity(principal: &Principal) -> (Option<String>, String) {
+pub(crate) type Identity = (Option<String>, String);
+
+/// The [`Identity`] of `principal`.
+pub(crate) fn identity(principal: &Principal) -> Identity {
     (
         principal.issuer().map(str::to_owned),
         principal.subject().to_owned(),

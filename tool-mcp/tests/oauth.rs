@@ -595,6 +595,80 @@ async fn a_valid_caller_sees_and_calls_what_its_scopes_allow_as_itself() {
 #[tokio::test]
 async fn a_session_answers_only_the_caller_that_began_it() {
     let s = Setup::start(|c| c).await;
+    // The endpoint `serve_http` makes refuses another caller at the gate; an application that
+    // mounts the endpoint behind `OAuth::protect` is held to it by the server itself.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mounted = listener.local_addr().unwrap().to_string();
+    let router = s.oauth.protect(tool_mcp::http_router(
+        tools(),
+        &HttpOptions::default(),
+        Default::default(),
+    ));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let alice = s.ec.sign(&s.claims("mcp:tools"));
+    let mut claims = s.claims("mcp:tools");
+    claims["sub"] = json!("mallory");
+    let mallory = s.ec.sign(&claims);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    for (addr, refusal) in [
+        (&s.addr, "Session not found"),
+        (&mounted, "begun by another caller"),
+    ] {
+        let url = format!("http://{addr}/mcp");
+        let response = http()
+            .post(&url)
+            .header("authorization", bearer(&alice))
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let answer = |token: &str| {
+            http()
+                .post(&url)
+                .header("authorization", bearer(token))
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", &session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&list)
+                .send()
+        };
+        let theirs = answer(&mallory).await.unwrap().text().await.unwrap();
+        assert!(theirs.contains(refusal), "{addr}: {theirs}");
+        let mine = answer(&alice).await.unwrap().text().await.unwrap();
+        assert!(mine.contains("whoami"), "{addr}: {mine}");
+    }
+}
+
+/// A request on a session, with `token`, sent as `method` with `body` (none for GET and DELETE).
+async fn on_session(
+    s: &Setup,
+    method: reqwest::Method,
+    token: &str,
+    session: &str,
+    body: Option<&Value>,
+) -> reqwest::Response {
+    let mut request = http()
+        .request(method, format!("http://{}/mcp", s.addr))
+        .header("authorization", bearer(token))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn another_caller_can_neither_read_nor_end_nor_answer_on_a_session() {
+    let s = Setup::start(|c| c).await;
     let alice = s.ec.sign(&s.claims("mcp:tools"));
     let response = s.post(Some(&bearer(&alice)), &initialize()).await;
     assert_eq!(response.status(), 200);
@@ -605,33 +679,79 @@ async fn a_session_answers_only_the_caller_that_began_it() {
     let mut claims = s.claims("mcp:tools");
     claims["sub"] = json!("mallory");
     let mallory = s.ec.sign(&claims);
+
+    // The session's stream (what the server sends the client, and with `Last-Event-ID` the
+    // replay of its answers), its end, and any message on it: not for another caller, who is
+    // told, as for a session that is not there, to begin one of its own.
+    let get = on_session(&s, reqwest::Method::GET, &mallory, &session, None).await;
+    assert_eq!(get.status(), 404);
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2}});
+    let notify = on_session(&s, reqwest::Method::POST, &mallory, &session, Some(&cancel)).await;
+    assert_eq!(notify.status(), 404);
+    let delete = on_session(&s, reqwest::Method::DELETE, &mallory, &session, None).await;
+    assert_eq!(delete.status(), 404);
+
+    // The session is still its owner's.
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let answer = |token: String| {
-        let (url, session, list) = (
-            format!("http://{}/mcp", s.addr),
-            session.clone(),
-            list.clone(),
+    let mine = on_session(&s, reqwest::Method::POST, &alice, &session, Some(&list)).await;
+    assert_eq!(mine.status(), 200);
+    assert!(mine.text().await.unwrap().contains("whoami"));
+    let end = on_session(&s, reqwest::Method::DELETE, &alice, &session, None).await;
+    assert_eq!(end.status(), 200);
+    let after = on_session(&s, reqwest::Method::POST, &alice, &session, Some(&list)).await;
+    assert_eq!(after.status(), 404);
+}
+
+#[tokio::test]
+async fn a_tools_call_written_with_escapes_is_still_asked_for_its_scope() {
+    let s = Setup::start(|c| c).await;
+    let token = s.ed.sign(&s.claims("mcp:tools notes:read"));
+    // The same JSON-RPC message as `"method":"tools/call"`, spelt with JSON escapes.
+    for body in [
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools\/call","params":{"name":"write_note","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools\u002fcall","params":{"name":"write_note","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"\u0074ools/call","params":{"name":"write\u005fnote"}}"#,
+    ] {
+        let response = http()
+            .post(format!("http://{}/mcp", s.addr))
+            .header("authorization", bearer(&token))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 403, "{body}");
+        let challenge = response.headers()["www-authenticate"].to_str().unwrap();
+        assert!(
+            challenge.contains("scope=\"mcp:tools notes:write\""),
+            "{challenge}"
         );
-        async move {
-            http()
-                .post(url)
-                .header("authorization", bearer(&token))
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-11-25")
-                .json(&list)
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap()
-        }
-    };
-    let theirs = answer(mallory).await;
-    assert!(theirs.contains("begun by another caller"), "{theirs}");
-    let mine = answer(alice).await;
-    assert!(mine.contains("whoami"), "{mine}");
+    }
+}
+
+#[tokio::test]
+async fn a_misspelt_call_suggests_only_tools_the_caller_may_see() {
+    let s = Setup::start(|c| c).await;
+    for (scope, suggested) in [
+        ("mcp:tools notes:read", false),
+        ("mcp:tools notes:write", true),
+    ] {
+        let client = s.client(&s.ec.sign(&s.claims(scope))).await;
+        let error = client
+            .call_tool(CallToolRequestParams::new("write_notes"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("write_notes"), "{error}");
+        assert_eq!(
+            error.contains("`write_note`"),
+            suggested,
+            "{scope}: {error}"
+        );
+        client.cancel().await.unwrap();
+    }
 }
 
 #[tokio::test]

@@ -286,7 +286,17 @@ impl Executor {
     async fn run(&self, within: Within<'_>, name: &str, input: CallInput) -> CallResult {
         let registry = &self.inner.registry;
         let Some(tool) = registry.get(name) else {
-            return Err(call::unknown_tool(name, &registry.suggest(name)));
+            // Only tools the caller may call: a suggestion must not name what its scopes hide.
+            let caller = match &within {
+                Within::Child { parent, .. } => parent.principal(),
+                Within::Own(ctx) => ctx.principal(),
+            };
+            let near: Vec<&str> = registry
+                .suggest(name)
+                .into_iter()
+                .filter(|near| registry.get(near).is_some_and(|t| t.permits(caller)))
+                .collect();
+            return Err(call::unknown_tool(name, &near));
         };
         let started = Instant::now();
         let timeout = tool

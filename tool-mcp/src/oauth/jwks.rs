@@ -33,8 +33,10 @@ pub(super) struct KeySet {
 }
 
 impl KeySet {
-    /// The key a token with `kid` (or none) is checked with.
-    fn find(&self, kid: Option<&str>) -> Result<Arc<Key>, TokenProblem> {
+    /// The key a token with `kid` (or none), signed with `alg`, is checked with. Keys of
+    /// different types may share a `kid` (RFC 7517 section 4.5): the one for `alg` is chosen,
+    /// else the first of that `kid`, which the caller refuses as the wrong algorithm.
+    fn find(&self, kid: Option<&str>, alg: Algorithm) -> Result<Arc<Key>, TokenProblem> {
         let single = match self.keys.as_slice() {
             [only] => Some(only),
             _ => None,
@@ -43,7 +45,8 @@ impl KeySet {
             Some(kid) => self
                 .keys
                 .iter()
-                .find(|k| k.kid.as_deref() == Some(kid))
+                .filter(|k| k.kid.as_deref() == Some(kid))
+                .min_by_key(|k| k.alg != alg)
                 // A lone key without an id stands for any id.
                 .or(single.filter(|k| k.kid.is_none()))
                 .ok_or_else(|| TokenProblem::UnknownKey(kid.to_owned())),
@@ -205,16 +208,20 @@ impl Jwks {
         })
     }
 
-    /// The key a token names, fetching the set again (rate limited) when it lacks `kid`.
-    pub(super) async fn key(&self, kid: Option<&str>) -> Result<Arc<Key>, TokenProblem> {
-        let problem = match self.current().find(kid) {
+    /// The key a token names (for its algorithm), fetching the set again (rate limited) when it lacks `kid`.
+    pub(super) async fn key(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Result<Arc<Key>, TokenProblem> {
+        let problem = match self.current().find(kid, alg) {
             Ok(key) => return Ok(key),
             Err(problem) => problem,
         };
         if !matches!(problem, TokenProblem::UnknownKey(_)) || !self.refetch().await {
             return Err(problem);
         }
-        self.current().find(kid)
+        self.current().find(kid, alg)
     }
 
     /// How many times the set was read or fetched.
@@ -455,23 +462,50 @@ mod tests {
     #[test]
     fn a_token_without_kid_needs_a_lone_key_and_a_lone_key_without_kid_fits_any() {
         let lone = parse(json!([ed()])).unwrap();
-        assert!(lone.find(None).is_ok());
-        assert!(lone.find(Some("whatever")).is_ok());
+        assert!(lone.find(None, Algorithm::EdDSA).is_ok());
+        assert!(lone.find(Some("whatever"), Algorithm::EdDSA).is_ok());
 
         let mut a = ed();
         a["kid"] = json!("a");
         let mut b = ec();
         b["kid"] = json!("b");
         let two = parse(json!([a.clone(), b])).unwrap();
-        assert_eq!(two.find(Some("b")).unwrap().alg, Algorithm::ES256);
-        assert_eq!(two.find(None).err(), Some(TokenProblem::NoKeyId(2)));
         assert_eq!(
-            two.find(Some("c")).err(),
+            two.find(Some("b"), Algorithm::ES256).unwrap().alg,
+            Algorithm::ES256
+        );
+        assert_eq!(
+            two.find(None, Algorithm::ES256).err(),
+            Some(TokenProblem::NoKeyId(2))
+        );
+        assert_eq!(
+            two.find(Some("c"), Algorithm::ES256).err(),
             Some(TokenProblem::UnknownKey("c".into()))
         );
         // A lone key with an id answers to that id only.
         let named = parse(json!([a])).unwrap();
-        assert!(named.find(Some("z")).is_err());
-        assert!(named.find(None).is_ok());
+        assert!(named.find(Some("z"), Algorithm::EdDSA).is_err());
+        assert!(named.find(None, Algorithm::EdDSA).is_ok());
+    }
+
+    #[test]
+    fn keys_of_different_types_may_share_a_kid_and_the_tokens_algorithm_chooses() {
+        let (mut a, mut b) = (ec(), ed());
+        a["kid"] = json!("k");
+        b["kid"] = json!("k");
+        let set = parse(json!([a, b])).unwrap();
+        assert_eq!(
+            set.find(Some("k"), Algorithm::EdDSA).unwrap().alg,
+            Algorithm::EdDSA
+        );
+        assert_eq!(
+            set.find(Some("k"), Algorithm::ES256).unwrap().alg,
+            Algorithm::ES256
+        );
+        // None for RS256: the first of the id, which the validator refuses as a mismatch.
+        assert_eq!(
+            set.find(Some("k"), Algorithm::RS256).unwrap().alg,
+            Algorithm::ES256
+        );
     }
 }

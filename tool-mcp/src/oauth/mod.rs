@@ -13,7 +13,8 @@
 //!   requests without a valid token (401, `WWW-Authenticate: Bearer resource_metadata=...`),
 //!   with too few scopes (403 `insufficient_scope`, also for a `tools/call` of a tool whose
 //!   scopes the caller lacks), serve the protected resource metadata (RFC 9728), list each
-//!   caller the tools it may call, and put its `Principal` in every call's context.
+//!   caller the tools it may call, put its `Principal` in every call's context, and answer
+//!   each session (its messages, its stream, its end) only to the caller that began it.
 //! - For an axum application of one's own: [`require_token`] (the middleware, or
 //!   [`OAuth::protect`]), [`OAuth::metadata_router`], [`OAuth::authenticate`] and
 //!   [`OAuth::refusal`]. A refused request is an [`AuthError`].
@@ -53,5 +54,5 @@ mod validate;
 pub use config::{JwksSource, OAuthConfig};
 pub use error::{Audiences, AuthError, OAuthError, TokenProblem};
 pub use middleware::require_token;
-pub(crate) use middleware::{Gate, require_token_for_tools};
+pub(crate) use middleware::{Gate, SessionOwners, require_token_for_tools};
 pub use validate::OAuth;

@@ -145,7 +145,7 @@ impl OAuth {
             Some(Value::String(kid)) => Some(kid.as_str()),
             Some(_) => return Err(TokenProblem::NotAJwt("its `kid` is not a string")),
         };
-        let key = self.jwks.key(kid).await?;
+        let key = self.jwks.key(kid, alg).await?;
         if key.alg != alg {
             return Err(TokenProblem::AlgorithmMismatch {
                 alg: algorithm_name(alg).to_owned(),

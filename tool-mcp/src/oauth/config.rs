@@ -238,16 +238,32 @@ impl OAuthConfig {
                  (RFC 6749)"
             )));
         }
+        if self.leeway > MAX_LEEWAY {
+            return Err(OAuthError::Config(format!(
+                "a leeway of {:?} would accept tokens long expired; at most {MAX_LEEWAY:?}",
+                self.leeway
+            )));
+        }
+        if self.refetch_interval < MIN_REFETCH_INTERVAL {
+            return Err(OAuthError::Config(format!(
+                "a refetch interval of {:?} would let every token naming a made-up key fetch \
+                 the issuer's keys; at least {MIN_REFETCH_INTERVAL:?}",
+                self.refetch_interval
+            )));
+        }
         Ok(resource)
     }
 }
 
-/// Whether `s` is an OAuth scope token (RFC 6749 section 3.3).
-pub(super) fn is_scope_token(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
-}
+/// Clocks that disagree by more than this are broken, not skewed.
+const MAX_LEEWAY: Duration = Duration::from_secs(3600);
+
+/// The issuer's keys are fetched at most this often on tokens naming unknown keys.
+const MIN_REFETCH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Whether `s` is an OAuth scope token (RFC 6749 section 3.3): the rule `#[tool(scopes(..))]`
+/// and definitions files are held to, in one place.
+pub(super) use tool_core::definition::is_scope_token;
 
 /// The protected resource's canonical URL, and the metadata URL derived from it.
 #[derive(Debug, Clone)]
@@ -381,5 +397,23 @@ mod tests {
             .with_required_scopes([bad]);
             assert!(config.check().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_leeway_or_refetch_interval_out_of_reason_is_refused() {
+        let config = || {
+            OAuthConfig::new(
+                "https://x.example",
+                "https://id.example",
+                JwksSource::File("k".into()),
+            )
+        };
+        assert!(config().check().is_ok());
+        let long = config().with_leeway(Duration::from_secs(u64::MAX / 2));
+        let error = long.check().unwrap_err().to_string();
+        assert!(error.contains("leeway"), "{error}");
+        let eager = config().with_refetch_interval(Duration::ZERO);
+        let error = eager.check().unwrap_err().to_string();
+        assert!(error.contains("refetch interval"), "{error}");
     }
 }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8] = b"tool-core vectors 1\n";
@@ -70,9 +70,12 @@ impl VectorCache {
             })
             .collect();
         let path = dir.join(format!("{file}.vectors"));
-        let (dim, vectors) = match fs::read(&path) {
-            Ok(bytes) => decode(&bytes).unwrap_or_default(),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, HashMap::new()),
+        let (dim, vectors) = match File::open(&path) {
+            Ok(file) => {
+                let size = file.metadata().map_or(0, |m| m.len() as usize);
+                decode(file, size).unwrap_or_default()
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, Vectors::default()),
             Err(source) => return Err(CacheError { path, source }),
         };
         Ok(Self { path, dim, vectors })
@@ -80,7 +83,7 @@ impl VectorCache {
 
     /// The vector embedded from `text`, if it is cached.
     pub fn get(&self, text: &str) -> Option<&[f32]> {
-        self.vectors.get(text).map(Vec::as_slice)
+        self.vectors.get(text)
     }
 
     /// How many vectors it holds.
@@ -108,7 +111,7 @@ impl VectorCache {
         }
         let fresh = self.dim != Some(dim);
         if fresh {
-            self.vectors.clear();
+            self.vectors = Vectors::new(dim);
             self.dim = Some(dim);
         }
         let file = if fresh {
@@ -123,7 +126,7 @@ impl VectorCache {
         }
         for (text, vector) in records {
             out.write_all(&encode_record(text, vector)?)?;
-            self.vectors.insert(text.clone(), vector.clone());
+            self.vectors.insert(text, vector.iter().copied());
         }
         out.flush()
     }
@@ -145,43 +148,112 @@ fn encode_record(text: &str, vector: &[f32]) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Vectors by the text embedded.
-type Vectors = HashMap<String, Vec<f32>>;
+/// Vectors by the text embedded, in one buffer: a warm start reads tens of thousands of them,
+/// and one allocation each made most of its time.
+#[derive(Debug, Default)]
+struct Vectors {
+    dim: usize,
+    /// Where each text's vector starts in `data`, in vectors.
+    at: HashMap<Box<str>, usize>,
+    data: Vec<f32>,
+}
+
+impl Vectors {
+    fn new(dim: usize) -> Self {
+        Self::with_capacity(dim, 0)
+    }
+
+    fn with_capacity(dim: usize, vectors: usize) -> Self {
+        // A damaged length in a file must not reserve gigabytes: at most what it could hold.
+        let vectors = vectors.min(1 << 20);
+        Self {
+            dim,
+            at: HashMap::with_capacity(vectors),
+            data: Vec::with_capacity(vectors * dim),
+        }
+    }
+
+    fn get(&self, text: &str) -> Option<&[f32]> {
+        let at = *self.at.get(text)? * self.dim;
+        self.data.get(at..at + self.dim)
+    }
+
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    #[cfg(test)]
+    fn to_map(&self) -> HashMap<String, Vec<f32>> {
+        self.at
+            .keys()
+            .map(|t| (t.to_string(), self.get(t).unwrap_or_default().to_vec()))
+            .collect()
+    }
+
+    /// Adds or replaces `text`'s vector (of the length the set holds).
+    fn insert(&mut self, text: &str, vector: impl IntoIterator<Item = f32>) {
+        match self.at.get(text) {
+            Some(&i) => {
+                let slot = &mut self.data[i * self.dim..(i + 1) * self.dim];
+                for (x, v) in slot.iter_mut().zip(vector) {
+                    *x = v;
+                }
+            }
+            None => {
+                self.at
+                    .insert(text.into(), self.data.len() / self.dim.max(1));
+                let start = self.data.len();
+                self.data.extend(vector.into_iter().take(self.dim));
+                self.data.resize(start + self.dim, 0.0);
+            }
+        }
+    }
+}
 
 /// The vector length and vectors of a cache file: `None` if it is not one; records after a
 /// damaged one dropped.
-fn decode(bytes: &[u8]) -> Option<(Option<usize>, Vectors)> {
-    let rest = bytes.strip_prefix(MAGIC)?;
-    let (dim, mut rest) = take_u32(rest)?;
+fn decode(input: impl Read, size: usize) -> Option<(Option<usize>, Vectors)> {
+    // Read as a stream, not into one buffer first: a warm start of 10,000 tools reads some
+    // 60 MB, and a second copy of it cost as much as the decoding.
+    let mut input = io::BufReader::with_capacity(1 << 16, input);
+    let mut magic = [0; MAGIC.len()];
+    input.read_exact(&mut magic).ok()?;
+    if magic != MAGIC {
+        return None;
+    }
+    let dim = read_u32(&mut input)?;
     if dim == 0 || dim > MAX_TEXT {
         return None;
     }
-    let mut vectors = HashMap::new();
-    while !rest.is_empty() {
-        let Some((len, after)) = take_u32(rest) else {
-            break;
-        };
-        if len > MAX_TEXT || after.len() < len + dim * 4 {
+    let mut vectors = Vectors::with_capacity(dim, size / (dim * 4 + 4));
+    let (mut text, mut raw) = (Vec::new(), vec![0; dim * 4]);
+    while let Some(len) = read_u32(&mut input) {
+        if len > MAX_TEXT {
             break;
         }
-        let (text, after) = after.split_at(len);
-        let Ok(text) = std::str::from_utf8(text) else {
+        text.resize(len, 0);
+        if input.read_exact(&mut text).is_err() || input.read_exact(&mut raw).is_err() {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&text) else {
             break;
         };
-        let (raw, after) = after.split_at(dim * 4);
         let vector = raw
             .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        vectors.insert(text.to_owned(), vector);
-        rest = after;
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        vectors.insert(text, vector);
     }
     Some((Some(dim), vectors))
 }
 
-fn take_u32(bytes: &[u8]) -> Option<(usize, &[u8])> {
-    let (head, rest) = bytes.split_first_chunk::<4>()?;
-    Some((u32::from_le_bytes(*head) as usize, rest))
+fn read_u32(input: &mut impl Read) -> Option<usize> {
+    let mut head = [0; 4];
+    input.read_exact(&mut head).ok()?;
+    Some(u32::from_le_bytes(head) as usize)
 }
 
 #[cfg(test)]
@@ -210,10 +282,10 @@ mod tests {
                 .enumerate()
                 .map(|(i, t)| (t.clone(), (0..dim).map(|j| (seed as f32) * 0.5 - (i * dim + j) as f32).collect()))
                 .collect();
-            let (got_dim, got) = decode(&encode(dim, &records)).expect("a cache file");
+            let (got_dim, got) = decode(&encode(dim, &records)[..], 0).expect("a cache file");
             prop_assert_eq!(got_dim, Some(dim));
             let want: HashMap<String, Vec<f32>> = records.into_iter().collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(got.to_map(), want);
         }
 
         #[test]
@@ -225,8 +297,8 @@ mod tests {
                 texts.iter().map(|t| (t.clone(), vec![1.0, 2.0])).collect();
             let bytes = encode(2, &records);
             let at = cut.index(bytes.len() + 1);
-            if let Some((_, got)) = decode(&bytes[..at]) {
-                for (text, vector) in &got {
+            if let Some((_, got)) = decode(&bytes[..at], at) {
+                for (text, vector) in &got.to_map() {
                     prop_assert!(records.iter().any(|(t, v)| t == text && v == vector));
                 }
             }
@@ -236,8 +308,8 @@ mod tests {
         fn any_bytes_decode_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let mut with_magic = MAGIC.to_vec();
             with_magic.extend_from_slice(&bytes);
-            let _ = decode(&bytes);
-            let _ = decode(&with_magic);
+            let _ = decode(&bytes[..], bytes.len());
+            let _ = decode(&with_magic[..], with_magic.len());
         }
     }
 

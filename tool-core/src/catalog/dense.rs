@@ -247,24 +247,20 @@ impl Dense {
             }
             changed.push((tool.name(), texts));
         }
-        // Each distinct text once: tools share texts (a parameter, a name).
-        let mut known: HashMap<&str, Vec<f32>> = HashMap::new();
+        // Each distinct text once: tools share texts (a parameter, a name). Cached vectors are
+        // read where they lie, not copied: a warm start of 10,000 tools reads some 40,000.
         let mut missing: Vec<&str> = Vec::new();
         let mut listed: HashSet<&str> = HashSet::new();
         for text in changed.iter().flat_map(|(_, texts)| texts) {
-            if known.contains_key(text.as_str()) || !listed.insert(text) {
-                continue;
-            }
-            match self.cache.as_ref().and_then(|c| c.get(text)) {
-                Some(vector) => {
-                    known.insert(text, vector.to_vec());
-                }
-                None => missing.push(text),
+            let cached = self.cache.as_ref().is_some_and(|c| c.get(text).is_some());
+            if !cached && listed.insert(text) {
+                missing.push(text);
             }
         }
         // Batches bound the memory a model's forward pass takes; texts of about one length go
         // together, as a model pads a batch to its longest.
         missing.sort_by_key(|t| t.len());
+        let mut fresh: HashMap<&str, Vec<f32>> = HashMap::new();
         for chunk in missing.chunks(32) {
             let vectors = self.embedder.embed(chunk)?;
             if vectors.len() != chunk.len() {
@@ -274,29 +270,36 @@ impl Dense {
                     chunk.len()
                 )));
             }
-            let mut fresh = Vec::with_capacity(chunk.len());
+            let mut records = Vec::with_capacity(chunk.len());
             for (&text, vector) in chunk.iter().zip(vectors) {
                 let vector = unit(vector);
-                fresh.push((text.to_owned(), vector.clone()));
-                known.insert(text, vector);
+                records.push((text.to_owned(), vector.clone()));
+                fresh.insert(text, vector);
             }
+            // Written chunk by chunk: a cold start cut short keeps what it embedded.
             if let Some(cache) = &mut self.cache
-                && let Err(e) = cache.append(&fresh)
+                && let Err(e) = cache.append(&records)
             {
                 tracing::warn!(error = %e, "cannot write the tool vector cache");
             }
         }
+        let cache = self.cache.as_ref();
         let means: Vec<Option<Vec<f32>>> = changed
             .iter()
             .map(|(_, texts)| {
                 let vectors: Vec<&[f32]> = texts
                     .iter()
-                    .filter_map(|t| known.get(t.as_str()).map(Vec::as_slice))
+                    .filter_map(|t| {
+                        fresh
+                            .get(t.as_str())
+                            .map(Vec::as_slice)
+                            .or_else(|| cache.and_then(|c| c.get(t)))
+                    })
                     .collect();
                 mean(&vectors)
             })
             .collect::<Result<_, _>>()?;
-        drop(known);
+        drop(fresh);
         for ((name, texts), vector) in changed.into_iter().zip(means) {
             match vector {
                 Some(vector) => {

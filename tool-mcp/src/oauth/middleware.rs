@@ -48,7 +48,9 @@ impl OAuth {
 
     /// `router` with every request's token checked ([`require_token`]) and the caller in its
     /// extensions. The router [`http_router`](crate::http_router) makes does this and more:
-    /// it also refuses, with 403, a `tools/call` for a tool whose scopes the caller lacks.
+    /// it also refuses, with 403, a `tools/call` for a tool whose scopes the caller lacks, and
+    /// lets only the caller that began a session use it (its stream, its end). For an MCP
+    /// endpoint, nest that router rather than protecting rmcp's service with this alone.
     pub fn protect(self: &Arc<Self>, router: axum::Router) -> axum::Router {
         router.layer(axum::middleware::from_fn_with_state(
             self.clone(),

@@ -16,9 +16,10 @@
 //!   server: access tokens checked against an issuer's keys, protected resource metadata,
 //!   the caller as a [`Principal`](tool_core::Principal) in every call's context, `tools/list`
 //!   showing each caller the tools it may call.
-//! - [`mount`] (feature `mount`, which brings the SDK's client and an HTTP client) connects to another MCP server (a command on stdio, or a Streamable HTTP URL) and
-//!   turns its tools into [`DynamicTool`](tool_core::DynamicTool)s named `NAME__tool`, so one
-//!   registry, catalog and executor offer local and remote tools alike.
+//! - `mount` (feature `mount`, which brings the SDK's client and an HTTP client) connects to
+//!   another MCP server (a command on stdio, or a Streamable HTTP URL) and turns its tools into
+//!   [`DynamicTool`](tool_core::DynamicTool)s named `NAME__tool`, so one registry, catalog and
+//!   executor offer local and remote tools alike.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

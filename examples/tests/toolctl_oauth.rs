@@ -14,30 +14,12 @@ mod support_mcp;
 use std::path::Path;
 use std::process::Command;
 
-use support::{python, report, workspace_root};
+use support::run_mcp_script;
 use support_mcp::HttpServer;
 
 const TOOLCTL: &str = env!("CARGO_BIN_EXE_toolctl");
 const ISSUER: &str = "https://id.example.test";
 const AUDIENCE: &str = "https://mcp.example.test/mcp";
-
-/// Runs one of the Python scripts of `tests/mcp` with `args`; returns its stdout.
-fn script(name: &str, args: &[&str]) -> String {
-    let script = workspace_root().join("examples/tests/mcp").join(name);
-    let out = Command::new(python())
-        .arg(&script)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{} failed (exit {:?}):\n{}",
-        script.display(),
-        out.status.code(),
-        report(&out)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A `--defs` file with one tool that needs the scope `notes:write`.
 fn scoped_defs(dir: &Path) -> String {
@@ -57,7 +39,7 @@ fn scoped_defs(dir: &Path) -> String {
 fn official_python_client_with_bearer_tokens() {
     let dir = tempfile::tempdir().unwrap();
     let keys = dir.path().display().to_string();
-    script("oauth_keys.py", &[&keys, ISSUER, AUDIENCE]);
+    run_mcp_script("oauth_keys.py", &[&keys, ISSUER, AUDIENCE], None);
     let jwks = dir.path().join("jwks.json").display().to_string();
     let defs = scoped_defs(dir.path());
     let served = HttpServer::start(
@@ -76,10 +58,10 @@ fn official_python_client_with_bearer_tokens() {
         ],
     );
     let tokens = dir.path().join("tokens.json").display().to_string();
-    let stdout = script("oauth_client.py", &[&served.url, &tokens, ISSUER, AUDIENCE]);
-    assert!(
-        stdout.lines().any(|l| l == "all 8 checks passed"),
-        "the script did not report its 8 checks:\n{stdout}"
+    run_mcp_script(
+        "oauth_client.py",
+        &[&served.url, &tokens, ISSUER, AUDIENCE],
+        Some(8),
     );
 }
 
@@ -99,31 +81,25 @@ fn serve(args: &[&str]) -> (Option<i32>, String) {
 #[test]
 fn keys_that_cannot_be_loaded_stop_the_server_naming_them() {
     let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("no-such-jwks.json");
-    let missing = missing.to_str().unwrap();
-    let oauth = ["--oauth-issuer", ISSUER, "--oauth-audience", AUDIENCE];
-    let (code, err) = serve(
-        &[
-            &["--http", "127.0.0.1:0", "--oauth-jwks", missing],
-            &oauth[..],
-        ]
-        .concat(),
-    );
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("no-such-jwks.json"), "{err}");
-
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, r#"{"keys": []}"#).unwrap();
-    let empty = empty.to_str().unwrap();
-    let (code, err) = serve(
-        &[
-            &["--http", "127.0.0.1:0", "--oauth-jwks", empty],
-            &oauth[..],
-        ]
-        .concat(),
-    );
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("empty.json"), "{err}");
+    // A file that is not there, and one that holds no key.
+    for jwks in [dir.path().join("no-such-jwks.json"), empty] {
+        let jwks = jwks.to_str().unwrap();
+        let (code, err) = serve(&[
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-jwks",
+            jwks,
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-audience",
+            AUDIENCE,
+        ]);
+        assert_eq!(code, Some(1), "{err}");
+        let name = Path::new(jwks).file_name().unwrap().to_str().unwrap();
+        assert!(err.contains(name), "{err}");
+    }
 }
 
 #[test]

@@ -58,6 +58,35 @@ pub fn run_validator(defs: &[u8], format: &str, strict: bool) -> Output {
     child.wait_with_output().expect("the validator runs")
 }
 
+/// Runs the client script `examples/tests/mcp/NAME` with `args` under the venv's interpreter
+/// and asserts it succeeded; with `checks`, also that it reported all of them (a script that
+/// exits 0 without running its checks proves nothing). Its stdout.
+pub fn run_mcp_script(name: &str, args: &[&str], checks: Option<usize>) -> String {
+    let script = workspace_root().join("examples/tests/mcp").join(name);
+    let out = Command::new(python())
+        .arg(&script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed (exit {:?}):\n{}",
+        script.display(),
+        out.status.code(),
+        report(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if let Some(checks) = checks {
+        let all = format!("all {checks} checks passed");
+        assert!(
+            stdout.lines().any(|l| l == all),
+            "the script did not report its {checks} checks:\n{}",
+            report(&out)
+        );
+    }
+    stdout
+}
+
 /// Both output streams, for failure messages.
 pub fn report(out: &Output) -> String {
     format!(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import sys
 import time
-import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -30,18 +29,11 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from checks import expect, run_checks
+
 CHECK_TIMEOUT = 20.0
 # Well under the 60 s a client waits for an answer that never comes.
 AT_ONCE = 1.0
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond: bool, reason: str) -> None:
-    if not cond:
-        raise CheckFailed(reason)
 
 
 class Warnings(logging.Handler):
@@ -151,22 +143,7 @@ async def run(urls: list[str]) -> int:
         ("sampling without the capability", lambda: check_sampling_without_the_capability(with_sessions)),
         ("stateless sampling fails at once", lambda: check_stateless_sampling_fails_at_once(stateless)),
     ]
-    for name, check in checks:
-        try:
-            with anyio.fail_after(CHECK_TIMEOUT):
-                await check()
-        except TimeoutError:
-            print(f"FAIL {name}: no outcome within {CHECK_TIMEOUT:.0f} s", file=sys.stderr)
-            return 1
-        except CheckFailed as e:
-            print(f"FAIL {name}: {e}", file=sys.stderr)
-            return 1
-        except Exception as e:
-            print(f"FAIL {name}: {''.join(traceback.format_exception(e)).rstrip()}", file=sys.stderr)
-            return 1
-        print(f"ok {name}", flush=True)
-    print(f"all {len(checks)} checks passed", flush=True)
-    return 0
+    return await run_checks(checks, CHECK_TIMEOUT)
 
 
 def main() -> int:

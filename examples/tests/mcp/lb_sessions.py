@@ -33,18 +33,11 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from checks import CheckFailed, expect
+
 OVERALL_TIMEOUT = 60.0
 CALL_TIMEOUT = 15.0
 SESSION_HEADER = "mcp-session-id"
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond: bool, reason: str) -> None:
-    if not cond:
-        raise CheckFailed(reason)
 
 
 @dataclass

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -24,6 +23,8 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+
+from checks import expect, run_checks
 
 CHECK_TIMEOUT = 20.0
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -37,15 +38,6 @@ INITIALIZE = {
         "clientInfo": {"name": "oauth-check", "version": "1"},
     },
 }
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond: bool, reason: str) -> None:
-    if not cond:
-        raise CheckFailed(reason)
 
 
 def challenge(response: httpx2.Response) -> dict[str, str]:
@@ -169,22 +161,7 @@ async def run(url: str, tokens_file: str, issuer: str, audience: str) -> int:
         ("writer sees the scoped tool", c.writer),
         ("scoped call without the scope is 403 naming it", c.scoped_call),
     ]
-    for name, check in checks:
-        try:
-            with anyio.fail_after(CHECK_TIMEOUT):
-                await check()
-        except TimeoutError:
-            print(f"FAIL {name}: no outcome within {CHECK_TIMEOUT:.0f} s", file=sys.stderr)
-            return 1
-        except CheckFailed as e:
-            print(f"FAIL {name}: {e}", file=sys.stderr)
-            return 1
-        except Exception as e:
-            print(f"FAIL {name}: {''.join(traceback.format_exception(e)).rstrip()}", file=sys.stderr)
-            return 1
-        print(f"ok {name}", flush=True)
-    print(f"all {len(checks)} checks passed", flush=True)
-    return 0
+    return await run_checks(checks, CHECK_TIMEOUT)
 
 
 def main() -> int:

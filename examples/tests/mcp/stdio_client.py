@@ -32,6 +32,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from checks import CheckFailed, expect
+
 OVERALL_TIMEOUT = 60.0
 CHECK_TIMEOUT = 15.0
 SERVER_NAME = "toolctl"
@@ -39,15 +41,6 @@ HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 FILE_NAME = "notes.txt"
 # Several lines and non-ASCII text, so a partial or lossy read shows.
 FILE_TEXT = "first line\nsecond line: café, 東京\nthird line\n"
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def expect(cond: bool, reason: str) -> None:
-    if not cond:
-        raise CheckFailed(reason)
 
 
 @dataclass

@@ -252,7 +252,7 @@ mod over_http {
             client(HttpConfig::default().service_with_audience("billing", server.url(""), BILLING));
         for ctx in [
             call_with_token("crm-token", &[CRM]),
-            // Resource identifiers match exactly (but for a trailing slash), never by prefix.
+            // Resource identifiers match as canonical URIs (`Principal::same_resource`), never by prefix.
             call_with_token("lookalike-token", &["https://billing.example.com.evil"]),
             call_with_token("path-token", &["https://billing.example.com/other"]),
             // A caller without a token, and a call with no authenticated caller at all whose

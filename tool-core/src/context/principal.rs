@@ -151,19 +151,50 @@ impl Principal {
         &self.inner.claims
     }
 
-    /// The caller's access token, but only when it was issued for `audience`: a service that
-    /// accepts tokens for that audience may receive it; no other may.
+    /// The caller's access token, but only when it was issued for `audience` (compared by
+    /// [`same_resource`](Self::same_resource)): a service that accepts tokens for that audience
+    /// may receive it; no other may.
     pub fn token_for(&self, audience: &str) -> Option<&str> {
         let token = self.inner.token.as_ref()?;
-        let issued_for = token.audiences.iter().any(|a| same_resource(a, audience));
+        let issued_for = token
+            .audiences
+            .iter()
+            .any(|a| Self::same_resource(a, audience));
         issued_for.then_some(token.value.as_str())
+    }
+
+    /// Whether two resource identifiers (an RFC 8707 `resource`, a token's `aud`) name the
+    /// same resource, compared as the MCP specification's canonical URIs: the scheme and the
+    /// authority (`host[:port]`) in any case, with or without trailing slashes, the rest exactly.
+    /// There is no further URL normalisation (no default ports, no dot segments), so a
+    /// spelling that differs in more than that is another resource; an identifier that is not
+    /// `scheme://...` is compared exactly, but for trailing slashes. A server's own audience
+    /// check and [`token_for`](Self::token_for) both use it, so a token is forwarded by the
+    /// rule it was accepted by.
+    ///
+    /// ```
+    /// use tool_core::Principal;
+    /// assert!(Principal::same_resource("HTTPS://MCP.Example.com/mcp/", "https://mcp.example.com/mcp"));
+    /// assert!(!Principal::same_resource("https://mcp.example.com/MCP", "https://mcp.example.com/mcp"));
+    /// assert!(!Principal::same_resource("https://mcp.example.com.evil", "https://mcp.example.com"));
+    /// ```
+    pub fn same_resource(a: &str, b: &str) -> bool {
+        let (a, b) = (resource_parts(a), resource_parts(b));
+        a.0.eq_ignore_ascii_case(b.0) && a.1.eq_ignore_ascii_case(b.1) && a.2 == b.2
     }
 }
 
-/// Resource identifiers compared as RFC 8707 and RFC 9728 do in practice: exactly, but for a
-/// trailing slash.
-fn same_resource(a: &str, b: &str) -> bool {
-    a.trim_end_matches('/') == b.trim_end_matches('/')
+/// A resource identifier as (scheme, authority, rest), trailing slashes dropped; all of it is
+/// the rest when it is not `scheme://...`.
+fn resource_parts(id: &str) -> (&str, &str, &str) {
+    let id = id.trim_end_matches('/');
+    match id.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+            (scheme, authority, path)
+        }
+        None => ("", "", id),
+    }
 }
 
 impl From<&str> for Principal {
@@ -209,9 +240,30 @@ mod tests {
         let p = Principal::new("u").with_token("t", ["https://api.example.com/"]);
         assert_eq!(p.token_for("https://api.example.com"), Some("t"));
         assert_eq!(p.token_for("https://api.example.com.evil"), None);
+        assert_eq!(p.token_for("HTTPS://API.Example.COM"), Some("t"));
+        assert_eq!(p.token_for("https://api.example.com/v1"), None);
         assert_eq!(
             Principal::new("u").token_for("https://api.example.com"),
             None
         );
+    }
+
+    proptest::proptest! {
+        /// Case in the scheme and authority and trailing slashes never tell resources apart;
+        /// case in the path, and any other character, always does.
+        #[test]
+        fn resources_differ_only_beyond_case_of_scheme_and_host_and_trailing_slashes(
+            host in "[a-z][a-z0-9.-]{0,10}",
+            path in "(/[a-zA-Z0-9_.-]{1,5}){0,3}",
+            slashes in "/{0,2}",
+            other in "(/[a-zA-Z0-9_.-]{1,5}){0,3}",
+        ) {
+            let id = format!("https://{host}{path}");
+            let respelled = format!("HTTPS://{}{path}{slashes}", host.to_ascii_uppercase());
+            proptest::prop_assert!(Principal::same_resource(&id, &respelled));
+            proptest::prop_assert!(Principal::same_resource(&respelled, &id));
+            let another = format!("https://{host}{other}");
+            proptest::prop_assert_eq!(Principal::same_resource(&id, &another), path == other);
+        }
     }
 }

@@ -509,6 +509,12 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    /// Every error `cx` gathered, as text; it must have gathered at least one.
+    fn messages(cx: Ctxt) -> Vec<String> {
+        let errors = cx.check().expect_err("an error was reported");
+        errors.into_iter().map(|e| e.to_string()).collect()
+    }
+
     #[test]
     fn durations() {
         assert_eq!(parse_duration("500ms"), Some(500));
@@ -554,12 +560,7 @@ mod tests {
         assert!(attrs.syntax_error);
         assert_eq!(attrs.label.map(|l| l.value()).as_deref(), Some("Reading"));
         assert_eq!(attrs.hint.map(|l| l.value()).as_deref(), Some("h"));
-        let errors: Vec<String> = cx
-            .check()
-            .unwrap_err()
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect();
+        let errors = messages(cx);
         assert_eq!(errors.len(), 1, "{errors:?}");
     }
 
@@ -588,8 +589,7 @@ mod tests {
                 hint = "h"
             ),
         );
-        let err = cx.check().unwrap_err();
-        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        let messages = messages(cx);
         assert_eq!(messages.len(), 3, "{messages:?}");
         assert!(messages[0].starts_with("unknown key `labl`"));
         assert!(messages[1].starts_with("duplicate key `label`"));
@@ -606,12 +606,7 @@ mod tests {
             &mut cx,
             quote!(core = "yes", label = 5, hint = "h", domain = time),
         );
-        let messages: Vec<String> = cx
-            .check()
-            .unwrap_err()
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect();
+        let messages = messages(cx);
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(messages[0].contains("`core` is a flag"));
         assert!(messages[1].contains("`label` takes a string literal"));
@@ -645,12 +640,7 @@ mod tests {
         ] {
             let mut cx = Ctxt::default();
             let attrs = parse_tool_attrs(&mut cx, args.clone());
-            let errors: Vec<String> = cx
-                .check()
-                .unwrap_err()
-                .into_iter()
-                .map(|e| e.to_string())
-                .collect();
+            let errors = messages(cx);
             assert_eq!(errors.len(), 1, "{args}: {errors:?}");
             assert!(errors[0].contains(says), "{args}: {errors:?}");
             assert!(attrs.scopes.is_none(), "{args}");

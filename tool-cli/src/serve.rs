@@ -17,6 +17,16 @@ pub(crate) async fn serve(
     base: ToolContext,
     err: Out<'_>,
 ) -> Result<(), Exit> {
+    if args.http.is_none() && args.oauth.enabled() {
+        // Refused before a model loads. clap's `requires` does not hold once `--stdio`, which
+        // conflicts with `--http`, is given.
+        return Err(usage(
+            err,
+            "--oauth-issuer needs --http: over stdio the client that starts the server is its \
+             only caller"
+                .to_owned(),
+        ));
+    }
     // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
     let embedding = args.embed.embedding_or_exit(err)?;
     let hybrid = embedding.is_some();
@@ -45,15 +55,6 @@ pub(crate) async fn serve(
         .with_base_context(base)
         .with_catalog(catalog);
     let shutdown = mcp::shutdown_on_signal();
-    if args.http.is_none() && args.oauth.enabled() {
-        // clap's `requires` does not hold once `--stdio`, which conflicts with `--http`, is given.
-        return Err(usage(
-            err,
-            "--oauth-issuer needs --http: over stdio the client that starts the server is its \
-             only caller"
-                .to_owned(),
-        ));
-    }
     let Some(addr) = args.http else {
         // SIGTERM ends input as the end of stdin does: calls in flight are answered first.
         return mcp::serve_stdio(server, shutdown)

@@ -132,6 +132,10 @@ struct Live {
     listed: Arc<[tool_core::Tool]>,
     /// Whether a listed tool needs scopes: if none does, every caller sees the same list.
     scoped: bool,
+    /// Whether any tool, listed or not, needs scopes: if none does, no call needs more than
+    /// the server's own scopes, and the HTTP gate need not read which tool a call names.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    calls_scoped: bool,
 }
 
 /// What one connection negotiated.
@@ -244,6 +248,12 @@ impl McpServer {
         self.live().executor.clone()
     }
 
+    /// Whether any tool of the current set needs scopes of its caller.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn calls_scoped(&self) -> bool {
+        self.live().calls_scoped
+    }
+
     /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
     /// of the registry, which replaces the served one only if `change` succeeds. Calls already
     /// running finish on the old set. Connected clients get `notifications/tools/list_changed`.
@@ -328,10 +338,7 @@ impl McpServer {
         let Some(tool) = registry.get(&request.name) else {
             // Only names the caller's listing shows: a suggestion must not undo its filtering.
             let caller = self.caller(&cx);
-            let all = cx
-                .extensions
-                .get::<http::request::Parts>()
-                .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some());
+            let all = lists_all(&cx);
             let near: Vec<&str> = registry
                 .suggest(&request.name)
                 .into_iter()
@@ -655,10 +662,17 @@ impl Live {
             .cloned()
             .collect::<Arc<[Tool]>>();
         let scoped = listed.iter().any(|t| !t.scopes().is_empty());
+        let calls_scoped = scoped
+            || executor
+                .registry()
+                .tools()
+                .iter()
+                .any(|t| !t.scopes().is_empty());
         Self {
             executor,
             listed,
             scoped,
+            calls_scoped,
         }
     }
 }
@@ -685,10 +699,7 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.check_owner(&cx)?;
-        let all = cx
-            .extensions
-            .get::<http::request::Parts>()
-            .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some());
+        let all = lists_all(&cx);
         let cursor = request.and_then(|r| r.cursor);
         let page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all)?;
         let next_cursor = page.next_cursor();
@@ -786,6 +797,13 @@ impl ServerHandler for McpServer {
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
 pub(crate) struct ListAllTools;
+
+/// Whether the HTTP request behind `cx` carries [`ListAllTools`].
+fn lists_all(cx: &RequestContext<RoleServer>) -> bool {
+    cx.extensions
+        .get::<http::request::Parts>()
+        .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some())
+}
 
 /// Who a principal is across requests: its issuer and subject.
 pub(crate) type Identity = (Option<String>, String);

@@ -228,7 +228,8 @@ pub(crate) async fn require_token_for_tools(
         // and a client begins one of its own.
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }
-    if request.method() == Method::POST {
+    // Only a server with tools that need scopes of their own reads which tool a call names.
+    if request.method() == Method::POST && gate.server.calls_scoped() {
         let (parts, body) = request.into_parts();
         let bytes = match axum::body::to_bytes(body, gate.max_body).await {
             Ok(bytes) => bytes,

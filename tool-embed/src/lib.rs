@@ -185,16 +185,8 @@ impl std::fmt::Debug for SentenceEmbedder {
     }
 }
 
-/// The dot product of two vectors: their cosine similarity when both are unit vectors, as
-/// [`SentenceEmbedder`]'s are for a model with a Normalize module.
-///
-/// ```
-/// assert_eq!(tool_embed::dot(&[0.6, 0.8], &[0.6, 0.8]), 1.0);
-/// assert_eq!(tool_embed::dot(&[1.0, 0.0], &[0.0, 1.0]), 0.0);
-/// ```
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
+// Cosine of unit vectors: the one hybrid search ranks tools with.
+pub use tool_core::catalog::dot;
 
 fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {
     std::fs::read(path).map_err(|source| EmbedError::Read {

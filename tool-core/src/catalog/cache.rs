@@ -110,15 +110,17 @@ impl VectorCache {
             ));
         }
         let fresh = self.dim != Some(dim);
-        if fresh {
-            self.vectors = Vectors::new(dim);
-            self.dim = Some(dim);
-        }
         let file = if fresh {
             File::create(&self.path)?
         } else {
             OpenOptions::new().append(true).open(&self.path)?
         };
+        // Only once the file is started afresh: else a later append would add records of the
+        // new length under the old header.
+        if fresh {
+            self.vectors = Vectors::new(dim);
+            self.dim = Some(dim);
+        }
         let mut out = BufWriter::new(file);
         if fresh {
             out.write_all(MAGIC)?;

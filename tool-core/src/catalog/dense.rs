@@ -449,7 +449,16 @@ fn unit(mut v: Vec<f32>) -> Vec<f32> {
     v
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+/// The dot product of two vectors: their cosine similarity when both are unit vectors, as a
+/// normalising [`TextEmbedder`]'s are (a hybrid catalog scales every vector to unit length
+/// itself).
+///
+/// ```
+/// use tool_core::catalog::dot;
+/// assert_eq!(dot(&[0.6, 0.8], &[0.6, 0.8]), 1.0);
+/// assert_eq!(dot(&[1.0, 0.0], &[0.0, 1.0]), 0.0);
+/// ```
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

@@ -43,7 +43,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 pub use cache::{CacheError, VectorCache, default_cache_dir};
 use dense::Dense;
-pub use dense::{EmbedError, Fusion, TextEmbedder, ToolTexts, tool_text, tool_texts};
+pub use dense::{EmbedError, Fusion, TextEmbedder, ToolTexts, dot, tool_text, tool_texts};
 use index::Index;
 pub use index::Ranking;
 pub use search_tool::{SEARCH_TOOLS, install, install_with};

@@ -119,8 +119,10 @@ impl Agent {
         self
     }
 
-    /// Runs calls in `context` (its root, headers, event sink reach every tool).
+    /// Runs calls in `context` (its root, headers, event sink reach every tool). Its
+    /// principal, if it has one, is the caller: the model is offered only the tools it may call.
     pub fn context(mut self, context: ToolContext) -> Self {
+        self.session = self.session.with_caller(context.principal().cloned());
         self.context = context;
         self
     }

@@ -11,7 +11,7 @@ use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, catalog};
+use tool_core::{DynamicTool, Principal, Registry, ToolContext, ToolError, ToolOutput, catalog};
 
 /// What the scripted server answers, request by request, and what it was sent.
 #[derive(Clone, Default)]
@@ -406,4 +406,89 @@ async fn images_go_back_as_image_parts_in_both_formats() {
         last["content"][1]["image_url"]["url"],
         "data:image/png;base64,AQID"
     );
+}
+
+/// A core tool that needs a scope, beside one that needs none.
+fn scoped_registry() -> Registry {
+    let mut r = Registry::empty();
+    r.register_all([
+        DynamicTool::new(
+            "get_weather",
+            "Returns the weather for a city.",
+            json!({"type": "object"}),
+        )
+        .core(true)
+        .handler(|_, _| async move { Ok(ToolOutput::text("sunny")) }),
+        DynamicTool::new("wipe_disk", "Erases every file.", json!({"type": "object"}))
+            .core(true)
+            .scopes(["admin"])
+            .handler(|_, _| async move { Ok(ToolOutput::text("wiped")) }),
+    ])
+    .unwrap();
+    catalog::install(&mut r).unwrap();
+    r
+}
+
+#[tokio::test]
+async fn the_model_is_offered_only_the_tools_the_caller_may_call() {
+    let scripted = |base: &str, caller: Option<Principal>, protocol: Protocol| {
+        let config = ProviderConfig::new(base, "scripted").api_key("test-key");
+        let context = match caller {
+            Some(caller) => ToolContext::builder().principal(caller).build(),
+            None => ToolContext::new(),
+        };
+        Agent::new(Executor::new(scoped_registry()), Provider::OpenAi, config)
+            .context(context)
+            .protocol(protocol)
+    };
+    let reader = || Some(Principal::new("ada").with_scopes(["read"]));
+
+    // Native tool calling: the tool is not sent; called anyway, it is refused.
+    let (base, script) = serve(vec![
+        openai_calls(&[("w1", "wipe_disk", "{}")]),
+        openai_text("I may not."),
+    ])
+    .await;
+    let mut agent = scripted(&base, reader(), Protocol::Native);
+    agent.run("Wipe the disk").await.unwrap();
+    let requests = script.requests();
+    assert_eq!(tool_names(&requests[0].1), ["search_tools", "get_weather"]);
+    assert_eq!(
+        agent.session().loaded_names(),
+        ["search_tools", "get_weather"]
+    );
+    let refused = requests[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .clone();
+    assert!(
+        refused
+            .as_str()
+            .unwrap()
+            .contains("needs the scope `admin`"),
+        "{refused}"
+    );
+
+    // The tags protocol documents the loaded tools in the system prompt: not this one either.
+    let (base, script) = serve(vec![openai_text("Nothing to do.")]).await;
+    scripted(&base, reader(), Protocol::Tags)
+        .run("Wipe the disk")
+        .await
+        .unwrap();
+    let system = script.requests()[0].1.to_string();
+    assert!(system.contains("get_weather"), "{system}");
+    assert!(!system.contains("wipe_disk"), "{system}");
+
+    // A caller granted the scope is offered it, and so is a run with no authenticated caller.
+    for caller in [Some(Principal::new("bob").with_scopes(["admin"])), None] {
+        let (base, script) = serve(vec![openai_text("Ok.")]).await;
+        scripted(&base, caller, Protocol::Native)
+            .run("Wipe the disk")
+            .await
+            .unwrap();
+        let sent = tool_names(&script.requests()[0].1);
+        assert_eq!(sent, ["search_tools", "get_weather", "wipe_disk"]);
+    }
 }

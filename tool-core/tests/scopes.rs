@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use tool_core::exec::{CallInput, Executor};
 use tool_core::prelude::*;
-use tool_core::{AuditRecord, AuditSink, BroadcastEvents, Principal, ToolEvent};
+use tool_core::{AuditRecord, AuditSink, BroadcastEvents, DynamicTool, Principal, ToolEvent};
 
 tool_core::domain!(pub issues, "An issue tracker");
 
@@ -327,4 +327,85 @@ async fn a_misspelt_name_suggests_only_tools_the_caller_may_call() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("`close_issue`"), "{err}");
+}
+
+/// What `search_tools` answers `ctx`'s caller for a search filtered by `domain`.
+async fn searched_in(
+    executor: &Executor,
+    domain: &str,
+    ctx: ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    executor
+        .call(
+            "search_tools",
+            json!({"query": "rotate the signing keys", "domain": domain}),
+            &ctx,
+        )
+        .await
+}
+
+#[tokio::test]
+async fn search_tools_names_only_the_domains_a_caller_may_search() {
+    let mut registry = Registry::linked().unwrap();
+    registry
+        .register(
+            DynamicTool::new(
+                "rotate_keys",
+                "Rotates the signing keys.",
+                json!({"type": "object"}),
+            )
+            .domain("vault", "The secrets vault")
+            .scopes(["vault:admin"]),
+        )
+        .unwrap();
+    tool_core::catalog::install(&mut registry).unwrap();
+    let executor = Executor::new(registry);
+    let reader = || as_caller(&["issues:read"]);
+
+    // An unknown domain is refused with the domains there are: the reader's, not the vault.
+    let err = searched_in(&executor, "nowhere", reader())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(
+        err.message().ends_with("the domains are: catalog, issues"),
+        "{err}"
+    );
+    assert!(!err.message().contains("vault"), "{err}");
+    // A domain whose every tool is hidden from the caller is answered as one that is not
+    // there, so the answer does not tell the caller it exists.
+    let hidden = searched_in(&executor, "vault", reader()).await.unwrap_err();
+    assert_eq!(
+        hidden.message(),
+        err.message().replace("`nowhere`", "`vault`"),
+        "{hidden}"
+    );
+
+    // A caller granted the scope searches the vault and finds the tool; so does a call with no
+    // authenticated caller.
+    for ctx in [as_caller(&["vault:admin"]), ToolContext::new()] {
+        let out = searched_in(&executor, "vault", ctx).await.unwrap();
+        assert_eq!(out.data().unwrap()["matches"][0]["name"], "rotate_keys");
+    }
+}
+
+#[tokio::test]
+async fn a_batch_holds_each_call_to_its_tools_scopes() {
+    let calls = vec![
+        tool_core::exec::ToolCall::new("a", "list_labels", json!({})),
+        tool_core::exec::ToolCall::new("b", "close_issue", json!({"id": 1})),
+        tool_core::exec::ToolCall::new("c", "get_issue", "{\"id\": 2}"),
+        tool_core::exec::ToolCall::new("d", "close_issu", json!({"id": 1})),
+    ];
+    let results = executor()
+        .call_batch(calls, &as_caller(&["issues:read"]))
+        .await;
+    assert!(results[0].is_ok(), "{:?}", results[0]);
+    let refused = results[1].as_ref().unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::PermissionDenied, "{refused}");
+    assert!(refused.message().contains("`issues:write`"), "{refused}");
+    assert_eq!(results[2].as_ref().unwrap().echo(), "issue 2");
+    let unknown = results[3].as_ref().unwrap_err();
+    assert_eq!(unknown.kind(), ErrorKind::UnknownTool, "{unknown}");
+    assert!(!unknown.message().contains("`close_issue`"), "{unknown}");
 }

@@ -205,6 +205,8 @@ struct Resource(String);
 
 /// A server on loopback behind OAuth, its issuer, and the keys it trusts.
 struct Setup {
+    /// A handle on the server served, to change its tools.
+    server: McpServer,
     addr: String,
     resource: String,
     oauth: Arc<OAuth>,
@@ -214,6 +216,14 @@ struct Setup {
 
 impl Setup {
     async fn start(configure: impl FnOnce(OAuthConfig) -> OAuthConfig) -> Self {
+        Self::serving(tools(), configure).await
+    }
+
+    /// [`start`](Self::start), serving `server`.
+    async fn serving(
+        server: McpServer,
+        configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+    ) -> Self {
         let ec = ec("ec-1");
         let ed = ed("ed-1");
         let issuer = Issuer::start(vec![rsa().jwk.clone(), ec.jwk.clone(), ed.jwk.clone()]).await;
@@ -229,11 +239,13 @@ impl Setup {
         let base = ToolContext::builder()
             .extension(Resource(resource.clone()))
             .build();
-        let server = tools().with_base_context(base);
+        let server = server.with_base_context(base);
+        let served = server.clone();
         tokio::spawn(async move {
-            let _ = tool_mcp::serve_http(server, listener, &options, Default::default()).await;
+            let _ = tool_mcp::serve_http(served, listener, &options, Default::default()).await;
         });
         Self {
+            server,
             addr,
             resource,
             oauth,
@@ -964,5 +976,62 @@ async fn the_base_contexts_caller_is_held_to_the_tools_scopes_over_stdio() {
     assert_eq!(refused.is_error, Some(true));
     let text = &refused.content[0].as_text().unwrap().text;
     assert!(text.contains("notes:write"), "{text}");
+    client.cancel().await.unwrap();
+}
+
+/// A tool added while the server runs is held to its scopes like one it started with: hidden
+/// from callers without them, and its calls asked for them with 403, although no tool needed a
+/// scope when the server started (so the gate then read no call's tool).
+#[tokio::test]
+async fn a_scoped_tool_added_while_serving_is_hidden_and_guarded() {
+    let mut registry = Registry::empty();
+    registry
+        .register(
+            DynamicTool::new("whoami", "Says who calls.", json!({"type": "object"}))
+                .handler(|_, _| async move { Ok(ToolOutput::new(json!("you"))) }),
+        )
+        .unwrap();
+    let s = Setup::serving(McpServer::new(Executor::new(registry)), |c| c).await;
+    let reader = s.ec.sign(&s.claims("mcp:tools notes:read"));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "purge_notes", "arguments": {}}});
+
+    s.server
+        .update(|r| {
+            r.register(
+                DynamicTool::new(
+                    "purge_notes",
+                    "Deletes every note.",
+                    json!({"type": "object"}),
+                )
+                .scopes(["notes:admin"])
+                .handler(|_, _| async move { Ok(ToolOutput::new(json!("purged"))) }),
+            )
+        })
+        .unwrap();
+    let client = s.client(&reader).await;
+    let names: Vec<_> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["whoami"]);
+    client.cancel().await.unwrap();
+    let response = s.post(Some(&bearer(&reader)), &call).await;
+    assert_eq!(response.status(), 403);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["scope"], "mcp:tools notes:admin");
+
+    // A caller granted the scope sees it and calls it.
+    let admin = s.ec.sign(&s.claims("mcp:tools notes:admin"));
+    let client = s.client(&admin).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    let purged = client
+        .call_tool(CallToolRequestParams::new("purge_notes"))
+        .await
+        .unwrap();
+    assert_ne!(purged.is_error, Some(true), "{purged:?}");
     client.cancel().await.unwrap();
 }

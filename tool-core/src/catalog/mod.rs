@@ -340,7 +340,25 @@ impl Catalog {
 
     /// Checks that some tool it holds is in `domain` (before a search filtered by it).
     pub fn check_domain(&self, domain: &str) -> Result<(), UnknownDomain> {
-        let known = self.domains();
+        self.check_domain_for(domain, None)
+    }
+
+    /// [`check_domain`](Self::check_domain) for `caller`: only domains with a tool it may call
+    /// ([`Tool::permits`]) are there, and only those are named, so the answer tells a caller
+    /// nothing of tools its scopes hide.
+    pub fn check_domain_for(
+        &self,
+        domain: &str,
+        caller: Option<&crate::Principal>,
+    ) -> Result<(), UnknownDomain> {
+        let mut known: Vec<&str> = self
+            .index
+            .tools()
+            .filter(|t| t.permits(caller))
+            .map(|t| &*t.domain().name)
+            .collect();
+        known.sort_unstable();
+        known.dedup();
         if known.contains(&domain) {
             return Ok(());
         }

@@ -153,7 +153,7 @@ fn search(
     catalog.read(|catalog| {
         if let Some(domain) = &query.domain {
             catalog
-                .check_domain(domain)
+                .check_domain_for(domain, caller.as_ref())
                 .map_err(|e| ToolError::invalid_input(e.to_string()).with_path("domain"))?;
         }
         let options = SearchOptions {

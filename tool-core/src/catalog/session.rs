@@ -8,7 +8,7 @@ use super::SEARCH_TOOLS;
 use super::search_tool::{INSTALLED_BY, MAX_LIMIT};
 use crate::Origin;
 use crate::render::{self, Format, RenderOptions};
-use crate::{Registry, Tool, ToolOutput};
+use crate::{Principal, Registry, Tool, ToolOutput};
 
 /// How deferred tools reach the model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,7 +24,8 @@ pub enum Deferral {
 }
 
 /// The tools loaded for one conversation. `search_tools` results load the tools they name, so
-/// the next request carries them.
+/// the next request carries them. A session for an authenticated caller
+/// ([`with_caller`](Self::with_caller)) holds only the tools it may call ([`Tool::permits`]).
 ///
 /// ```
 /// use serde_json::json;
@@ -46,6 +47,7 @@ pub enum Deferral {
 pub struct ToolSession {
     registry: Registry,
     loaded: HashSet<String>,
+    caller: Option<Principal>,
 }
 
 impl ToolSession {
@@ -55,7 +57,24 @@ impl ToolSession {
             .core()
             .map(|t| t.name().to_owned())
             .collect::<HashSet<_>>();
-        Self { registry, loaded }
+        Self {
+            registry,
+            loaded,
+            caller: None,
+        }
+    }
+
+    /// The session as `caller`'s (none: no one was authenticated, and every tool may be
+    /// called): a tool whose scopes it lacks is neither loaded nor sent, so the model is not
+    /// offered what the executor would refuse.
+    pub fn with_caller(mut self, caller: Option<Principal>) -> Self {
+        self.caller = caller;
+        self
+    }
+
+    /// Whether the session's caller may call `tool`.
+    fn permits(&self, tool: &Tool) -> bool {
+        tool.permits(self.caller.as_ref())
     }
 
     /// The registry it draws from.
@@ -63,14 +82,16 @@ impl ToolSession {
         &self.registry
     }
 
-    /// Loads a tool; returns whether it was newly loaded (false if unknown or loaded already).
+    /// Loads a tool; returns whether it was newly loaded (false if unknown, not the caller's
+    /// to call, or loaded already).
     pub fn load(&mut self, name: &str) -> bool {
-        self.registry.get(name).is_some() && self.loaded.insert(name.to_owned())
+        let callable = self.registry.get(name).is_some_and(|t| self.permits(t));
+        callable && self.loaded.insert(name.to_owned())
     }
 
     /// Whether a tool is loaded.
     pub fn is_loaded(&self, name: &str) -> bool {
-        self.loaded.contains(name)
+        self.loaded.contains(name) && self.registry.get(name).is_some_and(|t| self.permits(t))
     }
 
     /// Looks at a call's result: for the catalog's `search_tools` (the one
@@ -105,7 +126,7 @@ impl ToolSession {
         self.registry
             .tools()
             .iter()
-            .filter(|t| self.loaded.contains(t.name()))
+            .filter(|t| self.loaded.contains(t.name()) && self.permits(t))
     }
 
     /// The loaded tools' names, in registry order.
@@ -121,7 +142,7 @@ impl ToolSession {
                 self.registry
                     .tools()
                     .iter()
-                    .filter(|t| t.name() != SEARCH_TOOLS),
+                    .filter(|t| t.name() != SEARCH_TOOLS && self.permits(t)),
                 format,
                 options,
             ),
@@ -141,5 +162,73 @@ impl ToolSession {
                 tools
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::DynamicTool;
+
+    /// `open_file` (core) and `read_mail` need no scope; `wipe_disk` (core) and `send_mail`
+    /// need `admin` and `mail:send`.
+    fn session() -> ToolSession {
+        let mut registry = Registry::empty();
+        let tool =
+            |name: &str| DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}));
+        registry
+            .register_all([
+                tool("open_file").core(true),
+                tool("wipe_disk").core(true).scopes(["admin"]),
+                tool("read_mail"),
+                tool("send_mail").scopes(["mail:send"]),
+            ])
+            .unwrap();
+        super::super::install(&mut registry).unwrap();
+        ToolSession::new(registry)
+    }
+
+    /// The names of the tools sent, Anthropic's own tool search left out.
+    fn names(tools: &Value) -> Vec<&str> {
+        let tools = tools.as_array().unwrap();
+        let ours = tools
+            .iter()
+            .filter(|t| t["type"] != render::ANTHROPIC_TOOL_SEARCH);
+        ours.filter_map(|t| t["name"].as_str()).collect()
+    }
+
+    #[test]
+    fn a_callers_session_holds_only_the_tools_it_may_call() {
+        let reader = Principal::new("ada").with_scopes(["mail:read"]);
+        let mut session = session().with_caller(Some(reader));
+        assert_eq!(session.loaded_names(), ["search_tools", "open_file"]);
+        assert!(!session.is_loaded("wipe_disk"));
+        // Neither loaded by name nor by a search result that names it.
+        assert!(!session.load("send_mail"));
+        let found =
+            ToolOutput::new(json!({"matches": [{"name": "send_mail"}, {"name": "read_mail"}]}));
+        assert_eq!(session.observe(SEARCH_TOOLS, &found), ["read_mail"]);
+        let sent = |deferral| session.render(Format::Anthropic, RenderOptions::default(), deferral);
+        assert_eq!(
+            names(&sent(Deferral::Session)),
+            ["search_tools", "open_file", "read_mail"]
+        );
+        // Anthropic's own tool search is sent every tool: every one the caller may call.
+        assert_eq!(names(&sent(Deferral::Native)), ["open_file", "read_mail"]);
+
+        // Without an authenticated caller, every tool.
+        let mut anyone = session.clone().with_caller(None);
+        assert!(anyone.is_loaded("wipe_disk") && anyone.load("send_mail"));
+        let all = anyone.render(
+            Format::Anthropic,
+            RenderOptions::default(),
+            Deferral::Native,
+        );
+        assert_eq!(
+            names(&all),
+            ["open_file", "read_mail", "send_mail", "wipe_disk"]
+        );
     }
 }

@@ -966,3 +966,53 @@ async fn the_base_contexts_caller_is_held_to_the_tools_scopes_over_stdio() {
     assert!(text.contains("notes:write"), "{text}");
     client.cancel().await.unwrap();
 }
+
+/// A key set behind a redirect: `/jwks` answers 302 to `target` (a path of the same server,
+/// or a URL), `/keys` serves `key`; hits on `/keys` are counted.
+async fn redirecting_issuer(key: &Value, target: impl Fn(&str) -> String) -> (String, Arc<AtomicU64>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let location = target(&addr.port().to_string());
+    let hits = Arc::new(AtomicU64::new(0));
+    let counted = hits.clone();
+    let set = json!({"keys": [key]}).to_string();
+    let app = axum::Router::new()
+        .route(
+            "/jwks",
+            axum::routing::get(move || async move {
+                (http::StatusCode::FOUND, [(http::header::LOCATION, location)])
+            }),
+        )
+        .route(
+            "/keys",
+            axum::routing::get(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async move { ([(http::header::CONTENT_TYPE, "application/json")], set) }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/jwks"), hits)
+}
+
+#[tokio::test]
+async fn a_redirect_never_takes_the_key_set_onto_plain_http_over_the_network() {
+    let key = ec("k").jwk;
+    let load = |url: String| {
+        OAuth::load(OAuthConfig::new(
+            "https://mcp.example.test/mcp",
+            ISSUER,
+            JwksSource::Url(url),
+        ))
+    };
+    // On the same host, a redirect is followed.
+    let (url, hits) = redirecting_issuer(&key, |_| "/keys".into()).await;
+    load(url).await.unwrap();
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    // A loopback URL (no warning about plain HTTP) redirected to plain HTTP on another address
+    // would let anyone on the path replace the keys. 0.0.0.0 is not loopback, yet reaches
+    // this host on Linux: nothing leaves the machine, were the redirect followed.
+    let (url, hits) = redirecting_issuer(&key, |port| format!("http://0.0.0.0:{port}/keys")).await;
+    let error = load(url).await.unwrap_err().to_string();
+    assert!(error.contains("plain HTTP"), "{error}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+}

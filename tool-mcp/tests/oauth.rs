@@ -418,6 +418,25 @@ async fn each_failed_check_is_named() {
             "it has no `sub` claim".into(),
         ),
         (
+            // An empty subject is nobody: every such caller would share sessions and records.
+            "empty subject",
+            s.ec.sign(&with(&|c| c["sub"] = json!(""))),
+            "it has no `sub` claim".into(),
+        ),
+        (
+            "issuer with a trailing slash (compared exactly)",
+            s.ec.sign(&with(&|c| c["iss"] = json!(format!("{ISSUER}/")))),
+            format!("it was issued by `{ISSUER}/`, not by `{ISSUER}`"),
+        ),
+        (
+            "an audience array without this server",
+            s.ec.sign(&with(&|c| c["aud"] = json!(["account", "https://other.example.test"]))),
+            format!(
+                "it was issued for `account`, `https://other.example.test`, not for this server (`{}`)",
+                s.resource
+            ),
+        ),
+        (
             "bad signature (another key under the same kid)",
             other_ec.sign(&claims),
             "its signature does not verify".into(),

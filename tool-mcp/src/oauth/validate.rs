@@ -199,7 +199,10 @@ impl OAuth {
                 expected: self.resource.canonical.clone(),
             });
         }
-        let subject = string("sub")?.ok_or(TokenProblem::MissingClaim("sub"))?;
+        // An empty subject names nobody: every caller with one would share sessions and records.
+        let subject = string("sub")?
+            .filter(|sub| !sub.is_empty())
+            .ok_or(TokenProblem::MissingClaim("sub"))?;
         let mut principal = Principal::new(subject)
             .with_issuer(issuer)
             .with_scopes(scopes(&claims)?);

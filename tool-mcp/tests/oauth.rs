@@ -430,7 +430,9 @@ async fn each_failed_check_is_named() {
         ),
         (
             "an audience array without this server",
-            s.ec.sign(&with(&|c| c["aud"] = json!(["account", "https://other.example.test"]))),
+            s.ec.sign(&with(&|c| {
+                c["aud"] = json!(["account", "https://other.example.test"])
+            })),
             format!(
                 "it was issued for `account`, `https://other.example.test`, not for this server (`{}`)",
                 s.resource
@@ -988,7 +990,10 @@ async fn the_base_contexts_caller_is_held_to_the_tools_scopes_over_stdio() {
 
 /// A key set behind a redirect: `/jwks` answers 302 to `target` (a path of the same server,
 /// or a URL), `/keys` serves `key`; hits on `/keys` are counted.
-async fn redirecting_issuer(key: &Value, target: impl Fn(&str) -> String) -> (String, Arc<AtomicU64>) {
+async fn redirecting_issuer(
+    key: &Value,
+    target: impl Fn(&str) -> String,
+) -> (String, Arc<AtomicU64>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let location = target(&addr.port().to_string());
@@ -999,7 +1004,10 @@ async fn redirecting_issuer(key: &Value, target: impl Fn(&str) -> String) -> (St
         .route(
             "/jwks",
             axum::routing::get(move || async move {
-                (http::StatusCode::FOUND, [(http::header::LOCATION, location)])
+                (
+                    http::StatusCode::FOUND,
+                    [(http::header::LOCATION, location)],
+                )
             }),
         )
         .route(
@@ -1034,4 +1042,84 @@ async fn a_redirect_never_takes_the_key_set_onto_plain_http_over_the_network() {
     let error = load(url).await.unwrap_err().to_string();
     assert!(error.contains("plain HTTP"), "{error}");
     assert_eq!(hits.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn hostile_headers_are_refused_and_no_url_a_token_names_is_fetched() {
+    let s = Setup::start(|c| c).await;
+    let claims = s.claims("mcp:tools");
+    let part = |v: &Value| URL_SAFE_NO_PAD.encode(v.to_string());
+
+    // A key set of the attacker's own, served where `jku` and `x5u` point; never asked for.
+    let mallory = ec("mallory");
+    let theirs = Issuer::start(vec![mallory.jwk.clone()]).await;
+    for kid in ["mallory", "ec-1"] {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(kid.into());
+        header.jku = Some(theirs.url.clone());
+        header.x5u = Some(theirs.url.clone());
+        header.jwk = Some(serde_json::from_value(mallory.jwk.clone()).unwrap());
+        let token = jsonwebtoken::encode(&header, &claims, &mallory.key).unwrap();
+        let (status, challenge) = s.refusal(Some(&bearer(&token))).await;
+        assert_eq!(status, 401, "{kid}");
+        let expected = match kid {
+            "mallory" => "the issuer's key set has no key `mallory`",
+            _ => "its signature does not verify",
+        };
+        assert_eq!(challenge, s.invalid_token(expected), "{kid}");
+    }
+    assert_eq!(theirs.fetches(), 0);
+
+    // A `crit` extension the server does not understand (RFC 7515 section 4.1.11), on a token
+    // signed with the issuer's own key: refused.
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some("ec-1".into());
+    header.crit = Some(vec!["urn:example:must-understand".into()]);
+    let token = jsonwebtoken::encode(&header, &claims, &s.ec.key).unwrap();
+    assert_eq!(s.refusal(Some(&bearer(&token))).await.0, 401);
+
+    // An `alg` beginning with a character of several bytes: an answer, not a dropped connection.
+    let odd = format!("{}.{}.c2ln", part(&json!({"alg": "€S256"})), part(&claims));
+    assert_eq!(
+        s.refusal(Some(&bearer(&odd))).await,
+        (
+            401,
+            s.invalid_token("the algorithm `€S256` is not accepted (RS256, ES256, EdDSA are)")
+                .replace('€', "?")
+        )
+    );
+
+    // The scheme in any case, a token in the query string ignored (no header: no token).
+    let token = s.ec.sign(&claims);
+    assert_eq!(
+        s.post(Some(&format!("bEaReR {token}")), &initialize())
+            .await
+            .status(),
+        200
+    );
+    let in_query = http()
+        .post(format!("http://{}/mcp?access_token={token}", s.addr))
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_query.status(), 401);
+    assert!(
+        !in_query.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("error=")
+    );
+
+    // A very long token and a very long `kid` are refused with a short description.
+    let long = format!(
+        "{}.{}.{}",
+        part(&json!({"alg": "ES256", "kid": "k".repeat(20_000)})),
+        part(&claims),
+        "A".repeat(20_000)
+    );
+    let (status, challenge) = s.refusal(Some(&bearer(&long))).await;
+    assert_eq!(status, 401);
+    assert!(challenge.len() < 1000, "{}", challenge.len());
 }

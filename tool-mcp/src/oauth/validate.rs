@@ -262,7 +262,11 @@ fn accepted_algorithm(header: &RawHeader) -> Result<Algorithm, TokenProblem> {
         "EdDSA" => Ok(Algorithm::EdDSA),
         a if a.eq_ignore_ascii_case("none") => Err(TokenProblem::Unsigned),
         // Bytes, not `&a[..2]`: a client's `alg` may begin with a character of several bytes.
-        a if a.as_bytes().get(..2).is_some_and(|p| p.eq_ignore_ascii_case(b"HS")) => {
+        a if a
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"HS")) =>
+        {
             Err(TokenProblem::Hmac(shown(a)))
         }
         a => Err(TokenProblem::UnsupportedAlgorithm(shown(a))),

@@ -430,6 +430,27 @@ async fn each_failed_check_is_named() {
             "it has no `sub` claim".into(),
         ),
         (
+            // An empty subject is nobody: every such caller would share sessions and records.
+            "empty subject",
+            s.ec.sign(&with(&|c| c["sub"] = json!(""))),
+            "it has no `sub` claim".into(),
+        ),
+        (
+            "issuer with a trailing slash (compared exactly)",
+            s.ec.sign(&with(&|c| c["iss"] = json!(format!("{ISSUER}/")))),
+            format!("it was issued by `{ISSUER}/`, not by `{ISSUER}`"),
+        ),
+        (
+            "an audience array without this server",
+            s.ec.sign(&with(&|c| {
+                c["aud"] = json!(["account", "https://other.example.test"])
+            })),
+            format!(
+                "it was issued for `account`, `https://other.example.test`, not for this server (`{}`)",
+                s.resource
+            ),
+        ),
+        (
             "bad signature (another key under the same kid)",
             other_ec.sign(&claims),
             "its signature does not verify".into(),
@@ -1034,4 +1055,140 @@ async fn a_scoped_tool_added_while_serving_is_hidden_and_guarded() {
         .unwrap();
     assert_ne!(purged.is_error, Some(true), "{purged:?}");
     client.cancel().await.unwrap();
+}
+
+/// A key set behind a redirect: `/jwks` answers 302 to `target` (a path of the same server,
+/// or a URL), `/keys` serves `key`; hits on `/keys` are counted.
+async fn redirecting_issuer(
+    key: &Value,
+    target: impl Fn(&str) -> String,
+) -> (String, Arc<AtomicU64>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let location = target(&addr.port().to_string());
+    let hits = Arc::new(AtomicU64::new(0));
+    let counted = hits.clone();
+    let set = json!({"keys": [key]}).to_string();
+    let app = axum::Router::new()
+        .route(
+            "/jwks",
+            axum::routing::get(move || async move {
+                (
+                    http::StatusCode::FOUND,
+                    [(http::header::LOCATION, location)],
+                )
+            }),
+        )
+        .route(
+            "/keys",
+            axum::routing::get(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async move { ([(http::header::CONTENT_TYPE, "application/json")], set) }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/jwks"), hits)
+}
+
+#[tokio::test]
+async fn a_redirect_never_takes_the_key_set_onto_plain_http_over_the_network() {
+    let key = ec("k").jwk;
+    let load = |url: String| {
+        OAuth::load(OAuthConfig::new(
+            "https://mcp.example.test/mcp",
+            ISSUER,
+            JwksSource::Url(url),
+        ))
+    };
+    // On the same host, a redirect is followed.
+    let (url, hits) = redirecting_issuer(&key, |_| "/keys".into()).await;
+    load(url).await.unwrap();
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    // A loopback URL (no warning about plain HTTP) redirected to plain HTTP on another address
+    // would let anyone on the path replace the keys. 0.0.0.0 is not loopback, yet reaches
+    // this host on Linux: nothing leaves the machine, were the redirect followed.
+    let (url, hits) = redirecting_issuer(&key, |port| format!("http://0.0.0.0:{port}/keys")).await;
+    let error = load(url).await.unwrap_err().to_string();
+    assert!(error.contains("plain HTTP"), "{error}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn hostile_headers_are_refused_and_no_url_a_token_names_is_fetched() {
+    let s = Setup::start(|c| c).await;
+    let claims = s.claims("mcp:tools");
+    let part = |v: &Value| URL_SAFE_NO_PAD.encode(v.to_string());
+
+    // A key set of the attacker's own, served where `jku` and `x5u` point; never asked for.
+    let mallory = ec("mallory");
+    let theirs = Issuer::start(vec![mallory.jwk.clone()]).await;
+    for kid in ["mallory", "ec-1"] {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(kid.into());
+        header.jku = Some(theirs.url.clone());
+        header.x5u = Some(theirs.url.clone());
+        header.jwk = Some(serde_json::from_value(mallory.jwk.clone()).unwrap());
+        let token = jsonwebtoken::encode(&header, &claims, &mallory.key).unwrap();
+        let (status, challenge) = s.refusal(Some(&bearer(&token))).await;
+        assert_eq!(status, 401, "{kid}");
+        let expected = match kid {
+            "mallory" => "the issuer's key set has no key `mallory`",
+            _ => "its signature does not verify",
+        };
+        assert_eq!(challenge, s.invalid_token(expected), "{kid}");
+    }
+    assert_eq!(theirs.fetches(), 0);
+
+    // A `crit` extension the server does not understand (RFC 7515 section 4.1.11), on a token
+    // signed with the issuer's own key: refused.
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some("ec-1".into());
+    header.crit = Some(vec!["urn:example:must-understand".into()]);
+    let token = jsonwebtoken::encode(&header, &claims, &s.ec.key).unwrap();
+    assert_eq!(s.refusal(Some(&bearer(&token))).await.0, 401);
+
+    // An `alg` beginning with a character of several bytes: an answer, not a dropped connection.
+    let odd = format!("{}.{}.c2ln", part(&json!({"alg": "€S256"})), part(&claims));
+    assert_eq!(
+        s.refusal(Some(&bearer(&odd))).await,
+        (
+            401,
+            s.invalid_token("the algorithm `€S256` is not accepted (RS256, ES256, EdDSA are)")
+                .replace('€', "?")
+        )
+    );
+
+    // The scheme in any case, a token in the query string ignored (no header: no token).
+    let token = s.ec.sign(&claims);
+    assert_eq!(
+        s.post(Some(&format!("bEaReR {token}")), &initialize())
+            .await
+            .status(),
+        200
+    );
+    let in_query = http()
+        .post(format!("http://{}/mcp?access_token={token}", s.addr))
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_query.status(), 401);
+    assert!(
+        !in_query.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("error=")
+    );
+
+    // A very long token and a very long `kid` are refused with a short description.
+    let long = format!(
+        "{}.{}.{}",
+        part(&json!({"alg": "ES256", "kid": "k".repeat(20_000)})),
+        part(&claims),
+        "A".repeat(20_000)
+    );
+    let (status, challenge) = s.refusal(Some(&bearer(&long))).await;
+    assert_eq!(status, 401);
+    assert!(challenge.len() < 1000, "{}", challenge.len());
 }

@@ -274,6 +274,8 @@ pub(super) struct Resource {
     pub(super) path: String,
     /// `{origin}/.well-known/oauth-protected-resource{path}` (RFC 9728 section 3.1).
     pub(super) metadata_url: String,
+    /// The URL as configured (trimmed): an issuer may put this spelling in `aud`.
+    given: String,
 }
 
 /// The well-known path of protected resource metadata (RFC 9728).
@@ -309,16 +311,20 @@ impl Resource {
             canonical: format!("{origin}{path}"),
             metadata_url: format!("{origin}{WELL_KNOWN}{path}"),
             path,
+            given: resource.trim().to_owned(),
         })
     }
 
-    /// Whether `audience` (an `aud` value) names this resource: compared as URLs (scheme and
-    /// host in any case, with or without a trailing slash), else exactly.
+    /// Whether `audience` (an `aud` value) names this resource, as its canonical URL or as
+    /// configured: by [`Principal::same_resource`](tool_core::Principal::same_resource)
+    /// (scheme and host in any case, with or without a trailing slash), the rule
+    /// `Principal::token_for` forwards the token by. A URL parser's normalisation (default
+    /// ports, dot segments, stripped tabs) would accept spellings an issuer may treat as
+    /// other resources.
     pub(super) fn is_named_by(&self, audience: &str) -> bool {
-        match Self::parse(audience) {
-            Ok(other) => other.canonical == self.canonical,
-            Err(_) => audience == self.canonical,
-        }
+        use tool_core::Principal;
+        Principal::same_resource(audience, &self.canonical)
+            || Principal::same_resource(audience, &self.given)
     }
 }
 
@@ -370,6 +376,30 @@ mod tests {
         assert!(!r.is_named_by("https://mcp.example.com"));
         assert!(!r.is_named_by("https://mcp.example.com.evil/mcp"));
         assert!(!r.is_named_by("account"));
+    }
+
+    #[test]
+    fn audiences_are_compared_by_the_rule_tokens_are_forwarded_by() {
+        // `Principal::token_for` compares by `Principal::same_resource`, which normalises
+        // no more than case and trailing slashes: an audience is accepted by that rule only,
+        // not by a URL parser's (default ports, dot segments, tabs, backslashes, spaces).
+        let r = Resource::parse("https://mcp.example.com/mcp").unwrap();
+        for other in [
+            "https://mcp.example.com:443/mcp",
+            "https://mcp.example.com/x/../mcp",
+            "https://mcp.example.com/./mcp",
+            "https://mcp.exa\tmple.com/mcp",
+            "https://mcp.example.com\\mcp",
+            " https://mcp.example.com/mcp",
+        ] {
+            assert!(!r.is_named_by(other), "{other:?}");
+        }
+        // The resource as configured is a spelling of its own, as is its canonical form.
+        let given = Resource::parse("https://MCP.example.com:443/mcp/").unwrap();
+        assert_eq!(given.canonical, "https://mcp.example.com/mcp");
+        assert!(given.is_named_by("https://mcp.example.com:443/mcp"));
+        assert!(given.is_named_by("https://mcp.example.com/mcp"));
+        assert!(!given.is_named_by("https://mcp.example.com:8443/mcp"));
     }
 
     #[test]

@@ -283,12 +283,35 @@ fn client(url: &str) -> Result<reqwest::Client, OAuthError> {
         );
     }
     let tls = tool_http::tls_config().map_err(|e| OAuthError::Client(e.to_string()))?;
+    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+        // The first of `previous` is the URL asked for, not a redirect.
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error("too many redirects");
+        }
+        match downgrade(&parsed, attempt.url()) {
+            Some(why) => attempt.error(why),
+            None => attempt.follow(),
+        }
+    });
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
         .timeout(FETCH_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::limited(3))
+        .redirect(redirects)
         .build()
         .map_err(|e| OAuthError::Client(e.to_string()))
+}
+
+/// The most redirects followed to the key set.
+const MAX_REDIRECTS: usize = 3;
+
+/// Why a redirect from the configured `start` to `to` is not followed: it would fetch the keys
+/// over plain HTTP across the network when the configured URL did not (an `https` one, or a
+/// loopback one, which is not warned about), so anyone on the path could replace them.
+fn downgrade(start: &reqwest::Url, to: &reqwest::Url) -> Option<String> {
+    let exposed = |url: &reqwest::Url| url.scheme() != "https" && !is_local(url);
+    (exposed(to) && !exposed(start)).then(|| {
+        format!("a redirect to {to} would fetch the signing keys over plain HTTP; not followed")
+    })
 }
 
 fn is_local(url: &reqwest::Url) -> bool {
@@ -418,6 +441,27 @@ mod tests {
             "key type `X`",
         ] {
             assert!(error.contains(reason), "{reason}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_redirect_may_not_fetch_the_keys_over_plain_http_across_the_network() {
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        let secure = url("https://id.example.com/jwks");
+        let local = url("http://127.0.0.1:8080/jwks");
+        let plain = url("http://id.internal/jwks");
+        assert!(downgrade(&secure, &url("https://cdn.example.net/keys")).is_none());
+        assert!(downgrade(&secure, &url("http://[::1]:9/keys")).is_none());
+        assert!(downgrade(&local, &url("http://localhost:9/keys")).is_none());
+        // Already plain HTTP across the network, and warned about at start.
+        assert!(downgrade(&plain, &url("http://other.internal/keys")).is_none());
+        for (start, to) in [
+            (&secure, "http://id.example.com/jwks"),
+            (&local, "http://id.example.com/jwks"),
+            (&local, "http://0.0.0.0:8080/jwks"),
+        ] {
+            let why = downgrade(start, &url(to)).unwrap();
+            assert!(why.contains(to) && why.contains("plain HTTP"), "{why}");
         }
     }
 

@@ -199,7 +199,10 @@ impl OAuth {
                 expected: self.resource.canonical.clone(),
             });
         }
-        let subject = string("sub")?.ok_or(TokenProblem::MissingClaim("sub"))?;
+        // An empty subject names nobody: every caller with one would share sessions and records.
+        let subject = string("sub")?
+            .filter(|sub| !sub.is_empty())
+            .ok_or(TokenProblem::MissingClaim("sub"))?;
         let mut principal = Principal::new(subject)
             .with_issuer(issuer)
             .with_scopes(scopes(&claims)?);
@@ -258,7 +261,14 @@ fn accepted_algorithm(header: &RawHeader) -> Result<Algorithm, TokenProblem> {
         "ES256" => Ok(Algorithm::ES256),
         "EdDSA" => Ok(Algorithm::EdDSA),
         a if a.eq_ignore_ascii_case("none") => Err(TokenProblem::Unsigned),
-        a if a.len() >= 2 && a[..2].eq_ignore_ascii_case("HS") => Err(TokenProblem::Hmac(shown(a))),
+        // Bytes, not `&a[..2]`: a client's `alg` may begin with a character of several bytes.
+        a if a
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"HS")) =>
+        {
+            Err(TokenProblem::Hmac(shown(a)))
+        }
         a => Err(TokenProblem::UnsupportedAlgorithm(shown(a))),
     }
 }
@@ -359,6 +369,13 @@ mod tests {
             alg_of(json!({"alg": 5})),
             Err(TokenProblem::NotAJwt(_))
         ));
+        // A first character of several bytes is no `HS` prefix, and no reason to panic.
+        for odd in ["€", "€S256", "H€", "é"] {
+            assert_eq!(
+                alg_of(json!({"alg": odd})),
+                Err(TokenProblem::UnsupportedAlgorithm(odd.into()))
+            );
+        }
     }
 
     #[test]

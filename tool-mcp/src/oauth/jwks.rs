@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::crypto::CryptoProvider;
 use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::Value;
@@ -17,6 +19,8 @@ use super::error::{OAuthError, TokenProblem};
 const MAX_JWKS_BYTES: usize = 1 << 20;
 /// How long one fetch may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+/// The smallest RSA key RS256 may use (RFC 7518 section 3.3).
+const MIN_RSA_BITS: usize = 2048;
 
 /// One key a token can be checked with.
 pub(super) struct Key {
@@ -116,7 +120,16 @@ fn usable_key(jwk: &Value) -> Result<Key, String> {
     let field = |name: &str| text(name).ok_or_else(|| format!("it has no `{name}`"));
     let (alg, decoding) = match (text("kty"), text("crv")) {
         (Some("RSA"), _) => {
-            let key = DecodingKey::from_rsa_components(field("n")?, field("e")?);
+            let n = field("n")?;
+            if let Some(bits) = modulus_bits(n)
+                && bits < MIN_RSA_BITS
+            {
+                return Err(format!(
+                    "its RSA modulus has {bits} bits; RS256 needs at least {MIN_RSA_BITS} \
+                     (RFC 7518 section 3.3)"
+                ));
+            }
+            let key = DecodingKey::from_rsa_components(n, field("e")?);
             (Algorithm::RS256, key)
         }
         (Some("EC"), Some("P-256")) => {
@@ -158,6 +171,14 @@ fn usable_key(jwk: &Value) -> Result<Key, String> {
         alg,
         decoding,
     })
+}
+
+/// The bit length of an RSA modulus given as base64url (`n`); `None` when it does not decode,
+/// which the key parser then names.
+fn modulus_bits(n: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(n).ok()?;
+    let first = bytes.iter().position(|&b| b != 0)?;
+    Some((bytes.len() - first) * 8 - bytes[first].leading_zeros() as usize)
 }
 
 /// The JWS name of an algorithm this server accepts.
@@ -473,6 +494,24 @@ mod tests {
         key["alg"] = json!("HS256");
         let error = parse(json!([key])).err().unwrap().to_string();
         assert!(error.contains("\"HS256\""), "{error}");
+    }
+
+    #[test]
+    fn rsa_keys_under_2048_bits_are_left_out() {
+        let n = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        // Leading zero bytes do not count; the top byte counts from its highest set bit.
+        assert_eq!(modulus_bits(&n(&[0, 0, 0x01, 0xff])), Some(9));
+        assert_eq!(modulus_bits(&n(&[0x80; 256])), Some(2048));
+        assert_eq!(modulus_bits(&n(&[0x7f; 256])), Some(2047));
+        assert_eq!(modulus_bits("%%%"), None);
+        for (modulus, bits) in [(vec![0xc5; 128], 1024), (vec![0x7f; 256], 2047)] {
+            let key = json!({"kty": "RSA", "kid": "weak", "n": n(&modulus), "e": "AQAB"});
+            let error = parse(json!([key])).err().unwrap().to_string();
+            assert!(
+                error.contains(&format!("{bits} bits")) && error.contains("at least 2048"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

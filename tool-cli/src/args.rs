@@ -126,9 +126,9 @@ pub struct ServeArgs {
     #[arg(long, requires = "http", value_name = "HOST")]
     pub allow_host: Vec<String>,
     /// Pass this request header to the tools, to forward downstream (repeatable; none by
-    /// default). A caller's token reaches a downstream service only by its audience (see
-    /// docs/http.md), never as a forwarded header.
-    #[arg(long, requires = "http", value_name = "NAME")]
+    /// default). Never `authorization`, `cookie` or `proxy-*`: a caller's token reaches a
+    /// downstream service only by its audience (see docs/http.md).
+    #[arg(long, requires = "http", value_name = "NAME", value_parser = forward_header)]
     pub forward_header: Vec<String>,
     /// List only `core` tools; the others stay callable by name.
     #[arg(long)]
@@ -150,6 +150,13 @@ pub struct ServeArgs {
     /// Callers authenticated by OAuth access tokens.
     #[command(flatten)]
     pub oauth: crate::OAuthArgs,
+}
+
+fn forward_header(name: &str) -> Result<String, String> {
+    match tool_mcp::ServerOptions::never_forwarded(name) {
+        Some(why) => Err(format!("`{name}` never reaches tools: {why}")),
+        None => Ok(name.to_ascii_lowercase()),
+    }
 }
 
 fn grace(text: &str) -> Result<f64, String> {

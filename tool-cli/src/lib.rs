@@ -125,6 +125,27 @@ mod tests {
     }
 
     #[test]
+    fn credentials_are_refused_as_forwarded_headers_by_name() {
+        let parse = |header: &str| {
+            Cli::try_parse_from(
+                ["toolctl", "serve", "--http", "127.0.0.1:0"]
+                    .into_iter()
+                    .chain(["--forward-header", header]),
+            )
+        };
+        for header in ["authorization", "Cookie", "Proxy-Authorization"] {
+            let err = parse(header).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            let message = err.to_string();
+            assert!(
+                message.contains("--forward-header") && message.contains("never reaches tools"),
+                "{message}"
+            );
+        }
+        assert!(parse("X-Tenant").is_ok());
+    }
+
+    #[test]
     fn an_empty_registry_and_an_unknown_name_explain_the_linking_rule() {
         let (code, out, err) = run_with(&Registry::empty(), &["list"]);
         assert_eq!((code, out.as_str()), (0, ""));

@@ -57,9 +57,10 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// HTTP request headers passed into each call's context, for tools to forward downstream
     /// (lowercase names; none by default). Over stdio there are none. A caller's
-    /// `Authorization` is not one of them: it is the server's to check, and a tool reaches a
-    /// downstream service with the caller's token only through the [`Principal`]'s audience
-    /// rule (`tool_http`'s services), never by passing the header on.
+    /// `Authorization` is never one of them, nor `Cookie` or a `Proxy-*` header, whatever
+    /// this lists ([`never_forwarded`](Self::never_forwarded)): the token is the server's to
+    /// check, and a tool reaches a downstream service with the caller's token only through the
+    /// [`Principal`]'s audience rule (`tool_http`'s services), never by passing the header on.
     pub forward_headers: Vec<String>,
     /// Serve stdio through the SDK's own codec and service loop instead of this crate's
     /// transport (which checks every line against JSON-RPC 2.0 and answers `tools/call` and
@@ -88,6 +89,28 @@ impl Default for ServerOptions {
 }
 
 impl ServerOptions {
+    /// Why the request header `name` never reaches tools, whatever
+    /// [`forward_headers`](Self::forward_headers) lists, or `None` when it may.
+    ///
+    /// ```
+    /// use tool_mcp::ServerOptions;
+    /// assert!(ServerOptions::never_forwarded("Authorization").is_some());
+    /// assert!(ServerOptions::never_forwarded("proxy-authorization").is_some());
+    /// assert_eq!(ServerOptions::never_forwarded("x-tenant"), None);
+    /// ```
+    pub fn never_forwarded(name: &str) -> Option<&'static str> {
+        let name = name.trim().to_ascii_lowercase();
+        match name.as_str() {
+            "authorization" => Some(
+                "the caller's token is the server's to check; tools see the caller as a \
+                 Principal, and a service gets its token only by its audience",
+            ),
+            "cookie" => Some("it is the caller's session with this server"),
+            n if n.starts_with("proxy-") => Some("it is meant for a proxy"),
+            _ => None,
+        }
+    }
+
     /// Options with this server name and version.
     pub fn named(name: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
@@ -176,6 +199,11 @@ impl McpServer {
 
     /// A server over `executor` with `options`.
     pub fn with_options(executor: Executor, options: ServerOptions) -> Self {
+        for name in &options.forward_headers {
+            if let Some(why) = ServerOptions::never_forwarded(name) {
+                tracing::warn!(header = %name, reason = why, "forward_headers: never passed to tools");
+            }
+        }
         let live = Live::new(executor, options.deferred);
         Self {
             shared: Arc::new(Shared {
@@ -840,7 +868,8 @@ fn request_id(id: &rmcp::model::RequestId) -> String {
 fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
     RequestHeaders::from_pairs(parts.headers.iter().filter_map(|(name, value)| {
         let name = name.as_str();
-        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name));
+        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name))
+            && ServerOptions::never_forwarded(name).is_none();
         let value = value.to_str().ok()?;
         allowed.then(|| (name, value.to_owned()))
     }))

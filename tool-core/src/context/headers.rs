@@ -3,8 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// Headers of the incoming request that tools may forward downstream (for example
-/// `authorization`). Names are compared case-insensitively; values never appear in `Debug`.
+/// Headers of the incoming request that tools may forward downstream (a tenant id, a trace
+/// header; the MCP server never puts the caller's `authorization` here). Names are compared
+/// case-insensitively; values never appear in `Debug`.
 #[derive(Clone, Default)]
 pub struct RequestHeaders {
     pairs: Arc<[(String, String)]>,

@@ -28,12 +28,12 @@ use crate::error::ToolError;
 /// struct Root(&'static str);
 /// let ctx = ToolContext::builder()
 ///     .call_id("call_1")
-///     .headers(RequestHeaders::from_pairs([("Authorization", "Bearer t")]))
+///     .headers(RequestHeaders::from_pairs([("X-Tenant", "acme")]))
 ///     .extension(Root("/srv"))
 ///     .build();
 /// assert_eq!(ctx.call_id(), "call_1");
 /// assert_eq!(ctx.extension::<Root>().map(|r| r.0), Some("/srv"));
-/// assert_eq!(ctx.headers().get("authorization"), Some("Bearer t"));
+/// assert_eq!(ctx.headers().get("x-tenant"), Some("acme"));
 /// ```
 #[derive(Clone)]
 pub struct ToolContext {

@@ -1,8 +1,6 @@
 //! `--oauth-*`: `serve --http` as an OAuth 2.1 resource server (the feature `oauth`; without
 //! it, naming an issuer is an error rather than a server that checks no token).
 
-use tool_core::Registry;
-
 /// How `serve --http` checks callers' access tokens (see docs/remote-auth.md).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct OAuthArgs {
@@ -57,28 +55,12 @@ impl OAuthArgs {
     pub fn enabled(&self) -> bool {
         self.oauth_issuer.is_some()
     }
-
-    /// The scopes the metadata document advertises: the server's own, then every scope a
-    /// tool of `registry` needs, each once.
-    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
-    fn scopes_supported(&self, registry: &Registry) -> Vec<String> {
-        let mut scopes = self.oauth_scope.clone();
-        for tool in registry.tools() {
-            for scope in tool.scopes() {
-                if !scopes.iter().any(|s| s == scope) {
-                    scopes.push(scope.to_string());
-                }
-            }
-        }
-        scopes
-    }
 }
 
 /// The validator the arguments describe, its keys loaded; `None` when no issuer is named.
 #[cfg(feature = "oauth")]
 pub(crate) async fn load(
     args: &OAuthArgs,
-    registry: &Registry,
 ) -> Result<Option<std::sync::Arc<tool_mcp::oauth::OAuth>>, OAuthSetupError> {
     use tool_mcp::oauth::{JwksSource, OAuth, OAuthConfig};
     let (Some(issuer), Some(audience), Some(jwks)) =
@@ -89,7 +71,6 @@ pub(crate) async fn load(
     };
     let config = OAuthConfig::new(audience.clone(), issuer.clone(), JwksSource::parse(jwks))
         .with_required_scopes(args.oauth_scope.iter().cloned())
-        .with_scopes_supported(args.scopes_supported(registry))
         .with_kept_claims(args.oauth_claim.iter().cloned())
         .with_all_tools_listed(args.oauth_list_all);
     let oauth = OAuth::load(config)
@@ -100,45 +81,11 @@ pub(crate) async fn load(
 
 /// Without the feature: an error when an issuer is named.
 #[cfg(not(feature = "oauth"))]
-pub(crate) async fn load(
-    args: &OAuthArgs,
-    _registry: &Registry,
-) -> Result<Option<()>, OAuthSetupError> {
+pub(crate) async fn load(args: &OAuthArgs) -> Result<Option<()>, OAuthSetupError> {
     match &args.oauth_issuer {
         Some(issuer) => Err(OAuthSetupError::NotBuilt {
             issuer: issuer.clone(),
         }),
         None => Ok(None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tool_core::DynamicTool;
-
-    #[test]
-    fn the_metadata_advertises_the_servers_scopes_then_the_tools() {
-        let mut registry = Registry::empty();
-        let tool = |name: &str, scopes: &[&'static str]| {
-            DynamicTool::new(
-                name.to_owned(),
-                "Does a thing.",
-                serde_json::json!({"type": "object"}),
-            )
-            .scopes(scopes.iter().copied())
-        };
-        registry
-            .register(tool("delete_note", &["notes:write", "tools:read"]))
-            .unwrap();
-        registry.register(tool("read_note", &[])).unwrap();
-        let args = OAuthArgs {
-            oauth_scope: vec!["tools:read".into()],
-            ..OAuthArgs::default()
-        };
-        assert_eq!(
-            args.scopes_supported(&registry),
-            ["tools:read", "notes:write"]
-        );
     }
 }

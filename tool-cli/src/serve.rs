@@ -74,12 +74,10 @@ pub(crate) async fn serve(
             .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
         http.bearer_token = Some(token);
     }
-    let oauth = crate::oauth::load(&args.oauth, server.executor().registry())
-        .await
-        .map_err(|e| match e {
-            OAuthSetupError::NotBuilt { .. } => usage(err, e.to_string()),
-            OAuthSetupError::Load(_) => failed(err, e.to_string()),
-        })?;
+    let oauth = crate::oauth::load(&args.oauth).await.map_err(|e| match e {
+        OAuthSetupError::NotBuilt { .. } => usage(err, e.to_string()),
+        OAuthSetupError::Load(_) => failed(err, e.to_string()),
+    })?;
     let authenticated = http.bearer_token.is_some() || oauth.is_some();
     #[cfg(feature = "oauth")]
     if let Some(oauth) = oauth {

@@ -108,6 +108,8 @@ pub fn http_router(
     let max_body = config.max_request_body_bytes;
     #[cfg(feature = "oauth")]
     let gated = server.clone();
+    #[cfg(feature = "oauth")]
+    let metadata_server = server.clone();
     let factory = move || Ok(server.connection());
     let sessions = Arc::new(LocalSessionManager::default());
     #[cfg(feature = "oauth")]
@@ -134,7 +136,7 @@ pub fn http_router(
             gate,
             crate::oauth::require_token_for_tools,
         ));
-        return router.merge(oauth.metadata_router(&options.path));
+        return router.merge(oauth.metadata_router_for(&options.path, Some(metadata_server)));
     }
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(

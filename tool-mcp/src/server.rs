@@ -282,6 +282,23 @@ impl McpServer {
         self.live().calls_scoped
     }
 
+    /// Every scope a tool of the current set needs, each once, in registry order.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn tool_scopes(&self) -> Vec<String> {
+        let live = self.live();
+        let mut scopes: Vec<String> = Vec::new();
+        if live.calls_scoped {
+            for tool in live.executor.registry().tools() {
+                for scope in tool.scopes() {
+                    if !scopes.iter().any(|s| s == scope) {
+                        scopes.push(scope.to_string());
+                    }
+                }
+            }
+        }
+        scopes
+    }
+
     /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
     /// of the registry, which replaces the served one only if `change` succeeds. Calls already
     /// running finish on the old set. Connected clients get `notifications/tools/list_changed`.

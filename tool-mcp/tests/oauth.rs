@@ -805,7 +805,8 @@ async fn the_metadata_is_served_at_both_paths_to_anyone() {
     let expected = json!({
         "resource": s.resource,
         "authorization_servers": [ISSUER],
-        "scopes_supported": ["mcp:tools"],
+        // The server's own scopes, then the ones its tools need.
+        "scopes_supported": ["mcp:tools", "notes:read", "notes:write"],
         "bearer_methods_supported": ["header"],
     });
     for path in [
@@ -822,7 +823,10 @@ async fn the_metadata_is_served_at_both_paths_to_anyone() {
         assert_eq!(response.headers()["access-control-allow-origin"], "*");
         let document: Value = response.json().await.unwrap();
         assert_eq!(document, expected, "{path}");
-        assert_eq!(document, s.oauth.metadata());
+        // Without the tools: the configuration's own document.
+        let mut configured = expected.clone();
+        configured["scopes_supported"] = json!(["mcp:tools"]);
+        assert_eq!(s.oauth.metadata(), configured);
 
         // The MCP Inspector's preflight.
         let preflight = http()
@@ -1001,8 +1005,9 @@ async fn the_base_contexts_caller_is_held_to_the_tools_scopes_over_stdio() {
 }
 
 /// A tool added while the server runs is held to its scopes like one it started with: hidden
-/// from callers without them, and its calls asked for them with 403, although no tool needed a
-/// scope when the server started (so the gate then read no call's tool).
+/// from callers without them, its calls asked for them with 403, and its scopes advertised in
+/// the metadata, although no tool needed a scope when the server started (so the gate then read
+/// no call's tool).
 #[tokio::test]
 async fn a_scoped_tool_added_while_serving_is_hidden_and_guarded() {
     let mut registry = Registry::empty();
@@ -1016,6 +1021,18 @@ async fn a_scoped_tool_added_while_serving_is_hidden_and_guarded() {
     let reader = s.ec.sign(&s.claims("mcp:tools notes:read"));
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "purge_notes", "arguments": {}}});
+    let advertised = || async {
+        let document: Value = http()
+            .get(s.metadata_url())
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        document["scopes_supported"].clone()
+    };
+    assert_eq!(advertised().await, json!(["mcp:tools"]));
 
     s.server
         .update(|r| {
@@ -1044,6 +1061,8 @@ async fn a_scoped_tool_added_while_serving_is_hidden_and_guarded() {
     assert_eq!(response.status(), 403);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["scope"], "mcp:tools notes:admin");
+    // The metadata advertises the new tool's scope, as it is now.
+    assert_eq!(advertised().await, json!(["mcp:tools", "notes:admin"]));
 
     // A caller granted the scope sees it and calls it.
     let admin = s.ec.sign(&s.claims("mcp:tools notes:admin"));

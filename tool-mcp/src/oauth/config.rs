@@ -121,8 +121,10 @@ impl OAuthConfig {
     }
 
     /// The scopes the metadata advertises (`scopes_supported`), which a client asks for when
-    /// it knows no better. Default: the required scopes (left out when there are none); tools'
-    /// own scopes are asked for when they are needed, through a 403 `insufficient_scope`.
+    /// it knows no better. Default: the required scopes (left out when there are none). The
+    /// metadata [`http_router`](crate::http_router) serves lists after them every scope a tool
+    /// it serves needs; a client without one is asked for it when it calls the tool, through a
+    /// 403 `insufficient_scope`.
     pub fn with_scopes_supported<S: Into<String>>(
         mut self,
         scopes: impl IntoIterator<Item = S>,

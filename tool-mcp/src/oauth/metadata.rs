@@ -11,10 +11,13 @@ use serde_json::{Value, json};
 
 use super::config::WELL_KNOWN;
 use super::validate::OAuth;
+use crate::McpServer;
 
 impl OAuth {
     /// The metadata document: `resource`, `authorization_servers`, `scopes_supported` (left out
-    /// when there are none), `bearer_methods_supported: ["header"]`.
+    /// when there are none), `bearer_methods_supported: ["header"]`. The router
+    /// [`http_router`](crate::http_router) serves adds to `scopes_supported` every scope a tool
+    /// it serves needs, as its tools are now.
     ///
     /// ```no_run
     /// # async fn demo(oauth: tool_mcp::oauth::OAuth) {
@@ -23,11 +26,22 @@ impl OAuth {
     /// # }
     /// ```
     pub fn metadata(&self) -> Value {
+        self.metadata_with(&[])
+    }
+
+    /// [`metadata`](Self::metadata) with `more` scopes advertised after the configured ones,
+    /// each once.
+    fn metadata_with(&self, more: &[String]) -> Value {
         let mut document = json!({
             "resource": self.resource(),
             "authorization_servers": self.config().authorization_servers(),
         });
-        let scopes = self.config().scopes_supported();
+        let mut scopes: Vec<&str> = Vec::new();
+        for scope in self.config().scopes_supported().iter().chain(more) {
+            if !scopes.contains(&scope.as_str()) {
+                scopes.push(scope);
+            }
+        }
         if !scopes.is_empty() {
             document["scopes_supported"] = json!(scopes);
         }
@@ -41,6 +55,16 @@ impl OAuth {
     /// clients look first. Merge it into an application that mounts the endpoint itself;
     /// [`http_router`](crate::http_router) does.
     pub fn metadata_router(self: &Arc<Self>, endpoint_path: &str) -> axum::Router {
+        self.metadata_router_for(endpoint_path, None)
+    }
+
+    /// [`metadata_router`](Self::metadata_router), advertising the scopes `server`'s tools
+    /// need as well, read at each request so that tools added while serving are there.
+    pub(crate) fn metadata_router_for(
+        self: &Arc<Self>,
+        endpoint_path: &str,
+        server: Option<McpServer>,
+    ) -> axum::Router {
         let mut paths = vec![WELL_KNOWN.to_owned()];
         for suffix in [self.resource_path(), endpoint_path] {
             let suffix = suffix.trim_matches('/');
@@ -49,24 +73,39 @@ impl OAuth {
                 paths.push(path);
             }
         }
+        let state = Arc::new(Served {
+            oauth: self.clone(),
+            server,
+        });
         let mut router = axum::Router::new();
         for path in paths {
             router = router.route(
                 &path,
-                get(document).options(preflight).with_state(self.clone()),
+                get(document).options(preflight).with_state(state.clone()),
             );
         }
         router
     }
 }
 
-async fn document(State(oauth): State<Arc<OAuth>>) -> Response {
+/// What the metadata routes read.
+struct Served {
+    oauth: Arc<OAuth>,
+    server: Option<McpServer>,
+}
+
+async fn document(State(served): State<Arc<Served>>) -> Response {
+    let tool_scopes = served
+        .server
+        .as_ref()
+        .map(McpServer::tool_scopes)
+        .unwrap_or_default();
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),
             (header::CACHE_CONTROL, "max-age=3600"),
         ],
-        oauth.metadata().to_string(),
+        served.oauth.metadata_with(&tool_scopes).to_string(),
     )
         .into_response();
     response.headers_mut().insert(

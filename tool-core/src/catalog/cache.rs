@@ -34,7 +34,6 @@ pub struct CacheError {
 #[derive(Debug)]
 pub struct VectorCache {
     path: PathBuf,
-    dim: Option<usize>,
     vectors: Vectors,
 }
 
@@ -70,15 +69,15 @@ impl VectorCache {
             })
             .collect();
         let path = dir.join(format!("{file}.vectors"));
-        let (dim, vectors) = match File::open(&path) {
+        let vectors = match File::open(&path) {
             Ok(file) => {
                 let size = file.metadata().map_or(0, |m| m.len() as usize);
                 decode(file, size).unwrap_or_default()
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (None, Vectors::default()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vectors::default(),
             Err(source) => return Err(CacheError { path, source }),
         };
-        Ok(Self { path, dim, vectors })
+        Ok(Self { path, vectors })
     }
 
     /// The vector embedded from `text`, if it is cached.
@@ -103,13 +102,14 @@ impl VectorCache {
             return Ok(());
         };
         let dim = first.len();
-        if records.iter().any(|(_, v)| v.len() != dim) {
+        // A file of empty vectors could not be read back (its header would say 0).
+        if dim == 0 || records.iter().any(|(_, v)| v.len() != dim) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "vectors of different lengths",
+                "vectors of no length or of different lengths",
             ));
         }
-        let fresh = self.dim != Some(dim);
+        let fresh = self.vectors.dim != dim;
         let file = if fresh {
             File::create(&self.path)?
         } else {
@@ -119,7 +119,6 @@ impl VectorCache {
         // new length under the old header.
         if fresh {
             self.vectors = Vectors::new(dim);
-            self.dim = Some(dim);
         }
         let mut out = BufWriter::new(file);
         if fresh {
@@ -154,6 +153,7 @@ fn encode_record(text: &str, vector: &[f32]) -> io::Result<Vec<u8>> {
 /// and one allocation each made most of its time.
 #[derive(Debug, Default)]
 struct Vectors {
+    /// The vector length; 0 before the first vector, when no file was read.
     dim: usize,
     /// Where each text's vector starts in `data`, in vectors.
     at: HashMap<Box<str>, usize>,
@@ -216,9 +216,8 @@ impl Vectors {
     }
 }
 
-/// The vector length and vectors of a cache file: `None` if it is not one; records after a
-/// damaged one dropped.
-fn decode(input: impl Read, size: usize) -> Option<(Option<usize>, Vectors)> {
+/// The vectors of a cache file: `None` if it is not one; records after a damaged one dropped.
+fn decode(input: impl Read, size: usize) -> Option<Vectors> {
     // Read as a stream, not into one buffer first: a warm start of 10,000 tools reads some
     // 60 MB, and a second copy of it cost as much as the decoding.
     let mut input = io::BufReader::with_capacity(1 << 16, input);
@@ -249,7 +248,7 @@ fn decode(input: impl Read, size: usize) -> Option<(Option<usize>, Vectors)> {
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
         vectors.insert(text, vector);
     }
-    Some((Some(dim), vectors))
+    Some(vectors)
 }
 
 fn read_u32(input: &mut impl Read) -> Option<usize> {
@@ -284,8 +283,8 @@ mod tests {
                 .enumerate()
                 .map(|(i, t)| (t.clone(), (0..dim).map(|j| (seed as f32) * 0.5 - (i * dim + j) as f32).collect()))
                 .collect();
-            let (got_dim, got) = decode(&encode(dim, &records)[..], 0).expect("a cache file");
-            prop_assert_eq!(got_dim, Some(dim));
+            let got = decode(&encode(dim, &records)[..], 0).expect("a cache file");
+            prop_assert_eq!(got.dim, dim);
             let want: HashMap<String, Vec<f32>> = records.into_iter().collect();
             prop_assert_eq!(got.to_map(), want);
         }
@@ -299,7 +298,7 @@ mod tests {
                 texts.iter().map(|t| (t.clone(), vec![1.0, 2.0])).collect();
             let bytes = encode(2, &records);
             let at = cut.index(bytes.len() + 1);
-            if let Some((_, got)) = decode(&bytes[..at], at) {
+            if let Some(got) = decode(&bytes[..at], at) {
                 for (text, vector) in &got.to_map() {
                     prop_assert!(records.iter().any(|(t, v)| t == text && v == vector));
                 }

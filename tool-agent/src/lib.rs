@@ -230,7 +230,8 @@ impl Agent {
                         Some(Ok(input)) => (input.to_string(), None),
                         Some(Err(e)) => (String::new(), Some(e.to_string())),
                         None => {
-                            let suggestions = registry.suggest(&call.name);
+                            let caller = self.context.principal();
+                            let suggestions = registry.suggest_for(&call.name, caller);
                             let e = tool_core::exec::unknown_tool(&call.name, &suggestions);
                             (String::new(), Some(e.to_string()))
                         }

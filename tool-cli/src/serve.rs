@@ -27,6 +27,11 @@ pub(crate) async fn serve(
                 .to_owned(),
         ));
     }
+    // The issuer's keys, before a model loads: a bad key set is reported in a moment.
+    let oauth = crate::oauth::load(&args.oauth).await.map_err(|e| match e {
+        OAuthSetupError::NotBuilt { .. } => usage(err, e.to_string()),
+        OAuthSetupError::Load(_) => failed(err, e.to_string()),
+    })?;
     // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
     let embedding = args.embed.embedding_or_exit(err)?;
     let hybrid = embedding.is_some();
@@ -44,13 +49,8 @@ pub(crate) async fn serve(
     }
     options.sdk_transport = args.sdk_transport;
     options.shutdown_grace = std::time::Duration::from_secs_f64(args.shutdown_grace);
-    if !args.forward_header.is_empty() {
-        options.forward_headers = args
-            .forward_header
-            .iter()
-            .map(|h| h.to_ascii_lowercase())
-            .collect();
-    }
+    // Lowercased, and refused if never forwarded, by the argument's parser.
+    options.forward_headers = args.forward_header.clone();
     let server = McpServer::with_options(Executor::new(registry), options)
         .with_base_context(base)
         .with_catalog(catalog);
@@ -74,10 +74,6 @@ pub(crate) async fn serve(
             .ok_or_else(|| usage(err, format!("--token-env {var}: the variable is not set")))?;
         http.bearer_token = Some(token);
     }
-    let oauth = crate::oauth::load(&args.oauth).await.map_err(|e| match e {
-        OAuthSetupError::NotBuilt { .. } => usage(err, e.to_string()),
-        OAuthSetupError::Load(_) => failed(err, e.to_string()),
-    })?;
     let authenticated = http.bearer_token.is_some() || oauth.is_some();
     #[cfg(feature = "oauth")]
     if let Some(oauth) = oauth {

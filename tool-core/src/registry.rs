@@ -695,9 +695,17 @@ impl Registry {
 
     /// Up to three names close to `name`, nearest first, for "did you mean".
     pub fn suggest(&self, name: &str) -> Vec<&str> {
+        self.suggest_for(name, None)
+    }
+
+    /// [`suggest`](Self::suggest) among the tools `caller` may call ([`Tool::permits`]): a
+    /// suggestion must not name a tool its scopes hide, and a hidden near name must not crowd
+    /// out a callable one. `None`: no caller was authenticated, so every tool.
+    pub fn suggest_for(&self, name: &str, caller: Option<&Principal>) -> Vec<&str> {
         let mut scored: Vec<(f64, &str)> = self
             .tools
             .iter()
+            .filter(|t| t.permits(caller))
             .map(|t| (strsim::jaro_winkler(name, t.name()), t.name()))
             .filter(|(score, _)| *score >= 0.8)
             .collect();
@@ -713,14 +721,14 @@ impl Registry {
     pub fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallFuture {
         match self.get(name) {
             Some(tool) => tool.call(input, ctx),
-            None => self.unknown(name),
+            None => self.unknown(name, ctx),
         }
     }
 
     /// Calls a tool with JSON text as input (as models send it).
     pub fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallFuture {
         let Some(tool) = self.get(name) else {
-            return self.unknown(name);
+            return self.unknown(name, ctx);
         };
         match call::parse_input(input) {
             Ok(input) => tool.call(input, ctx),
@@ -732,8 +740,9 @@ impl Registry {
     /// suggestions made `call` too large to inline into its callers.
     #[cold]
     #[inline(never)]
-    fn unknown(&self, name: &str) -> CallFuture {
-        call::fail(call::unknown_tool(name, &self.suggest(name)))
+    fn unknown(&self, name: &str, ctx: &ToolContext) -> CallFuture {
+        let near = self.suggest_for(name, ctx.principal());
+        call::fail(call::unknown_tool(name, &near))
     }
 }
 
@@ -876,6 +885,23 @@ mod tests {
             "{msg}"
         );
         assert_eq!(r.len(), 1);
+    }
+
+    #[test]
+    fn a_callers_suggestions_skip_hidden_tools_before_taking_the_nearest_three() {
+        let mut r = Registry::empty();
+        for name in ["close_issue", "close_issues", "closed_issue"] {
+            r.register(dynamic(name, "t").scopes(["admin"])).unwrap();
+        }
+        r.register(dynamic("close_isue_draft", "t")).unwrap();
+        assert_eq!(r.suggest("close_isue").len(), 3);
+        assert!(!r.suggest("close_isue").contains(&"close_isue_draft"));
+        let reader = Principal::new("ada");
+        assert_eq!(
+            r.suggest_for("close_isue", Some(&reader)),
+            ["close_isue_draft"]
+        );
+        assert_eq!(r.suggest_for("close_isue", None), r.suggest("close_isue"));
     }
 
     #[tokio::test]

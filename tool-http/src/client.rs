@@ -17,7 +17,7 @@ use super::credential::{EnvReader, ServiceAuth, process_env};
 use super::response::HttpResponse;
 use super::send::{ReadOptions, Target, execute, guard_error};
 use super::ssrf::{GuardError, GuardedResolver, Lookup, MAX_REDIRECTS, SsrfPolicy, system_lookup};
-use super::text::host_label;
+use super::text::{host_label, nearest};
 use tool_core::Principal;
 use tool_core::context::{FromContext, ToolContext};
 use tool_core::error::{ErrorKind, ToolError};
@@ -229,13 +229,10 @@ impl HttpClient {
             method: method.clone(),
             path: path.split(['?', '#']).next().unwrap_or_default().to_owned(),
         };
-        let url = self.service_url(service, path);
+        let found = self.shared.services.get(&service.to_ascii_lowercase());
+        let url = self.service_url(service, found, path);
         let principal = self.binding.as_ref().and_then(|b| b.principal.as_ref());
-        let authorization = self
-            .shared
-            .services
-            .get(&service.to_ascii_lowercase())
-            .and_then(|s| s.auth.authorization(principal));
+        let authorization = found.and_then(|s| s.auth.authorization(principal));
         ServiceRequest {
             client: self.clone(),
             method,
@@ -250,11 +247,16 @@ impl HttpClient {
         }
     }
 
-    fn service_url(&self, service: &str, path: &str) -> Result<Url, ToolError> {
-        let Some(Service { base, .. }) = self.shared.services.get(&service.to_ascii_lowercase())
-        else {
+    /// The URL of `path` under `service` (`found`: its configuration, if it has one).
+    fn service_url(
+        &self,
+        service: &str,
+        found: Option<&Service>,
+        path: &str,
+    ) -> Result<Url, ToolError> {
+        let Some(Service { base, .. }) = found else {
             let known: Vec<&str> = self.services().collect();
-            let hint = match strsim_nearest(service, &known) {
+            let hint = match nearest(service, &known) {
                 Some(near) => format!("; did you mean `{near}`?"),
                 None if known.is_empty() => format!(
                     "; set {ENV_SERVICE}{} to its base URL",
@@ -351,15 +353,6 @@ impl HttpClient {
             None => fut.await,
         }
     }
-}
-
-fn strsim_nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(k, name), *k))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| k)
 }
 
 fn same_origin_redirects(attempt: redirect::Attempt<'_>) -> redirect::Action {
@@ -579,7 +572,10 @@ mod tests {
                 .service("root", "https://root.example"),
         )
         .unwrap();
-        let url = |s: &str, p: &str| client.service_url(s, p).map(|u| u.to_string());
+        let url = |s: &str, p: &str| {
+            let found = client.shared.services.get(&s.to_ascii_lowercase());
+            client.service_url(s, found, p).map(|u| u.to_string())
+        };
         assert_eq!(
             url("api", "/users/7").unwrap(),
             "https://api.example/v1/users/7"

@@ -8,6 +8,7 @@ use reqwest::Url;
 use reqwest::header::HeaderName;
 
 use super::ssrf::SsrfPolicy;
+use super::text::nearest;
 
 /// Largest response body read by default: 5 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 5 * 1024 * 1024;
@@ -437,12 +438,7 @@ impl HttpConfig {
             let Some(entry) = config.services.get_mut(&service) else {
                 let known: Vec<&str> = config.services.keys().map(String::as_str).collect();
                 return Err(HttpConfigError::UnknownService {
-                    suggestion: known
-                        .iter()
-                        .map(|k| (strsim::jaro_winkler(k, &service), *k))
-                        .filter(|(score, _)| *score > 0.8)
-                        .max_by(|a, b| a.0.total_cmp(&b.0))
-                        .map(|(_, k)| k.to_owned()),
+                    suggestion: nearest(&service, &known).map(str::to_owned),
                     var,
                     service,
                 });

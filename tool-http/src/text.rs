@@ -5,6 +5,16 @@ use reqwest::Url;
 /// Longest excerpt of an error body a message quotes.
 const EXCERPT_CHARS: usize = 200;
 
+/// The name of `known` nearest to `name`, if one is near enough to be what was meant.
+pub(super) fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(k, name), *k))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
 /// `host[:port]` of a URL, IPv6 in brackets.
 pub(super) fn host_label(url: &Url) -> String {
     let host = url.host_str().unwrap_or("the host");

@@ -108,8 +108,6 @@ pub fn http_router(
     let max_body = config.max_request_body_bytes;
     #[cfg(feature = "oauth")]
     let gated = server.clone();
-    #[cfg(feature = "oauth")]
-    let metadata_server = server.clone();
     let factory = move || Ok(server.connection());
     let sessions = Arc::new(LocalSessionManager::default());
     #[cfg(feature = "oauth")]
@@ -126,6 +124,7 @@ pub fn http_router(
         if options.bearer_token.is_some() {
             tracing::warn!("both a static bearer token and OAuth are set: OAuth is used");
         }
+        let metadata = oauth.metadata_router_for(&options.path, Some(gated.clone()));
         let gate = crate::oauth::Gate {
             oauth: oauth.clone(),
             server: gated,
@@ -136,7 +135,7 @@ pub fn http_router(
             gate,
             crate::oauth::require_token_for_tools,
         ));
-        return router.merge(oauth.metadata_router_for(&options.path, Some(metadata_server)));
+        return router.merge(metadata);
     }
     match &options.bearer_token {
         Some(token) => router.layer(middleware::from_fn_with_state(

@@ -155,10 +155,11 @@ struct Live {
     listed: Arc<[tool_core::Tool]>,
     /// Whether a listed tool needs scopes: if none does, every caller sees the same list.
     scoped: bool,
-    /// Whether any tool, listed or not, needs scopes: if none does, no call needs more than
-    /// the server's own scopes, and the HTTP gate need not read which tool a call names.
+    /// Every scope a tool, listed or not, needs, each once, in registry order: what the OAuth
+    /// metadata advertises. If there are none, no call needs more than the server's own
+    /// scopes, and the HTTP gate need not read which tool a call names.
     #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
-    calls_scoped: bool,
+    tool_scopes: Arc<[String]>,
 }
 
 /// What one connection negotiated.
@@ -198,12 +199,14 @@ impl McpServer {
     }
 
     /// A server over `executor` with `options`.
-    pub fn with_options(executor: Executor, options: ServerOptions) -> Self {
-        for name in &options.forward_headers {
-            if let Some(why) = ServerOptions::never_forwarded(name) {
+    pub fn with_options(executor: Executor, mut options: ServerOptions) -> Self {
+        options.forward_headers.retain(|name| {
+            let why = ServerOptions::never_forwarded(name);
+            if let Some(why) = why {
                 tracing::warn!(header = %name, reason = why, "forward_headers: never passed to tools");
             }
-        }
+            why.is_none()
+        });
         let live = Live::new(executor, options.deferred);
         Self {
             shared: Arc::new(Shared {
@@ -279,24 +282,13 @@ impl McpServer {
     /// Whether any tool of the current set needs scopes of its caller.
     #[cfg(feature = "oauth")]
     pub(crate) fn calls_scoped(&self) -> bool {
-        self.live().calls_scoped
+        !self.live().tool_scopes.is_empty()
     }
 
     /// Every scope a tool of the current set needs, each once, in registry order.
     #[cfg(feature = "oauth")]
-    pub(crate) fn tool_scopes(&self) -> Vec<String> {
-        let live = self.live();
-        let mut scopes: Vec<String> = Vec::new();
-        if live.calls_scoped {
-            for tool in live.executor.registry().tools() {
-                for scope in tool.scopes() {
-                    if !scopes.iter().any(|s| s == scope) {
-                        scopes.push(scope.to_string());
-                    }
-                }
-            }
-        }
-        scopes
+    pub(crate) fn tool_scopes(&self) -> Arc<[String]> {
+        self.live().tool_scopes.clone()
     }
 
     /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
@@ -382,13 +374,12 @@ impl McpServer {
         let registry = live.executor.registry();
         let Some(tool) = registry.get(&request.name) else {
             // Only names the caller's listing shows: a suggestion must not undo its filtering.
-            let caller = self.caller(&cx);
-            let all = lists_all(&cx);
-            let near: Vec<&str> = registry
-                .suggest(&request.name)
-                .into_iter()
-                .filter(|name| all || registry.get(name).is_some_and(|t| t.permits(caller)))
-                .collect();
+            let caller = if lists_all(&cx) {
+                None
+            } else {
+                self.caller(&cx)
+            };
+            let near = registry.suggest_for(&request.name, caller);
             let error = tool_core::exec::unknown_tool(&request.name, &near);
             return Err(McpError::invalid_params(error.to_string(), None));
         };
@@ -707,17 +698,17 @@ impl Live {
             .cloned()
             .collect::<Arc<[Tool]>>();
         let scoped = listed.iter().any(|t| !t.scopes().is_empty());
-        let calls_scoped = scoped
-            || executor
-                .registry()
-                .tools()
-                .iter()
-                .any(|t| !t.scopes().is_empty());
+        let mut tool_scopes: Vec<String> = Vec::new();
+        for scope in executor.registry().tools().iter().flat_map(|t| t.scopes()) {
+            if !tool_scopes.iter().any(|s| s == scope) {
+                tool_scopes.push(scope.to_string());
+            }
+        }
         Self {
             executor,
             listed,
             scoped,
-            calls_scoped,
+            tool_scopes: tool_scopes.into(),
         }
     }
 }
@@ -885,8 +876,8 @@ fn request_id(id: &rmcp::model::RequestId) -> String {
 fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
     RequestHeaders::from_pairs(parts.headers.iter().filter_map(|(name, value)| {
         let name = name.as_str();
-        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name))
-            && ServerOptions::never_forwarded(name).is_none();
+        // `allow` holds no name `ServerOptions::never_forwarded` refuses (`with_options`).
+        let allowed = allow.iter().any(|a| a.eq_ignore_ascii_case(name));
         let value = value.to_str().ok()?;
         allowed.then(|| (name, value.to_owned()))
     }))

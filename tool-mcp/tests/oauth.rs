@@ -821,6 +821,8 @@ async fn the_metadata_is_served_at_both_paths_to_anyone() {
             .unwrap();
         assert_eq!(response.status(), 200, "{path}");
         assert_eq!(response.headers()["access-control-allow-origin"], "*");
+        // Its scopes follow the tools served, so it is not to be kept.
+        assert_eq!(response.headers()["cache-control"], "no-cache");
         let document: Value = response.json().await.unwrap();
         assert_eq!(document, expected, "{path}");
         // Without the tools: the configuration's own document.

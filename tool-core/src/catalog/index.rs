@@ -470,9 +470,14 @@ impl Index {
         self.by_name.keys().map(|k| &k.0)
     }
 
-    /// The distinct domains of the tools indexed, sorted.
-    pub fn domains(&self) -> Vec<&str> {
-        let mut domains: Vec<&str> = self.tools().map(|t| &*t.domain().name).collect();
+    /// The distinct domains of the tools indexed that `caller` may call ([`Tool::permits`];
+    /// `None`: every tool), sorted.
+    pub fn domains(&self, caller: Option<&crate::Principal>) -> Vec<&str> {
+        let mut domains: Vec<&str> = self
+            .tools()
+            .filter(|t| t.permits(caller))
+            .map(|t| &*t.domain().name)
+            .collect();
         domains.sort_unstable();
         domains.dedup();
         domains

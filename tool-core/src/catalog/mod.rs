@@ -335,7 +335,7 @@ impl Catalog {
 
     /// The domains of the tools it holds, sorted.
     pub fn domains(&self) -> Vec<&str> {
-        self.index.domains()
+        self.index.domains(None)
     }
 
     /// Checks that some tool it holds is in `domain` (before a search filtered by it).
@@ -351,14 +351,7 @@ impl Catalog {
         domain: &str,
         caller: Option<&crate::Principal>,
     ) -> Result<(), UnknownDomain> {
-        let mut known: Vec<&str> = self
-            .index
-            .tools()
-            .filter(|t| t.permits(caller))
-            .map(|t| &*t.domain().name)
-            .collect();
-        known.sort_unstable();
-        known.dedup();
+        let known = self.index.domains(caller);
         if known.contains(&domain) {
             return Ok(());
         }

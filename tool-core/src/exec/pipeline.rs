@@ -291,12 +291,10 @@ impl Executor {
                 Within::Child { parent, .. } => parent.principal(),
                 Within::Own(ctx) => ctx.principal(),
             };
-            let near: Vec<&str> = registry
-                .suggest(name)
-                .into_iter()
-                .filter(|near| registry.get(near).is_some_and(|t| t.permits(caller)))
-                .collect();
-            return Err(call::unknown_tool(name, &near));
+            return Err(call::unknown_tool(
+                name,
+                &registry.suggest_for(name, caller),
+            ));
         };
         let started = Instant::now();
         let timeout = tool

@@ -233,12 +233,9 @@ impl OAuthConfig {
             .required_scopes
             .iter()
             .chain(self.scopes_supported())
-            .find(|s| !is_scope_token(s));
-        if let Some(scope) = bad_scope {
-            return Err(OAuthError::Config(format!(
-                "`{scope}` is not a scope: a scope is printable ASCII without spaces, `\"` or `\\` \
-                 (RFC 6749)"
-            )));
+            .find_map(|s| tool_core::definition::scope_problem(s).err());
+        if let Some(problem) = bad_scope {
+            return Err(OAuthError::Config(problem.to_string()));
         }
         if self.leeway > MAX_LEEWAY {
             return Err(OAuthError::Config(format!(

@@ -100,10 +100,15 @@ async fn document(State(served): State<Arc<Served>>) -> Response {
         .as_ref()
         .map(McpServer::tool_scopes)
         .unwrap_or_default();
+    // A served tool set can change, and with it the scopes: clients ask again each time.
+    let cache = match served.server {
+        Some(_) => "no-cache",
+        None => "max-age=3600",
+    };
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),
-            (header::CACHE_CONTROL, "max-age=3600"),
+            (header::CACHE_CONTROL, cache),
         ],
         served.oauth.metadata_with(&tool_scopes).to_string(),
     )

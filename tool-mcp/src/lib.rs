@@ -43,6 +43,7 @@ mod mount;
 mod notify;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod request;
 mod result;
 mod serve;
 mod server;

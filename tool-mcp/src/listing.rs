@@ -14,8 +14,11 @@ use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use rmcp::model::CacheScope;
 use tool_core::schema::McpSchema;
 use tool_core::{Tool, render};
+
+use super::result::ServerInfo;
 
 /// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
 /// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
@@ -54,16 +57,49 @@ fn output_schema(tool: &Tool) -> Option<serde_json::Map<String, Value>> {
 
 /// One page of `tools/list`: the listed tools in `range`, and the cursor of the next page.
 /// Serializes as the result of `tools/list` (what rmcp writes for a `ListToolsResult` to a
-/// session begun with `initialize`).
+/// session begun with `initialize`, or with [`Hints`] to a 2026-07-28 request).
 pub(super) struct Page {
     listed: Arc<[Tool]>,
     range: Range<usize>,
+    hints: Option<Hints>,
+}
+
+/// What a 2026-07-28 listing carries besides its tools: how long and by whom it may be cached,
+/// and the server's info.
+pub(super) struct Hints {
+    pub(super) ttl_ms: u64,
+    pub(super) scope: CacheScope,
+    pub(super) server_info: Arc<ServerInfo>,
+}
+
+impl Hints {
+    /// Sets these hints on the SDK's form of the page.
+    pub(super) fn apply(&self, result: &mut rmcp::model::ListToolsResult) {
+        result.ttl_ms = Some(self.ttl_ms);
+        result.cache_scope = Some(self.scope);
+        result.meta = Some(self.server_info.added_to(result.meta.take()));
+    }
 }
 
 impl Page {
     /// `range` of `listed`, every tool of which has an object input schema.
     pub(super) fn new(listed: Arc<[Tool]>, range: Range<usize>) -> Self {
-        Self { listed, range }
+        Self {
+            listed,
+            range,
+            hints: None,
+        }
+    }
+
+    /// The page as a 2026-07-28 request gets it.
+    pub(super) fn with_hints(mut self, hints: Hints) -> Self {
+        self.hints = Some(hints);
+        self
+    }
+
+    /// The hints, taken out: the SDK's form of the page carries them instead.
+    pub(super) fn take_hints(&mut self) -> Option<Hints> {
+        self.hints.take()
     }
 
     pub(super) fn tools(&self) -> &[Tool] {
@@ -79,8 +115,16 @@ impl Page {
 impl Serialize for Page {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        if let Some(hints) = &self.hints {
+            map.serialize_entry("resultType", "complete")?;
+            map.serialize_entry("_meta", &hints.server_info.added_to(None))?;
+        }
         if let Some(next) = self.next_cursor() {
             map.serialize_entry("nextCursor", &next)?;
+        }
+        if let Some(hints) = &self.hints {
+            map.serialize_entry("ttlMs", &hints.ttl_ms)?;
+            map.serialize_entry("cacheScope", &hints.scope)?;
         }
         map.serialize_entry("tools", &Tools(self.tools()))?;
         map.end()
@@ -177,21 +221,45 @@ mod tests {
         }
     }
 
-    /// The transport's answer is byte for byte what the SDK writes for the same page.
+    /// The transport's answer is byte for byte what the SDK writes for the same page, in
+    /// either era.
     #[test]
     fn a_page_is_written_as_the_sdk_writes_its_list_result() {
         let listed: Arc<[Tool]> = registry().tools().into();
         let n = listed.len();
         assert!(n >= 3);
-        for range in [0..n, 0..1, 1..n - 1, n..n] {
-            let page = Page::new(listed.clone(), range.clone());
+        let info = Arc::new(ServerInfo::new(&rmcp::model::Implementation::new(
+            "srv \"q\"",
+            "2.0",
+        )));
+        let hints = |scope| Hints {
+            ttl_ms: 60_000,
+            scope,
+            server_info: info.clone(),
+        };
+        let eras = [None, Some(CacheScope::Public), Some(CacheScope::Private)];
+        for (range, era) in [0..n, 0..1, 1..n - 1, n..n]
+            .into_iter()
+            .flat_map(|r| eras.map(|e| (r.clone(), e)))
+        {
+            let mut page = Page::new(listed.clone(), range.clone());
+            if let Some(scope) = era {
+                page = page.with_hints(hints(scope));
+            }
             let mut sdk = ListToolsResult::with_all_items(
                 page.tools().iter().filter_map(listed_tool).collect(),
             );
             sdk.next_cursor = page.next_cursor();
+            if let Some(scope) = era {
+                hints(scope).apply(&mut sdk);
+            }
             let mut sdk = ServerResult::ListToolsResult(sdk);
-            sdk.strip_result_type_for_legacy_peer();
-            sdk.strip_non_object_output_for_legacy_peer();
+            if era.is_none() {
+                sdk.strip_result_type_for_legacy_peer();
+                sdk.strip_non_object_output_for_legacy_peer();
+            } else {
+                sdk.fill_missing_cache_hints();
+            }
             fn answer(result: impl Serialize) -> String {
                 let id = NumberOrString::Number(7);
                 let jsonrpc = JsonRpcVersion2_0;
@@ -202,7 +270,7 @@ mod tests {
                 })
                 .unwrap()
             }
-            assert_eq!(answer(page), answer(sdk), "{range:?}");
+            assert_eq!(answer(page), answer(sdk), "{range:?} {era:?}");
         }
     }
 

@@ -54,16 +54,18 @@ struct McpEvents {
     /// Progress counts of this call only: a tool it calls counts its own work.
     call_id: String,
     wants_progress: bool,
-    min_level: LogLevel,
+    /// `None`: the client wants no log messages from this call.
+    min_level: Option<LogLevel>,
 }
 
 impl Notifier {
     /// The notifier of a call of `tool`. Progress goes out only when the request carried a
-    /// progress token; log messages at `min_level` and above. Call it on the runtime.
+    /// progress token; log messages at `min_level` and above, none when it is `None`. Call it
+    /// on the runtime.
     pub(super) fn start(
         peer: Peer<RoleServer>,
         progress: Option<ProgressToken>,
-        min_level: LogLevel,
+        min_level: Option<LogLevel>,
         call_id: String,
         tool: Cow<'static, str>,
         base: ToolContext,
@@ -159,7 +161,7 @@ impl EventSink for McpEvents {
         self.base.events().emit(event);
         let wanted = match event {
             ToolEvent::Progress { call_id, .. } => self.wants_progress && *call_id == self.call_id,
-            ToolEvent::Log { level, .. } => *level >= self.min_level,
+            ToolEvent::Log { level, .. } => self.min_level.is_some_and(|min| *level >= min),
             _ => false,
         };
         if !wanted {

@@ -12,6 +12,39 @@ use serde_json::{Value, json};
 use tool_core::exec::CallResult;
 use tool_core::{Media, MediaKind, Tool, ToolOutput};
 
+/// The `_meta` key under which a result names the server (2026-07-28).
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The server's name and version, as the results of 2026-07-28 requests carry them in `_meta`
+/// (the spec: servers SHOULD include it on every response), kept as JSON too: the stdio
+/// transport writes it into answers as it is.
+#[derive(Debug)]
+pub(crate) struct ServerInfo {
+    value: Value,
+    json: Box<[u8]>,
+}
+
+impl ServerInfo {
+    pub(crate) fn new(info: &rmcp::model::Implementation) -> Self {
+        let value = serde_json::to_value(info).unwrap_or(Value::Null);
+        let json = serde_json::to_vec(&value).unwrap_or_default().into();
+        Self { value, json }
+    }
+
+    /// `meta` with the server's info added, first (where [`TextResult::write`] writes it).
+    pub(crate) fn added_to(&self, meta: Option<MetaObject>) -> MetaObject {
+        let mut with = serde_json::Map::with_capacity(1);
+        with.insert(SERVER_INFO.into(), self.value.clone());
+        with.extend(meta.map(|m| m.0).unwrap_or_default());
+        MetaObject(with)
+    }
+
+    fn write_entry(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#""io.modelcontextprotocol/serverInfo":"#);
+        out.extend_from_slice(&self.json);
+    }
+}
+
 /// A call's outcome, with what the shape of its answer depends on.
 pub(super) struct CallOutcome {
     /// The listed output schema wraps the data as `{"result": ...}`.
@@ -131,10 +164,19 @@ enum Echo<'a> {
 }
 
 impl TextResult<'_> {
-    /// Appends the result's JSON to `out`. The names and the order of the fields are the SDK's;
-    /// they are written as the constants they are (serde escapes every name it writes).
-    pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        out.extend_from_slice(br#"{"content":["#);
+    /// Appends the result's JSON to `out`: for a session (`modern` is `None`), or for a
+    /// 2026-07-28 request, with `resultType` and the server's info. The names and the order of
+    /// the fields are the SDK's; they are written as the constants they are (serde escapes
+    /// every name it writes).
+    pub(super) fn write(
+        &self,
+        out: &mut Vec<u8>,
+        modern: Option<&ServerInfo>,
+    ) -> serde_json::Result<()> {
+        out.extend_from_slice(match modern {
+            None => br#"{"content":["#.as_slice(),
+            Some(_) => br#"{"resultType":"complete","content":["#.as_slice(),
+        });
         if let Some(echo) = &self.echo {
             out.extend_from_slice(br#"{"type":"text","text":"#);
             let mut json = serde_json::Serializer::new(&mut *out);
@@ -155,10 +197,20 @@ impl TextResult<'_> {
                 out.push(b'}');
             }
         }
-        match self.error {
-            None => out.extend_from_slice(br#","isError":false}"#),
-            Some(kind) => {
-                out.extend_from_slice(br#","isError":true,"_meta":{"tool-core/error":"#);
+        match (self.error, modern) {
+            (None, None) => out.extend_from_slice(br#","isError":false}"#),
+            (None, Some(info)) => {
+                out.extend_from_slice(br#","isError":false,"_meta":{"#);
+                info.write_entry(out);
+                out.extend_from_slice(b"}}");
+            }
+            (Some(kind), modern) => {
+                out.extend_from_slice(br#","isError":true,"_meta":{"#);
+                if let Some(info) = modern {
+                    info.write_entry(out);
+                    out.push(b',');
+                }
+                out.extend_from_slice(br#""tool-core/error":"#);
                 serde_json::to_writer(&mut *out, kind)?;
                 out.extend_from_slice(b"}}");
             }
@@ -255,11 +307,18 @@ mod tests {
         );
     }
 
-    /// What the SDK writes for `outcome` in a session begun with `initialize`.
-    fn sdk_bytes(outcome: CallOutcome) -> Vec<u8> {
-        let mut result = ServerResult::from(CallToolResponse::from(call_result(outcome)));
-        result.strip_result_type_for_legacy_peer();
-        result.strip_non_object_output_for_legacy_peer();
+    /// What the SDK writes for `outcome` in a session begun with `initialize`, or (with
+    /// `modern`) for a 2026-07-28 request, given the result this crate's handler makes.
+    fn sdk_bytes(outcome: CallOutcome, modern: Option<&ServerInfo>) -> Vec<u8> {
+        let mut result = call_result(outcome);
+        if let Some(info) = modern {
+            result.meta = Some(info.added_to(result.meta.take()));
+        }
+        let mut result = ServerResult::from(CallToolResponse::from(result));
+        if modern.is_none() {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+        }
         serde_json::to_vec(&result).unwrap()
     }
 
@@ -304,7 +363,7 @@ mod tests {
 
     proptest! {
         /// The answer written straight from an outcome is the SDK's, byte for byte, whatever
-        /// the data, echo, failure and output schema.
+        /// the data, echo, failure, output schema and era.
         #[test]
         fn text_results_are_written_as_the_sdk_writes_them(
             result in prop_oneof![output().prop_map(Ok), failure().prop_map(Err)],
@@ -314,13 +373,17 @@ mod tests {
                 Just(Some(json!({"type": "integer"}))),
                 Just(Some(json!({"type": "array", "items": {"type": "string"}}))),
             ],
+            modern in any::<bool>(),
+            name in "[a-z\\\"é]{1,8}",
         ) {
+            let info = ServerInfo::new(&rmcp::model::Implementation::new(name, "1.0.0"));
+            let modern = modern.then_some(&info);
             let tool = tool(schema);
             let result = || result.clone().map_err(|failure| failed(&failure));
             let ours = CallOutcome::new(&tool, result());
             let mut bytes = Vec::new();
-            text_result(&ours).expect("no media").write(&mut bytes).unwrap();
-            let sdk = sdk_bytes(CallOutcome::new(&tool, result()));
+            text_result(&ours).expect("no media").write(&mut bytes, modern).unwrap();
+            let sdk = sdk_bytes(CallOutcome::new(&tool, result()), modern);
             prop_assert_eq!(String::from_utf8(bytes).unwrap(), String::from_utf8(sdk).unwrap());
         }
     }

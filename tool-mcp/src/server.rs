@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
-use rmcp::model::SubscriptionFilter;
+use rmcp::model::{CacheScope, SubscriptionFilter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{
     NotificationContext, RequestContext, ServiceError, SubscriptionContext, SubscriptionSink,
@@ -19,9 +19,11 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::level::from_mcp_level;
+use super::listing::Hints;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
-use super::result::{CallOutcome, call_result};
+use super::request::Era;
+use super::result::{CallOutcome, ServerInfo, call_result};
 use tool_core::catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
@@ -71,6 +73,12 @@ pub struct ServerOptions {
     /// cancelled) may take to finish before they are cancelled. Default 5 s, as long as the
     /// SDK's own loop waits; a call's own time limit still ends it sooner.
     pub shutdown_grace: Duration,
+    /// How long a client of protocol 2026-07-28 may keep a `tools/list` answer before it asks
+    /// again (its `ttlMs`). The answer is `public` (any cache may share it) when every caller
+    /// gets the same list, and `private` when the caller's scopes filter it. Default 60 s; a
+    /// change to the tool set ([`McpServer::update`]) reaches listening clients at once
+    /// (`notifications/tools/list_changed`), the others once the time is over.
+    pub list_ttl: Duration,
 }
 
 impl Default for ServerOptions {
@@ -84,6 +92,7 @@ impl Default for ServerOptions {
             forward_headers: Vec::new(),
             sdk_transport: false,
             shutdown_grace: Duration::from_secs(5),
+            list_ttl: Duration::from_secs(60),
         }
     }
 }
@@ -135,6 +144,8 @@ pub struct McpServer {
 
 struct Shared {
     options: ServerOptions,
+    /// `serverInfo`, as 2026-07-28 results carry it.
+    server_info: Arc<ServerInfo>,
     base: ToolContext,
     live: RwLock<Arc<Live>>,
     /// Held while a change to the tool set is built.
@@ -168,11 +179,14 @@ struct Session {
     /// The lowest log level the client wants, as `LogLevel as u8` (0, debug, until it says).
     min_level: AtomicU8,
     /// The base context with this connection's client ([`McpPeer`]) added, made at its first
-    /// call: each call's context derives from it rather than adding the peer again.
+    /// call of the session era: each call's context derives from it rather than adding the
+    /// peer again...
     base: OnceLock<ToolContext>,
-    /// The client, once it began a session with `initialize` (for a protocol before
-    /// 2026-07-28): its calls and listings may then be answered by the transport itself
-    /// ([`super::stdio`]).
+    /// ...and the same for its calls of protocol 2026-07-28 or later.
+    modern_base: OnceLock<ToolContext>,
+    /// The client, once the SDK's loop has begun a session with it: with `initialize`, or
+    /// with a first request of protocol 2026-07-28 that says who is asking. Its calls and
+    /// listings may then be answered by the transport itself ([`super::stdio`]).
     peer: OnceLock<Peer<RoleServer>>,
     /// Whether the connection began with `initialize`: a session, which carries requests from
     /// the server to the client (whatever version the client named: the SDK then answers
@@ -208,9 +222,14 @@ impl McpServer {
             why.is_none()
         });
         let live = Live::new(executor, options.deferred);
+        let server_info = Arc::new(ServerInfo::new(&Implementation::new(
+            options.name.clone(),
+            options.version.clone(),
+        )));
         Self {
             shared: Arc::new(Shared {
                 options,
+                server_info,
                 base: ToolContext::new(),
                 live: RwLock::new(Arc::new(live)),
                 writer: Mutex::new(()),
@@ -250,6 +269,7 @@ impl McpServer {
         Self {
             shared: Arc::new(Shared {
                 options: shared.options.clone(),
+                server_info: shared.server_info.clone(),
                 base,
                 live: RwLock::new(self.live()),
                 writer: Mutex::new(()),
@@ -365,10 +385,14 @@ impl McpServer {
 
     /// Runs a `tools/call`: what [`call_tool`](ServerHandler::call_tool) answers, before it is
     /// made a `CallToolResult` (the stdio transport writes most outcomes itself).
+    ///
+    /// `era` is the request's, checked already ([`Era::of`] for the transport's requests, the
+    /// SDK's own checks for the rest).
     pub(super) async fn call(
         &self,
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
+        era: Era,
     ) -> Result<CallOutcome, McpError> {
         let live = self.live();
         let registry = live.executor.registry();
@@ -384,13 +408,10 @@ impl McpServer {
             return Err(McpError::invalid_params(error.to_string(), None));
         };
         self.check_owner(&cx)?;
+        self.keep_inline_peer(&cx);
         // A caller without the tool's scopes is refused by the executor, before the tool runs
         // and audited like any refusal (the HTTP gate answers such a call with 403 first).
-        // A 2026-07-28 request names its log level itself; a session keeps the last setLevel.
-        let min_level = cx
-            .meta
-            .log_level()
-            .map_or_else(|| self.min_level(), from_mcp_level);
+        let min_level = era.log_level(&cx.meta, self.min_level());
         let call_id = request_id(&cx.id);
         let notifier = Notifier::start(
             cx.peer.clone(),
@@ -400,7 +421,7 @@ impl McpServer {
             tool.name_cow(),
             self.shared.base.clone(),
         );
-        let ctx = self.call_context(&cx, call_id, &notifier);
+        let ctx = self.call_context(&cx, call_id, &notifier, era);
         let input = Value::Object(request.arguments.unwrap_or_default());
         // The context is this call's alone: the executor takes it over.
         let result = live.executor.call_in(tool.name(), input, ctx).await;
@@ -417,10 +438,17 @@ impl McpServer {
         cx: &RequestContext<RoleServer>,
         call_id: String,
         notifier: &Notifier,
+        era: Era,
     ) -> ToolContext {
-        let base = self.session.base.get_or_init(|| {
+        // One base per era a connection's requests speak: how a tool reaches the client
+        // depends on the request's era, not on the connection's first call.
+        let base = match era {
+            Era::Session => &self.session.base,
+            Era::Modern => &self.session.modern_base,
+        };
+        let base = base.get_or_init(|| {
             let in_session = self.session.initialized.load(Ordering::Relaxed);
-            let client = McpPeer::new(cx.peer.clone(), in_session, cx.protocol_version());
+            let client = McpPeer::new(cx.peer.clone(), in_session, era);
             self.shared.base.derive().extension(client).build()
         });
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
@@ -464,16 +492,32 @@ impl McpServer {
         ))
     }
 
-    /// The client of a session begun with `initialize` (every protocol before 2026-07-28).
-    pub(super) fn session_peer(&self) -> Option<Peer<RoleServer>> {
-        self.session.peer.get().cloned()
+    /// The client of the session the SDK's loop began, and whether it began with
+    /// `initialize`; `None` before it began.
+    pub(super) fn session_peer(&self) -> Option<(Peer<RoleServer>, bool)> {
+        let peer = self.session.peer.get()?.clone();
+        Some((peer, self.session.initialized.load(Ordering::Relaxed)))
+    }
+
+    /// `serverInfo`, as the results of 2026-07-28 requests carry it.
+    pub(super) fn server_info(&self) -> &Arc<ServerInfo> {
+        &self.shared.server_info
+    }
+
+    /// Keeps the client of a session begun without `initialize` (its first request of
+    /// protocol 2026-07-28, which the SDK's loop hands to this handler), so that the
+    /// transport may answer its later requests itself.
+    fn keep_inline_peer(&self, cx: &RequestContext<RoleServer>) {
+        if self.session.peer.get().is_none() && !self.session.initialized.load(Ordering::Relaxed) {
+            let _ = self.session.peer.set(cx.peer.clone());
+        }
     }
 
     /// The page of `tools/list` that `cursor` asks for (the first without one), or an error
     /// for a cursor this server did not give. The base context's caller, if it has one, sees
     /// only the tools it may call.
-    pub(super) fn list_page(&self, cursor: Option<&str>) -> Result<Page, McpError> {
-        self.list_page_for(cursor, self.shared.base.principal(), false)
+    pub(super) fn list_page(&self, cursor: Option<&str>, era: Era) -> Result<Page, McpError> {
+        self.list_page_for(cursor, self.shared.base.principal(), false, era)
     }
 
     /// [`list_page`](Self::list_page) for `caller`: only the tools it may call, unless `all`.
@@ -482,16 +526,19 @@ impl McpServer {
         cursor: Option<&str>,
         caller: Option<&Principal>,
         all: bool,
+        era: Era,
     ) -> Result<Page, McpError> {
         let live = self.live();
-        let listed = match caller {
-            Some(caller) if live.scoped && !all => live
-                .listed
-                .iter()
-                .filter(|t| t.permits(Some(caller)))
-                .cloned()
-                .collect(),
-            _ => live.listed.clone(),
+        let (listed, scope) = match caller {
+            Some(caller) if live.scoped && !all => (
+                live.listed
+                    .iter()
+                    .filter(|t| t.permits(Some(caller)))
+                    .cloned()
+                    .collect(),
+                CacheScope::Private,
+            ),
+            _ => (live.listed.clone(), CacheScope::Public),
         };
         let start = match cursor {
             None => 0,
@@ -509,7 +556,15 @@ impl McpServer {
         let end = start
             .saturating_add(self.shared.options.page_size.max(1))
             .min(listed.len());
-        Ok(Page::new(listed, start..end))
+        let page = Page::new(listed, start..end);
+        Ok(match era {
+            Era::Session => page,
+            Era::Modern => page.with_hints(Hints {
+                ttl_ms: u64::try_from(self.shared.options.list_ttl.as_millis()).unwrap_or(u64::MAX),
+                scope,
+                server_info: self.shared.server_info.clone(),
+            }),
+        })
     }
 
     fn min_level(&self) -> LogLevel {
@@ -568,15 +623,13 @@ enum Reach {
 }
 
 impl McpPeer {
-    /// The client of a call: `in_session` when its connection began with `initialize`;
-    /// `protocol` is the version the request was made in.
-    fn new(peer: Peer<RoleServer>, in_session: bool, protocol: Option<ProtocolVersion>) -> Self {
-        let reach = if in_session {
-            Reach::Session
-        } else if protocol.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
-            Reach::NoServerRequests
-        } else {
-            Reach::Stateless
+    /// The client of a call of `era`: `in_session` when its connection began with
+    /// `initialize`.
+    fn new(peer: Peer<RoleServer>, in_session: bool, era: Era) -> Self {
+        let reach = match era {
+            Era::Modern => Reach::NoServerRequests,
+            Era::Session if in_session => Reach::Session,
+            Era::Session => Reach::Stateless,
         };
         Self { peer, reach }
     }
@@ -735,10 +788,13 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.check_owner(&cx)?;
+        self.keep_inline_peer(&cx);
         let all = lists_all(&cx);
         let cursor = request.and_then(|r| r.cursor);
-        let page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all)?;
+        let era = Era::of_checked(cx.protocol_version().as_ref());
+        let mut page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all, era)?;
         let next_cursor = page.next_cursor();
+        let hints = page.take_hints();
         // About 11k instructions a tool. A small page is built here, in about a tenth of a
         // millisecond; a large one (a millisecond for 200 tools on two cores) on the blocking
         // pool, split over the cores, so no call waits behind it on a worker. A blocking thread
@@ -758,6 +814,9 @@ impl ServerHandler for McpServer {
         };
         let mut result = ListToolsResult::with_all_items(tools.into_iter().flatten().collect());
         result.next_cursor = next_cursor;
+        if let Some(hints) = hints {
+            hints.apply(&mut result);
+        }
         Ok(result)
     }
 
@@ -766,7 +825,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(call_result(self.call(request, cx).await?).into())
+        let era = Era::of_checked(cx.protocol_version().as_ref());
+        let mut result = call_result(self.call(request, cx, era).await?);
+        if era == Era::Modern {
+            result.meta = Some(self.shared.server_info.added_to(result.meta.take()));
+        }
+        Ok(result.into())
     }
 
     async fn set_level(
@@ -815,9 +879,8 @@ impl ServerHandler for McpServer {
             .and_then(|parts| parts.extensions.get::<Principal>())
             .map(identity);
         let _ = self.session.owner.set(owner);
-        if request.protocol_version < ProtocolVersion::V_2026_07_28 {
-            let _ = self.session.peer.set(cx.peer.clone());
-        }
+        // Whatever version the client named, the SDK answers with one before 2026-07-28.
+        let _ = self.session.peer.set(cx.peer.clone());
         self.negotiate_initialize(&request)
     }
 

@@ -1,5 +1,5 @@
-//! The requests the transport answers itself, `tools/call` and `tools/list` of a session begun
-//! with `initialize`, and the bookkeeping that answers every request exactly once: which ids
+//! The requests the transport answers itself, `tools/call` and `tools/list` in either era once
+//! the session has begun, and the bookkeeping that answers every request exactly once: which ids
 //! are in flight (here or in the SDK), which calls wait for room, what the end of input waits
 //! for.
 
@@ -9,12 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, JsonRpcResponse,
-    JsonRpcVersion2_0, PaginatedRequestParams, RequestId, ServerJsonRpcMessage, ServerResult,
+    JsonRpcVersion2_0, PaginatedRequestParams, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::service::RequestContext;
+use rmcp::{Peer, RoleServer, ServerHandler as _};
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -22,7 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::envelope::Refusal;
 use super::output::{Output, lock};
-use crate::result::{CallOutcome, call_result, text_result};
+use crate::request::Era;
+use crate::result::{CallOutcome, ServerInfo, call_result, text_result};
 use crate::server::McpServer;
 
 /// Calls and listings running here at once beyond their first poll. More wait, in order, until
@@ -67,13 +69,32 @@ struct Flight {
     running: HashMap<RequestId, Option<CancellationToken>>,
     /// Tasks that have not yet queued (or dropped) their answer.
     tasks: usize,
-    /// Requests passed to the SDK and not answered by it yet.
-    sdk: HashSet<RequestId>,
+    /// Requests passed to the SDK and not answered by it yet, and whether the end of input
+    /// waits for their answers (all but `subscriptions/listen`, which lasts until the
+    /// connection ends).
+    sdk: HashMap<RequestId, bool>,
+}
+
+impl Flight {
+    /// Nothing the end of input waits for is running.
+    fn idle(&self) -> bool {
+        self.tasks == 0 && !self.sdk.values().any(|&awaited| awaited)
+    }
 }
 
 struct Waiting {
     id: RequestId,
     line: Box<[u8]>,
+}
+
+/// Who answers a request.
+enum Route {
+    /// This transport, with the session's client, in the request's era.
+    Here(Peer<RoleServer>, Era),
+    /// The SDK's loop: no session has begun yet.
+    ToSdk,
+    /// Nobody: the answer is this error.
+    Refused(ErrorData),
 }
 
 /// What the reader does with a request this module may take.
@@ -108,17 +129,23 @@ impl Calls {
     /// answers the client cannot tell apart.
     pub(super) fn in_flight(&self, id: &RequestId) -> bool {
         let flight = lock(&self.flight);
-        flight.running.contains_key(id) || flight.sdk.contains(id) || self.waiting_ids.contains(id)
+        flight.running.contains_key(id)
+            || flight.sdk.contains_key(id)
+            || self.waiting_ids.contains(id)
     }
 
-    /// A request passed to the SDK: in flight until the SDK answers it.
-    pub(super) fn sent_to_sdk(&self, id: RequestId) {
-        lock(&self.flight).sdk.insert(id);
+    /// A request passed to the SDK: in flight until the SDK answers it. The end of input waits
+    /// for its answer if `awaited`.
+    pub(super) fn sent_to_sdk(&self, id: RequestId, awaited: bool) {
+        lock(&self.flight).sdk.insert(id, awaited);
     }
 
     /// The SDK answered (or dropped, once cancelled) request `id`.
     pub(super) fn answered_by_sdk(&self, id: &RequestId) {
-        lock(&self.flight).sdk.remove(id);
+        let awaited = lock(&self.flight).sdk.remove(id);
+        if awaited == Some(true) {
+            self.wake.notify_one();
+        }
     }
 
     /// Refuses a line with an error answer.
@@ -129,9 +156,11 @@ impl Calls {
         }
     }
 
-    /// Takes `tools/call` or `tools/list` if this transport answers it: the session began with
-    /// `initialize`, and the request names no protocol version of its own. `line` is the whole
-    /// request, kept if it has to wait (`waited`: it already did, and starts now).
+    /// Takes `tools/call` or `tools/list` if this transport answers it: once the SDK's loop has
+    /// begun the session (with `initialize`, or with a first request of protocol 2026-07-28),
+    /// in either era, after the checks the SDK makes of a request's `_meta` ([`Era::of`]).
+    /// `line` is the whole request, kept if it has to wait (`waited`: it already did, and
+    /// starts now).
     pub(super) fn take(
         &mut self,
         id: RequestId,
@@ -158,19 +187,17 @@ impl Calls {
                     Err(message) => return refuse(self, message),
                 };
                 let meta = params.meta.take().unwrap_or_default();
-                // A request that names its protocol version is the SDK's to check.
-                let Some(peer) = self.server.session_peer() else {
-                    return Taken::ToSdk;
+                let (peer, era) = match self.route(&meta) {
+                    Route::Here(peer, era) => (peer, era),
+                    Route::ToSdk => return Taken::ToSdk,
+                    Route::Refused(error) => return self.refuse_with(id, error),
                 };
-                if meta.protocol_version().is_some() {
-                    return Taken::ToSdk;
-                }
                 if !waited && self.must_wait(&id, line) {
                     return Taken::Done;
                 }
                 let mut cx = RequestContext::new(id, peer);
                 cx.meta = meta;
-                self.run(params, cx);
+                self.run(params, cx, era);
                 Taken::Done
             }
             "tools/list" => {
@@ -178,21 +205,42 @@ impl Calls {
                     Ok(params) => params.unwrap_or_default(),
                     Err(message) => return refuse(self, message),
                 };
-                if self.server.session_peer().is_none()
-                    || params
-                        .meta
-                        .as_ref()
-                        .is_some_and(|meta| meta.protocol_version().is_some())
-                {
-                    return Taken::ToSdk;
-                }
+                let era = match self.route(&params.meta.unwrap_or_default()) {
+                    Route::Here(_, era) => era,
+                    Route::ToSdk => return Taken::ToSdk,
+                    Route::Refused(error) => return self.refuse_with(id, error),
+                };
                 if waited || !self.must_wait(&id, line) {
-                    self.list(id, params.cursor.as_deref());
+                    self.list(id, params.cursor.as_deref(), era);
                 }
                 Taken::Done
             }
             _ => Taken::ToSdk,
         }
+    }
+
+    /// Who answers a request made with `meta`.
+    fn route(&self, meta: &RequestMetaObject) -> Route {
+        let Some((peer, initialized)) = self.server.session_peer() else {
+            // The SDK's handshake decides what begins a session, and how to answer before.
+            return Route::ToSdk;
+        };
+        match Era::of(
+            meta,
+            initialized,
+            &self.server.supported_protocol_versions(),
+        ) {
+            Ok(era) => Route::Here(peer, era),
+            Err(error) => Route::Refused(error),
+        }
+    }
+
+    fn refuse_with(&mut self, id: RequestId, error: ErrorData) -> Taken {
+        self.refuse(&Refusal {
+            id: Some(id),
+            error,
+        });
+        Taken::Done
     }
 
     /// Keeps the request to start later if [`MAX_RUNNING`] are running (or others wait before
@@ -251,11 +299,12 @@ impl Calls {
     /// tool runs within that poll, as it would within the task: one that may block for long is
     /// marked `blocking`, and runs on the blocking pool.) Either way the call's token is
     /// cancelled once it is answered, so work it started in the background stops.
-    fn run(&mut self, params: CallToolRequestParams, cx: RequestContext<RoleServer>) {
+    fn run(&mut self, params: CallToolRequestParams, cx: RequestContext<RoleServer>, era: Era) {
         let id = cx.id.clone();
         let token = cx.ct.clone();
         let server = self.server.clone();
-        let mut call = Box::pin(async move { server.call(params, cx).await });
+        let modern = (era == Era::Modern).then(|| self.server.server_info().clone());
+        let mut call = Box::pin(async move { server.call(params, cx, era).await });
         // A waker that does nothing: a call not finished is polled again by its task, which
         // registers the task's own.
         let first = call
@@ -263,7 +312,7 @@ impl Calls {
             .poll(&mut Context::from_waker(std::task::Waker::noop()));
         if let Poll::Ready(result) = first {
             drop(call);
-            match queue_answer(&self.out, result, id) {
+            match queue_answer(&self.out, result, id, modern.as_deref()) {
                 Ok(()) => self.answered = true,
                 Err(error) => tracing::error!(%error, "a call's answer could not be written"),
             }
@@ -273,7 +322,7 @@ impl Calls {
         self.spawn(id, Some(token.clone()), async move {
             let result = call.await;
             move |out: &Output, id| {
-                let queued = queue_answer(out, result, id);
+                let queued = queue_answer(out, result, id, modern.as_deref());
                 token.cancel();
                 queued
             }
@@ -282,8 +331,8 @@ impl Calls {
 
     /// Writes the page of `tools/list` asked for straight from the registry (see
     /// [`crate::listing`]), in a task of its own: a large page takes a millisecond.
-    fn list(&mut self, id: RequestId, cursor: Option<&str>) {
-        let page = self.server.list_page(cursor);
+    fn list(&mut self, id: RequestId, cursor: Option<&str>, era: Era) {
+        let page = self.server.list_page(cursor, era);
         self.spawn(id, None, async move {
             move |out: &Output, id| match page {
                 Ok(page) => out.queue(&JsonRpcResponse {
@@ -372,10 +421,12 @@ impl Calls {
         self.ending.get_or_insert((Instant::now() + grace, false));
     }
 
-    /// Once input has ended: waits until every call and listing here has queued its answer, until
-    /// the grace period ends (then cancels the calls still running, which answer that they were
-    /// cancelled), and writes every answer. Cancel-safe: the SDK's loop may drop it and call
-    /// again; it goes on where it was.
+    /// Once input has ended: waits until every call and listing here has queued its answer and
+    /// the SDK has answered the requests it was given, until the grace period ends (then
+    /// cancels the calls still running here, which answer that they were cancelled), and writes
+    /// every answer. The SDK's loop goes on meanwhile (it polls this among its other work):
+    /// the notifications of a call, and the SDK's own answers, still go out. Cancel-safe: the
+    /// loop may drop it and call again; it goes on where it was.
     pub(super) async fn finish(&mut self) {
         let Some((deadline, _)) = self.ending else {
             return;
@@ -385,7 +436,7 @@ impl Calls {
             let woken = self.wake.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
-            if lock(&self.flight).tasks == 0 {
+            if lock(&self.flight).idle() {
                 break;
             }
             let now = Instant::now();
@@ -408,7 +459,18 @@ impl Calls {
             }
             let give_up = deadline + CANCELLED_ANSWER;
             if now >= give_up {
-                tracing::error!("calls did not answer their cancellation: their answers are lost");
+                let flight = lock(&self.flight);
+                if flight.tasks > 0 {
+                    tracing::error!(
+                        "calls did not answer their cancellation: their answers are lost"
+                    );
+                } else {
+                    tracing::error!(
+                        requests = flight.sdk.values().filter(|&&awaited| awaited).count(),
+                        "requests the SDK's loop serves did not finish in the grace period: \
+                         their answers are lost"
+                    );
+                }
                 break;
             }
             let next = if now < deadline { deadline } else { give_up };
@@ -480,12 +542,14 @@ pub(super) fn invalid_params(
     format!("Invalid params for `{method}`: {place}: {why}")
 }
 
-/// Queues a call's answer, in the wire shape the SDK gives a session begun with `initialize`:
-/// written straight from the outcome ([`text_result`]) unless it has media.
+/// Queues a call's answer, in the wire shape the SDK gives a session begun with `initialize`,
+/// or (`modern`, with the server's info) a 2026-07-28 request: written straight from the
+/// outcome ([`text_result`]) unless it has media.
 fn queue_answer(
     out: &Output,
     result: Result<CallOutcome, ErrorData>,
     id: RequestId,
+    modern: Option<&ServerInfo>,
 ) -> io::Result<()> {
     let outcome = match result {
         Ok(outcome) => outcome,
@@ -496,13 +560,19 @@ fn queue_answer(
             line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
             serde_json::to_writer(&mut *line, &id)?;
             line.extend_from_slice(br#","result":"#);
-            result.write(line)?;
+            result.write(line, modern)?;
             line.push(b'}');
             Ok(())
         });
     }
-    let mut result = ServerResult::from(CallToolResponse::from(call_result(outcome)));
-    result.strip_result_type_for_legacy_peer();
-    result.strip_non_object_output_for_legacy_peer();
+    let mut result = call_result(outcome);
+    if let Some(info) = modern {
+        result.meta = Some(info.added_to(result.meta.take()));
+    }
+    let mut result = ServerResult::from(CallToolResponse::from(result));
+    if modern.is_none() {
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+    }
     out.queue(&ServerJsonRpcMessage::response(result, id))
 }

@@ -3,14 +3,14 @@
 //!
 //! - [`frame`] cuts the input into lines; [`envelope`] reads every line as a JSON-RPC 2.0
 //!   message first, and refuses what is not one;
-//! - [`calls`] answers `tools/call` and `tools/list` of a session begun with `initialize`, by the
+//! - [`calls`] answers `tools/call` and `tools/list` of a begun session, in either era, by the
 //!   same handler the SDK calls, with the context the SDK would build (the client's peer, the
 //!   request's metadata, a cancellation token that `notifications/cancelled` fires and the
 //!   answer cancels), and keeps the books that answer every request once: which ids are in
 //!   flight, here or in the SDK, which calls wait for room, what the end of input waits for;
 //! - [`output`] is the connection's one writer, with the backlog count backpressure reads;
-//! - everything else (`initialize`, `ping`, log levels, the 2026-07-28 protocol, answers to the
-//!   server's own requests) goes on, already parsed, to the SDK's service loop ([`Lines`] is
+//! - everything else (`initialize`, `server/discover`, the request that begins a 2026-07-28
+//!   session, `ping`, log levels, answers to the server's own requests) goes on, already parsed, to the SDK's service loop ([`Lines`] is
 //!   its [`Transport`]). The SDK's tasks ([`RequestContext`](rmcp::service::RequestContext)'s
 //!   task-locals) are not around a call answered here: they tell Streamable HTTP which stream
 //!   a server-to-client request belongs on, and stdio has one stream.
@@ -79,9 +79,12 @@ pub async fn serve_stdio(server: McpServer, shutdown: CancellationToken) -> Resu
 ///   `result`/`error`, or a member twice, is refused; a second request with the id of one in
 ///   progress is refused with `"id": null`. Responses and notifications are never answered,
 ///   and a notification at any time, even before `initialize`, never ends the server.
-/// - **`tools/call` and `tools/list` are answered by the transport**, once the session has begun
-///   with `initialize` and the request names no protocol version of its own: the same handler
-///   the SDK would call, without its service loop. A call's token is cancelled once it is
+/// - **`tools/call` and `tools/list` are answered by the transport** in every protocol
+///   version, once the session has begun (with `initialize`, or with a first request of
+///   protocol 2026-07-28 that the SDK's loop answers): the same handler the SDK would call,
+///   with the same checks of a request's `_meta` (a version the server does not speak gets
+///   -32022 with the supported list; a 2026-07-28 request without its `protocolVersion` or
+///   `clientCapabilities`, -32602), without its service loop. A call's token is cancelled once it is
 ///   answered, so work it started in the background stops. At most 1,024 calls run at once
 ///   beyond their first poll; more wait, in order, until one finishes.
 /// - **Backpressure.** While more than 1 MiB of answers waits for the client to read it, or
@@ -89,10 +92,12 @@ pub async fn serve_stdio(server: McpServer, shutdown: CancellationToken) -> Resu
 ///   without reading cannot grow the server's memory. Each byte of output is written once, so a
 ///   backlog drains in time proportional to its size.
 /// - **The end of input** (the client closes its end, or `shutdown` is cancelled: `toolctl`
-///   cancels it on SIGTERM and SIGINT): nothing more is read; the calls in flight have
+///   cancels it on SIGTERM and SIGINT): nothing more is read; the calls in flight, those the
+///   SDK's loop serves among them (requests read before the session began), have
 ///   [`ServerOptions::shutdown_grace`](super::ServerOptions::shutdown_grace) (default 5 s) to
-///   finish (each call's own time limit still ends it sooner); the ones still running then are
-///   cancelled and answer that they were; every answer is written, and the function returns.
+///   finish (each call's own time limit still ends it sooner), and their progress and log
+///   notifications still go out; the ones still running then are cancelled and answer that
+///   they were; every answer is written, and the function returns.
 ///
 /// [`ServerOptions::sdk_transport`](super::ServerOptions::sdk_transport) serves the connection
 /// through the SDK's own codec and loop instead, which give none of these guarantees: for
@@ -271,7 +276,11 @@ impl<R: AsyncRead + Send + Unpin + 'static> Lines<R> {
         if !self.session_begun && begins_session(&request.request, self.calls.server()) {
             self.session_begun = true;
         }
-        self.calls.sent_to_sdk(id);
+        let lasts = matches!(
+            request.request,
+            ClientRequest::SubscriptionsListenRequest(_)
+        );
+        self.calls.sent_to_sdk(id, !lasts);
         self.to_sdk.push_back(JsonRpcMessage::Request(request));
     }
 

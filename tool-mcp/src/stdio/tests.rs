@@ -180,8 +180,8 @@ fn text(answer: &Value) -> &Value {
     &answer["result"]["content"][0]["text"]
 }
 
-/// A listing of a session begun with `initialize` is this transport's to write; before that,
-/// or naming a protocol version, it is the SDK's.
+/// A listing of a session begun with `initialize` is this transport's to write, whether or not
+/// it names a protocol version; before that, it is the SDK's.
 #[tokio::test]
 async fn a_listing_is_written_here_once_the_session_has_started() {
     let mut raw = Raw::serving(serving([add_numbers(), wait_forever()]));
@@ -199,7 +199,11 @@ async fn a_listing_is_written_here_once_the_session_has_started() {
     assert_eq!(lines.to_sdk.len(), 1, "before the session, the SDK's");
     raw.initialized().await;
     lines.line(versioned, false);
-    assert_eq!(lines.to_sdk.len(), 2, "a versioned request, the SDK's");
+    assert_eq!(
+        lines.to_sdk.len(),
+        1,
+        "a versioned request, this transport's too"
+    );
     raw.send_line(std::str::from_utf8(list).unwrap()).await;
     let answer = raw.line().await;
     let names: Vec<&str> = answer["result"]["tools"]
@@ -592,5 +596,229 @@ proptest! {
             }
             assert_eq!(seen.len(), calls + 1);
         });
+    }
+}
+
+/// The `_meta` of a 2026-07-28 request, with `extra` members.
+fn modern_meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    });
+    meta.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().cloned().unwrap_or_default());
+    meta
+}
+
+fn modern_call(id: i64, tool: &str, arguments: Value, extra_meta: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments, "_meta": modern_meta(extra_meta)}})
+    .to_string()
+}
+
+fn modern_list(id: i64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+           "params": {"_meta": modern_meta(json!({}))}})
+    .to_string()
+}
+
+/// A tool that logs at debug and at warning, and reports progress, before it answers.
+fn chatty() -> DynamicTool {
+    DynamicTool::new("log_things", "Logs.", object()).handler(|_, ctx| async move {
+        ctx.log(tool_core::LogLevel::Debug, "a detail");
+        ctx.log(tool_core::LogLevel::Warning, "a warning");
+        ctx.progress(1, Some(2), "half");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        ctx.progress(2, Some(2), "done");
+        Ok(ToolOutput::text("logged"))
+    })
+}
+
+/// A session of protocol 2026-07-28 begins with its first request, which the SDK answers; the
+/// transport answers the rest, in the shape the SDK gives that protocol.
+#[tokio::test]
+async fn a_2026_session_is_answered_here_after_its_first_request() {
+    let mut raw = Raw::serving(serving([add_numbers()]));
+    raw.send_line(&modern_list(1)).await;
+    let first = raw.line().await;
+    assert_eq!(first["result"]["resultType"], "complete", "{first}");
+    started(&raw.connection).await;
+
+    let (_client, served) = tokio::io::duplex(64);
+    let (read, write) = tokio::io::split(served);
+    let mut lines = Lines::new(
+        raw.connection.clone(),
+        read,
+        write,
+        CancellationToken::new(),
+    );
+    lines.line(
+        modern_call(2, "add_numbers", json!({}), json!({})).as_bytes(),
+        false,
+    );
+    lines.line(modern_list(3).as_bytes(), false);
+    assert!(lines.to_sdk.is_empty(), "answered by the transport");
+
+    raw.send_line(&modern_call(
+        2,
+        "add_numbers",
+        json!({"a": 2, "b": 3}),
+        json!({}),
+    ))
+    .await;
+    let called = raw.line().await;
+    assert_eq!(called["id"], 2);
+    assert_eq!(called["result"]["resultType"], "complete", "{called}");
+    assert_eq!(text(&called), "5");
+    let info = &called["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert_eq!(info["name"], "tool-mcp", "{called}");
+    raw.send_line(&modern_list(3)).await;
+    let listed = raw.line().await;
+    assert_eq!(listed["result"]["resultType"], "complete");
+    assert_eq!(listed["result"]["cacheScope"], "public", "{listed}");
+    assert_eq!(listed["result"]["ttlMs"], 60_000);
+    assert_eq!(listed["result"]["_meta"], first["result"]["_meta"]);
+    assert_eq!(listed["result"]["tools"], first["result"]["tools"]);
+}
+
+/// What the SDK answers a 2026-07-28 request it cannot serve, the transport answers too, once
+/// the session has begun: a version it does not speak, a request that does not say who asks.
+#[tokio::test]
+async fn a_2026_request_is_checked_as_the_sdk_checks_it() {
+    let mut raw = Raw::serving(serving([add_numbers()]));
+    raw.send_line(&modern_list(1)).await;
+    raw.line().await;
+    started(&raw.connection).await;
+    let future = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "add_numbers", "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2027-01-01",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    raw.send_line(&future.to_string()).await;
+    let refused = raw.line().await;
+    assert_eq!(refused["id"], 2);
+    assert_eq!(refused["error"]["code"], -32022, "{refused}");
+    let supported = refused["error"]["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!("2026-07-28")), "{refused}");
+    assert!(supported.contains(&json!("2025-06-18")), "{refused}");
+
+    let anonymous = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "add_numbers", "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+    raw.send_line(&anonymous.to_string()).await;
+    let refused = raw.line().await;
+    assert_eq!(refused["id"], 3);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("clientCapabilities"), "{message}");
+    // A session without `initialize` needs it on every request.
+    raw.send_line(&call(4, "add_numbers", json!({}))).await;
+    assert_eq!(raw.line().await["error"]["code"], -32602);
+}
+
+fn logged(answers: &[Value]) -> Vec<&str> {
+    answers
+        .iter()
+        .filter(|a| a["method"] == "notifications/message")
+        .filter_map(|a| a["params"]["level"].as_str())
+        .collect()
+}
+
+/// A 2026-07-28 call gets log messages only when its `_meta` names a level, and only from that
+/// level up; a session's calls keep the level `logging/setLevel` set (debug until then).
+#[tokio::test]
+async fn logs_go_only_to_requests_that_ask_for_them() {
+    for (request, expected) in [
+        (modern_call(1, "log_things", json!({}), json!({})), vec![]),
+        (
+            modern_call(
+                1,
+                "log_things",
+                json!({}),
+                json!({"io.modelcontextprotocol/logLevel": "warning"}),
+            ),
+            vec!["warning"],
+        ),
+        (
+            modern_call(
+                1,
+                "log_things",
+                json!({}),
+                json!({"io.modelcontextprotocol/logLevel": "debug"}),
+            ),
+            vec!["debug", "warning"],
+        ),
+    ] {
+        let mut raw = Raw::serving(serving([chatty()]));
+        // The first request goes the SDK's way, the second this transport's: both must hold.
+        let second = request.replace(r#""id":1"#, r#""id":2"#);
+        raw.send_line(&request).await;
+        raw.send_line(&second).await;
+        raw.close().await;
+        let answers = raw.rest().await;
+        let results = answers.iter().filter(|a| a.get("result").is_some()).count();
+        assert_eq!(results, 2, "{answers:?}");
+        let mut twice = expected.clone();
+        twice.extend(expected.iter());
+        let mut got = logged(&answers);
+        got.sort_unstable();
+        twice.sort_unstable();
+        assert_eq!(got, twice, "{request}: {answers:?}");
+    }
+
+    let mut raw = Raw::serving(serving([chatty()]));
+    raw.initialized().await;
+    raw.send_line(&call(1, "log_things", json!({}))).await;
+    let set_level =
+        r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}}"#;
+    let mut answers = Vec::new();
+    loop {
+        let line = raw.line().await;
+        let done = line["id"] == 1;
+        answers.push(line);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(logged(&answers), ["debug", "warning"], "{answers:?}");
+    raw.send_line(set_level).await;
+    assert_eq!(raw.line().await["id"], 2);
+    raw.send_line(&call(3, "log_things", json!({}))).await;
+    raw.close().await;
+    let answers = raw.rest().await;
+    assert_eq!(logged(&answers), ["warning"], "{answers:?}");
+}
+
+/// A call that reports progress is answered when input ends while it runs, in either era, and
+/// its progress goes out before its answer.
+#[tokio::test]
+async fn a_call_that_reports_progress_is_answered_at_the_end_of_input() {
+    let session = call(1, "log_things", json!({})).replace(
+        r#""arguments":{}"#,
+        r#""arguments":{},"_meta":{"progressToken":7}"#,
+    );
+    let modern = modern_call(1, "log_things", json!({}), json!({"progressToken": 7}));
+    for (handshake, request) in [(true, session), (false, modern)] {
+        let mut raw = Raw::serving(serving([chatty()]));
+        if handshake {
+            raw.initialized().await;
+        }
+        raw.send_line(&request).await;
+        raw.close().await;
+        let answers = raw.rest().await;
+        let progress: Vec<&Value> = answers
+            .iter()
+            .filter(|a| a["method"] == "notifications/progress")
+            .map(|a| &a["params"]["progress"])
+            .collect();
+        assert_eq!(progress, [&json!(1.0), &json!(2.0)], "{answers:?}");
+        let last = answers.last().unwrap();
+        assert_eq!(
+            (&last["id"], text(last)),
+            (&json!(1), &json!("logged")),
+            "{answers:?}"
+        );
+        assert!(raw.ended().await.is_ok());
     }
 }

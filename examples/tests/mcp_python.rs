@@ -20,6 +20,14 @@ fn official_python_client_over_stdio() {
     run_mcp_script("stdio_client.py", &[env!("CARGO_BIN_EXE_toolctl")], Some(8));
 }
 
+/// The same client in both eras over stdio: 2026-07-28 by default (its `auto` mode), the
+/// `initialize` handshake in `legacy` mode; logs only to the requests that ask for them.
+#[test]
+fn official_python_client_over_stdio_in_both_eras() {
+    let server = env!("CARGO_BIN_EXE_conformance-server");
+    run_mcp_script("stdio_eras.py", &[server], Some(6));
+}
+
 #[test]
 fn official_python_client_over_http() {
     let toolctl = HttpServer::start(env!("CARGO_BIN_EXE_toolctl"), &[]);

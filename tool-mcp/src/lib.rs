@@ -36,6 +36,7 @@
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]
 
+mod drain;
 mod level;
 mod listing;
 #[cfg(feature = "mount")]

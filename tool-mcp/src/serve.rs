@@ -1,7 +1,9 @@
 //! Putting an [`McpServer`] on Streamable HTTP (sessions or stateless), with the security a
 //! server reachable over a network needs.
 
+use std::future::IntoFuture as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -16,6 +18,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::drain::InFlight;
 use super::server::McpServer;
 
 /// Why a server stopped.
@@ -158,16 +161,44 @@ pub fn http_router(
 /// serve_http(server, listener, &HttpOptions::default(), Default::default()).await?;
 /// # Ok(()) }
 /// ```
+///
+/// When `shutdown` is cancelled (`toolctl` cancels it on SIGTERM and SIGINT), the listener
+/// closes at once (new connections are refused, so a load balancer sends them elsewhere); the
+/// calls in flight, with sessions or stateless, have
+/// [`ServerOptions::shutdown_grace`](super::ServerOptions::shutdown_grace) (default 5 s, as
+/// over stdio) to finish and are answered; then sessions and open streams end, and the
+/// function returns.
 pub async fn serve_http(
     server: McpServer,
     listener: tokio::net::TcpListener,
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
-    let router = http_router(server, options, shutdown.child_token());
-    axum::serve(crate::tcp::nodelay(listener), router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await?;
+    // How long the connections that are left may take to close once everything has ended.
+    const LAST_ANSWERS: Duration = Duration::from_secs(1);
+    let grace = server.options().shutdown_grace;
+    // Ends rmcp's sessions and streams, and with them any handler still running: only once
+    // the calls in flight have had their grace.
+    let streams = CancellationToken::new();
+    let flight = Arc::new(InFlight::default());
+    let router = http_router(server, options, streams.clone()).layer(
+        middleware::from_fn_with_state(flight.clone(), crate::drain::count_posts),
+    );
+    let serving = axum::serve(crate::tcp::nodelay(listener), router)
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+        .into_future();
+    let stopped = async move {
+        shutdown.cancelled().await;
+        if !flight.idle_within(grace).await {
+            tracing::warn!("the grace period is over: ending the calls still running");
+        }
+        streams.cancel();
+        tokio::time::sleep(LAST_ANSWERS).await;
+    };
+    tokio::select! {
+        served = serving => served?,
+        () = stopped => tracing::warn!("connections still open after the shutdown were closed"),
+    }
     Ok(())
 }
 

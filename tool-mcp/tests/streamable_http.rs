@@ -29,6 +29,12 @@ fn server() -> McpServer {
         .register_all([
             DynamicTool::new("echo_input", "Echoes its input.", object.clone())
                 .handler(|input, _| async move { Ok(ToolOutput::new(input)) }),
+            DynamicTool::new("wait_a_while", "Waits half a second.", object.clone()).handler(
+                |_, _| async move {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    Ok(ToolOutput::text("waited"))
+                },
+            ),
             DynamicTool::new("ask_model", "Asks the client's model.", object.clone()).handler(
                 |_, ctx| async move {
                     let client = McpPeer::from_context(&ctx)?;
@@ -53,6 +59,20 @@ fn server() -> McpServer {
         ])
         .unwrap();
     McpServer::new(Executor::new(registry))
+}
+
+/// Serves until `shutdown` is cancelled; the address, and the serving task.
+async fn serve_until(
+    stateless: bool,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> (String, tokio::task::JoinHandle<Result<(), mcp::ServeError>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mut options = HttpOptions::default();
+    options.stateless = stateless;
+    let serving =
+        tokio::spawn(async move { mcp::serve_http(server(), listener, &options, shutdown).await });
+    (addr, serving)
 }
 
 /// Serves on an ephemeral loopback port; returns the endpoint's address (`127.0.0.1:PORT`).
@@ -493,5 +513,68 @@ async fn a_client_on_the_newest_protocol_is_not_asked() {
         // Not the SDK's refusal, which blames the client: the protocol is why.
         assert!(text.contains("the client speaks MCP 2026-07-28"), "{text}");
         assert!(took < Duration::from_secs(1), "took {took:?}");
+    }
+}
+
+/// A shutdown (SIGTERM, for `toolctl`) while calls run: new connections are refused at once,
+/// every call in flight is answered with its result, and then the server returns; with
+/// sessions and without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_answers_the_calls_in_flight() {
+    for stateless in [true, false] {
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let (addr, serving) = serve_until(stateless, shutdown.clone()).await;
+        let mut session = Vec::new();
+        if !stateless {
+            let reply = post(&addr, &initialize(), &[]).await;
+            let id = reply
+                .header("mcp-session-id")
+                .expect("a session id")
+                .to_owned();
+            session.push(id);
+            let reply = post(&addr, &initialized(), &[("Mcp-Session-Id", &session[0])]).await;
+            assert_eq!(reply.status, 202, "{reply:?}");
+        }
+        let calls: Vec<_> = (0..20)
+            .map(|n| {
+                let addr = addr.clone();
+                let session = session.clone();
+                tokio::spawn(async move {
+                    let call = request(n, "tools/call", json!({"name": "wait_a_while"}));
+                    let extra: Vec<(&str, &str)> = session
+                        .iter()
+                        .map(|id| ("Mcp-Session-Id", id.as_str()))
+                        .collect();
+                    post(&addr, &call, &extra).await
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let stopped = Instant::now();
+        shutdown.cancel();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(
+            tokio::net::TcpStream::connect(&addr).await.is_err(),
+            "a new connection after the shutdown was accepted (stateless: {stateless})"
+        );
+        for call in calls {
+            let reply = call.await.unwrap();
+            assert_eq!(reply.status, 200, "stateless: {stateless}: {reply:?}");
+            let message = reply.message();
+            assert_eq!(
+                message["result"]["content"][0]["text"], "waited",
+                "stateless: {stateless}: {message}"
+            );
+        }
+        let ended = tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .expect("the server returns after its calls are answered")
+            .unwrap();
+        assert!(ended.is_ok(), "{ended:?}");
+        let took = stopped.elapsed();
+        assert!(
+            took < Duration::from_secs(3),
+            "stateless: {stateless}: took {took:?}"
+        );
     }
 }

@@ -28,6 +28,24 @@ fn official_python_client_over_stdio_in_both_eras() {
     run_mcp_script("stdio_eras.py", &[server], Some(6));
 }
 
+/// Tools that ask (elicitation, sampling) in every era: the client in its default mode (2026-07-28,
+/// `InputRequiredResult` and a retry) and in legacy mode (a request to the client), over stdio,
+/// Streamable HTTP with sessions, and stateless (2026-07-28 alone, where a stateless server can
+/// ask).
+#[test]
+fn official_python_client_answers_tools_that_ask_in_every_era() {
+    let server = env!("CARGO_BIN_EXE_conformance-server");
+    let with_sessions = HttpServer::start(server, &[]);
+    let stateless = HttpServer::start(server, &["--stateless"]);
+    let stdio = format!("stdio:{server}");
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "asking.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(10),
+    );
+}
+
 #[test]
 fn official_python_client_over_http() {
     let toolctl = HttpServer::start(env!("CARGO_BIN_EXE_toolctl"), &[]);

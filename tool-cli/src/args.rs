@@ -32,7 +32,7 @@ pub struct ToolArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve every tool over MCP: on stdio, or Streamable HTTP.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// List every tool.
     List {
         /// Print a JSON array of full definitions instead of a table.
@@ -144,6 +144,12 @@ pub struct ServeArgs {
     /// they are cancelled.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = grace)]
     pub shutdown_grace: f64,
+    /// The environment variable that holds the key (at least 32 bytes) sealing the
+    /// `requestState` of 2026-07-28 calls whose tools ask the client: give every instance
+    /// behind a load balancer the same one, so a retry may land on any of them (default: a
+    /// random key of this process's own).
+    #[arg(long, value_name = "VAR")]
+    pub request_state_key_env: Option<String>,
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     pub embed: crate::EmbedArgs,

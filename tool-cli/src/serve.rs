@@ -51,6 +51,17 @@ pub(crate) async fn serve(
     options.shutdown_grace = std::time::Duration::from_secs_f64(args.shutdown_grace);
     // Lowercased, and refused if never forwarded, by the argument's parser.
     options.forward_headers = args.forward_header.clone();
+    if let Some(var) = &args.request_state_key_env {
+        let key = std::env::var(var).map_err(|_| {
+            usage(
+                err,
+                format!("--request-state-key-env {var}: the variable is not set"),
+            )
+        })?;
+        let codec = mcp::rmcp::model::RequestStateCodec::try_new(key.into_bytes())
+            .map_err(|e| usage(err, format!("--request-state-key-env {var}: {e}")))?;
+        options.request_state = Some(codec);
+    }
     let server = McpServer::with_options(Executor::new(registry), options)
         .with_base_context(base)
         .with_catalog(catalog);

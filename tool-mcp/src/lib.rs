@@ -36,6 +36,7 @@
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]
 
+mod ask;
 mod drain;
 mod level;
 mod listing;
@@ -56,10 +57,11 @@ mod tcp;
 #[path = "../../tool-core/src/test_json.rs"]
 mod test_json;
 
+pub use ask::McpPeer;
 #[cfg(feature = "mount")]
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
 pub use serve::{HttpOptions, ServeError, http_router, serve_http};
-pub use server::{DeferredTools, McpPeer, McpServer, ServerOptions};
+pub use server::{DeferredTools, McpServer, ServerOptions};
 pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};
 

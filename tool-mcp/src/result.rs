@@ -39,10 +39,27 @@ impl ServerInfo {
         MetaObject(with)
     }
 
+    /// `result` with the server's info in its `_meta`.
+    pub(crate) fn input_required(
+        &self,
+        result: rmcp::model::InputRequiredResult,
+    ) -> rmcp::model::InputRequiredResult {
+        let meta = self.added_to(result.meta.clone());
+        result.with_meta(meta)
+    }
+
     fn write_entry(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(br#""io.modelcontextprotocol/serverInfo":"#);
         out.extend_from_slice(&self.json);
     }
+}
+
+/// What a `tools/call` is answered with.
+pub(super) enum CallAnswer {
+    /// The tool's result.
+    Complete(CallOutcome),
+    /// Questions for the client (2026-07-28): the call is made again with the answers.
+    InputRequired(rmcp::model::InputRequiredResult),
 }
 
 /// A call's outcome, with what the shape of its answer depends on.

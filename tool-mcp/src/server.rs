@@ -7,29 +7,24 @@ use std::time::Duration;
 
 use rmcp::model::{CacheScope, SubscriptionFilter};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateMessageRequestParams,
-    CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
 };
-use rmcp::service::{
-    NotificationContext, RequestContext, ServiceError, SubscriptionContext, SubscriptionSink,
-};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::ask::{self, McpPeer, RequestStates, Round, RoundEnd};
 use super::level::from_mcp_level;
 use super::listing::Hints;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
 use super::request::Era;
-use super::result::{CallOutcome, ServerInfo, call_result};
+use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use tool_core::catalog::SharedCatalog;
 use tool_core::exec::Executor;
-use tool_core::{
-    ErrorKind, FromContext, LogLevel, Principal, Registry, RequestHeaders, Tool, ToolContext,
-    ToolError,
-};
+use tool_core::{LogLevel, Principal, Registry, RequestHeaders, Tool, ToolContext};
 
 /// Whether `tools/list` shows deferred (non-`core`) tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,6 +74,16 @@ pub struct ServerOptions {
     /// change to the tool set ([`McpServer::update`]) reaches listening clients at once
     /// (`notifications/tools/list_changed`), the others once the time is over.
     pub list_ttl: Duration,
+    /// Seals the `requestState` of the 2026-07-28 calls whose tools ask the client (see
+    /// [`McpPeer`]), and opens the states retries bring back. `None` (the default): a random
+    /// key of this process's own, so a state opens only where it was made; behind a load
+    /// balancer, give every instance the same key (or key ring, for rotation:
+    /// [`RequestStateCodec::new_with_keyring`](rmcp::model::RequestStateCodec::new_with_keyring)),
+    /// so that the retry may land on any of them.
+    pub request_state: Option<rmcp::model::RequestStateCodec>,
+    /// How long a sealed `requestState` opens: the time a client has to ask its user and
+    /// call again. Default 10 minutes.
+    pub request_state_ttl: Duration,
 }
 
 impl Default for ServerOptions {
@@ -93,6 +98,8 @@ impl Default for ServerOptions {
             sdk_transport: false,
             shutdown_grace: Duration::from_secs(5),
             list_ttl: Duration::from_secs(60),
+            request_state: None,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -146,6 +153,8 @@ struct Shared {
     options: ServerOptions,
     /// `serverInfo`, as 2026-07-28 results carry it.
     server_info: Arc<ServerInfo>,
+    /// Seals and opens the `requestState` of 2026-07-28 calls that ask.
+    states: RequestStates,
     base: ToolContext,
     live: RwLock<Arc<Live>>,
     /// Held while a change to the tool set is built.
@@ -179,11 +188,9 @@ struct Session {
     /// The lowest log level the client wants, as `LogLevel as u8` (0, debug, until it says).
     min_level: AtomicU8,
     /// The base context with this connection's client ([`McpPeer`]) added, made at its first
-    /// call of the session era: each call's context derives from it rather than adding the
-    /// peer again...
+    /// call of the session era: each such call's context derives from it rather than adding
+    /// the peer again. (A 2026-07-28 call has a client of its own: its round.)
     base: OnceLock<ToolContext>,
-    /// ...and the same for its calls of protocol 2026-07-28 or later.
-    modern_base: OnceLock<ToolContext>,
     /// The client, once the SDK's loop has begun a session with it: with `initialize`, or
     /// with a first request of protocol 2026-07-28 that says who is asking. Its calls and
     /// listings may then be answered by the transport itself ([`super::stdio`]).
@@ -226,10 +233,16 @@ impl McpServer {
             options.name.clone(),
             options.version.clone(),
         )));
+        let codec = options
+            .request_state
+            .clone()
+            .unwrap_or_else(RequestStates::random_codec);
+        let states = RequestStates::new(codec, options.request_state_ttl);
         Self {
             shared: Arc::new(Shared {
                 options,
                 server_info,
+                states,
                 base: ToolContext::new(),
                 live: RwLock::new(Arc::new(live)),
                 writer: Mutex::new(()),
@@ -270,6 +283,7 @@ impl McpServer {
             shared: Arc::new(Shared {
                 options: shared.options.clone(),
                 server_info: shared.server_info.clone(),
+                states: shared.states.clone(),
                 base,
                 live: RwLock::new(self.live()),
                 writer: Mutex::new(()),
@@ -390,10 +404,10 @@ impl McpServer {
     /// SDK's own checks for the rest).
     pub(super) async fn call(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
         era: Era,
-    ) -> Result<CallOutcome, McpError> {
+    ) -> Result<CallAnswer, McpError> {
         let live = self.live();
         let registry = live.executor.registry();
         let Some(tool) = registry.get(&request.name) else {
@@ -421,13 +435,39 @@ impl McpServer {
             tool.name_cow(),
             self.shared.base.clone(),
         );
-        let ctx = self.call_context(&cx, call_id, &notifier, era);
-        let input = Value::Object(request.arguments.unwrap_or_default());
+        let input = Value::Object(request.arguments.take().unwrap_or_default());
+        // A 2026-07-28 call asks its client through a round of its own, which brings the
+        // answers of the rounds before it.
+        let round = match era {
+            Era::Session => None,
+            Era::Modern => {
+                let caller = self.caller(&cx).map(identity);
+                let caller = caller.as_ref().map(|(issuer, subject)| {
+                    (issuer.as_deref().unwrap_or_default(), subject.as_str())
+                });
+                let binding = ask::binding(tool.name(), &input, caller);
+                let answers = self.shared.states.open(
+                    request.request_state.as_deref(),
+                    request.input_responses.take(),
+                    &binding,
+                )?;
+                let capabilities = cx.meta.client_capabilities().unwrap_or_default();
+                Some((Arc::new(Round::new(capabilities, answers)), binding))
+            }
+        };
+        let ctx = self.call_context(&cx, call_id, &notifier, round.as_ref().map(|(r, _)| r));
         // The context is this call's alone: the executor takes it over.
         let result = live.executor.call_in(tool.name(), input, ctx).await;
         // Every notification the call sent goes out before its result.
         notifier.finish().await;
-        Ok(CallOutcome::new(tool, result))
+        let outcome = CallOutcome::new(tool, result);
+        let Some((round, binding)) = round else {
+            return Ok(CallAnswer::Complete(outcome));
+        };
+        Ok(match round.end(&self.shared.states, &binding)? {
+            RoundEnd::Complete => CallAnswer::Complete(outcome),
+            RoundEnd::InputRequired(result) => CallAnswer::InputRequired(result),
+        })
     }
 
     /// The context of one `tools/call`: derived from the base, with the request's id, the
@@ -438,23 +478,28 @@ impl McpServer {
         cx: &RequestContext<RoleServer>,
         call_id: String,
         notifier: &Notifier,
-        era: Era,
+        round: Option<&Arc<Round>>,
     ) -> ToolContext {
-        // One base per era a connection's requests speak: how a tool reaches the client
-        // depends on the request's era, not on the connection's first call.
-        let base = match era {
-            Era::Session => &self.session.base,
-            Era::Modern => &self.session.modern_base,
+        // How a tool reaches the client depends on the request's era: a 2026-07-28 call's
+        // questions go into its own round; a session's calls share one client.
+        let mut builder = match round {
+            Some(round) => {
+                let client = McpPeer::rounds(cx.peer.clone(), round.clone());
+                self.shared.base.derive().extension(client)
+            }
+            None => self
+                .session
+                .base
+                .get_or_init(|| {
+                    let in_session = self.session.initialized.load(Ordering::Relaxed);
+                    let client = McpPeer::session(cx.peer.clone(), in_session);
+                    self.shared.base.derive().extension(client).build()
+                })
+                .derive(),
         };
-        let base = base.get_or_init(|| {
-            let in_session = self.session.initialized.load(Ordering::Relaxed);
-            let client = McpPeer::new(cx.peer.clone(), in_session, era);
-            self.shared.base.derive().extension(client).build()
-        });
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
         // the client's `notifications/cancelled`: no further child is needed.
-        let mut builder = base
-            .derive()
+        builder = builder
             .call_id(call_id)
             .cancellation(cx.ct.clone())
             .events(notifier.sink());
@@ -572,165 +617,6 @@ impl McpServer {
     }
 }
 
-/// The connected client, for tools that ask it for something: its model
-/// ([`sample`](Self::sample), MCP sampling) or its user ([`elicit`](Self::elicit), MCP
-/// elicitation). Present in the context of every call made over MCP: take it as a parameter,
-/// `#[ctx] client: McpPeer`, or read `ctx.extension::<McpPeer>()`.
-///
-/// Asking needs a connection that carries requests from the server to the client: an MCP
-/// session, begun with `initialize` (stdio, or Streamable HTTP with sessions), with a client
-/// that declared the capability. Without one, the request fails at once with a [`ToolError`]
-/// that says why (a stateless HTTP server, a client on protocol 2026-07-28, which has no such
-/// requests, a client without the capability) instead of waiting for an answer that cannot
-/// come.
-///
-/// ```
-/// # #![allow(deprecated)] // sampling is deprecated upstream (SEP-2577), still served
-/// use tool_core::FromContext;
-/// use tool_mcp::McpPeer;
-/// use tool_mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
-/// use tool_core::prelude::*;
-/// # tool_core::domain!(writing, "Writing");
-///
-/// /// Asks the client's model for a title for `text`.
-/// #[tool(domain = writing, label = "Naming", hint = "A title for a text")]
-/// async fn suggest_title(#[ctx] client: McpPeer, text: String) -> Result<String, ToolError> {
-///     let message = SamplingMessage::user_text(format!("A title for: {text}"));
-///     let answer = client.sample(CreateMessageRequestParams::new(vec![message], 50)).await?;
-///     let text = answer.message.content.first().and_then(|c| c.as_text());
-///     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
-/// }
-///
-/// // Outside MCP there is no client to ask.
-/// let error = McpPeer::from_context(&ToolContext::new()).unwrap_err();
-/// assert!(error.message().contains("called over MCP"), "{error}");
-/// ```
-#[derive(Clone, Debug)]
-pub struct McpPeer {
-    peer: Peer<RoleServer>,
-    reach: Reach,
-}
-
-/// Whether the server can send this client a request, and if not, why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reach {
-    /// A session begun with `initialize`.
-    Session,
-    /// No session: a stateless Streamable HTTP server answers each POST on its own.
-    Stateless,
-    /// Protocol 2026-07-28 or later, where servers send clients no requests.
-    NoServerRequests,
-}
-
-impl McpPeer {
-    /// The client of a call of `era`: `in_session` when its connection began with
-    /// `initialize`.
-    fn new(peer: Peer<RoleServer>, in_session: bool, era: Era) -> Self {
-        let reach = match era {
-            Era::Modern => Reach::NoServerRequests,
-            Era::Session if in_session => Reach::Session,
-            Era::Session => Reach::Stateless,
-        };
-        Self { peer, reach }
-    }
-
-    /// Asks the client's model for a completion (`sampling/createMessage`) and returns it.
-    ///
-    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
-    /// or did not declare the `sampling` capability; fails when the client refuses.
-    pub async fn sample(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> Result<CreateMessageResult, ToolError> {
-        const WHAT: &str = "sampling";
-        self.can_ask(WHAT, |c| c.sampling.is_some())?;
-        let asked = self.peer.create_message(params).await;
-        asked.map_err(|e| refused(WHAT, e))
-    }
-
-    /// Asks the client's user for input (`elicitation/create`): a form, or a URL to visit. The
-    /// answer says whether the user accepted, declined or cancelled; a refusal of the request
-    /// itself is an error.
-    ///
-    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
-    /// or did not declare the `elicitation` capability.
-    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
-        const WHAT: &str = "elicitation";
-        self.can_ask(WHAT, |c| c.elicitation.is_some())?;
-        let asked = self.peer.create_elicitation(params).await;
-        asked.map_err(|e| refused(WHAT, e))
-    }
-
-    /// The SDK's handle on the client, for what this type does not wrap (notifications,
-    /// `roots/list`, the client's info). A request sent through it waits for the client's
-    /// answer even where none can come: prefer [`sample`](Self::sample) and
-    /// [`elicit`](Self::elicit).
-    pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.peer
-    }
-
-    /// `Ok` when a request for `what` can reach the client and the client said it serves
-    /// it (`declared` reads its capabilities).
-    fn can_ask(
-        &self,
-        what: &str,
-        declared: impl FnOnce(&ClientCapabilities) -> bool,
-    ) -> Result<(), ToolError> {
-        match self.reach {
-            Reach::Stateless => Err(ToolError::failed(format!(
-                "this server is stateless: {what} needs an MCP session, which carries the \
-                 server's request to the client, and a stateless server keeps none; serve the \
-                 tool with sessions (without --stateless)"
-            ))),
-            Reach::NoServerRequests => Err(ToolError::failed(format!(
-                "the client speaks MCP 2026-07-28 or later, where a server sends the client no \
-                 requests: {what} is not available to this tool"
-            ))),
-            Reach::Session => {
-                let info = self.peer.peer_info();
-                if info.is_some_and(|i| declared(&i.capabilities)) {
-                    Ok(())
-                } else {
-                    Err(ToolError::failed(format!(
-                        "the client did not declare the `{what}` capability, so it cannot be \
-                         asked for {what}"
-                    )))
-                }
-            }
-        }
-    }
-}
-
-/// Why a request the client was sent failed, for the model.
-fn refused(what: &str, error: ServiceError) -> ToolError {
-    match error {
-        ServiceError::McpError(e) => ToolError::failed(format!(
-            "the client refused the {what} request: {}",
-            e.message
-        )),
-        ServiceError::Cancelled { .. } => ToolError::new(
-            ErrorKind::Cancelled,
-            format!("the {what} request was cancelled"),
-        ),
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::failed(
-            format!("the client went away before it answered the {what} request"),
-        ),
-        other => ToolError::failed(format!("the {what} request failed: {other}")),
-    }
-}
-
-impl FromContext for McpPeer {
-    /// The client of a call made over MCP; an error for a call made any other way.
-    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
-        ctx.extension::<McpPeer>().cloned().ok_or_else(|| {
-            ToolError::failed(
-                "this tool asks the client for something, which works only when it is called \
-                 over MCP",
-            )
-        })
-    }
-}
-
 impl Live {
     fn new(executor: Executor, deferred: DeferredTools) -> Self {
         let listed = executor
@@ -826,11 +712,18 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let era = Era::of_checked(cx.protocol_version().as_ref());
-        let mut result = call_result(self.call(request, cx, era).await?);
-        if era == Era::Modern {
-            result.meta = Some(self.shared.server_info.added_to(result.meta.take()));
-        }
-        Ok(result.into())
+        let modern = era == Era::Modern;
+        let info = &self.shared.server_info;
+        Ok(match self.call(request, cx, era).await? {
+            CallAnswer::Complete(outcome) => {
+                let mut result = call_result(outcome);
+                if modern {
+                    result.meta = Some(info.added_to(result.meta.take()));
+                }
+                result.into()
+            }
+            CallAnswer::InputRequired(result) => info.input_required(result).into(),
+        })
     }
 
     async fn set_level(

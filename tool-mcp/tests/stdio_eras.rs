@@ -212,10 +212,10 @@ async fn answers(opening: &str, input: &str, sdk_transport: bool, requests: usiz
     let mut out: Vec<Value> = Vec::new();
     loop {
         let answered = out.iter().filter(|a| a.get("id").is_some()).count();
-        if !sdk_transport || answered == requests {
-            if let Some(mut write) = write.take() {
-                write.shutdown().await.unwrap();
-            }
+        if (!sdk_transport || answered == requests)
+            && let Some(mut write) = write.take()
+        {
+            write.shutdown().await.unwrap();
         }
         let mut line = String::new();
         let n = tokio::time::timeout(

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
 use tool_core::{DynamicTool, FromContext as _, Registry, ToolError, ToolOutput};
-use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer};
+use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
 
 const PROTOCOL: &str = "2025-11-25";
 
@@ -484,36 +484,137 @@ async fn stateless_sampling_and_elicitation_fail_at_once() {
     }
 }
 
-/// Protocol 2026-07-28 has no requests from the server to the client: a tool that asks fails
-/// at once there too, with sessions or without, and says why.
+/// A 2026-07-28 POST of `tools/call` for `tool` with `params` besides its name and `_meta`;
+/// `capabilities` are the client's.
+async fn modern_call(addr: &str, tool: &str, capabilities: Value, params: Value) -> Value {
+    let mut call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+    "name": tool, "arguments": {"why": "test"},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    }}});
+    call["params"]
+        .as_object_mut()
+        .unwrap()
+        .extend(params.as_object().cloned().unwrap_or_default());
+    let headers = [
+        ACCEPT_BOTH,
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+    ];
+    let reply = send(addr, "POST", &headers, Some(&call)).await;
+    // A result is 200; rmcp answers some protocol errors of 2026-07-28 (-32021) with 400.
+    let message = reply.message();
+    let error = message.get("error").is_some();
+    assert!(
+        reply.status == 200 || (error && reply.status == 400),
+        "{reply:?}"
+    );
+    message
+}
+
+/// Serves `server_with(options)` statelessly; the address.
+async fn serve_stateless_with(options: ServerOptions) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let mut http = HttpOptions::default();
+    http.stateless = true;
+    let server = McpServer::with_options(server().executor(), options);
+    tokio::spawn(async move {
+        let _ = mcp::serve_http(server, listener, &http, Default::default()).await;
+    });
+    addr
+}
+
+/// Protocol 2026-07-28 has no requests from the server to the client: a tool that asks ends
+/// its call with an `InputRequiredResult` (the question, and a sealed `requestState`), and
+/// the retry that brings the answer runs it to the end, with sessions or without.
 #[tokio::test]
-async fn a_client_on_the_newest_protocol_is_not_asked() {
+async fn a_client_on_the_newest_protocol_is_asked_in_the_result() {
     for stateless in [false, true] {
         let addr = serve(stateless).await;
-        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "ask_model", "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
-        }}});
-        let headers = [
-            ACCEPT_BOTH,
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "ask_model"),
-        ];
-        let started = Instant::now();
-        let reply = send(&addr, "POST", &headers, Some(&call)).await;
-        let took = started.elapsed();
-        assert_eq!(reply.status, 200, "{reply:?}");
-        let result = &reply.message()["result"];
-        assert_eq!(result["isError"], true, "{reply:?}");
-        let text = result["content"][0]["text"].as_str().unwrap_or_default();
-        // Not the SDK's refusal, which blames the client: the protocol is why.
-        assert!(text.contains("the client speaks MCP 2026-07-28"), "{text}");
-        assert!(took < Duration::from_secs(1), "took {took:?}");
+        let asked = modern_call(&addr, "ask_user", json!({"elicitation": {}}), json!({})).await;
+        let result = &asked["result"];
+        assert_eq!(result["resultType"], "input_required", "{asked}");
+        let requests = result["inputRequests"].as_object().unwrap();
+        assert_eq!(requests.len(), 1, "{asked}");
+        let (key, request) = requests.iter().next().unwrap();
+        assert_eq!(request["method"], "elicitation/create", "{asked}");
+        assert_eq!(request["params"]["message"], "Your name?", "{asked}");
+        let state = result["requestState"].as_str().unwrap();
+        assert!(result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+
+        let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+        let retry = json!({"inputResponses": {key: answer}, "requestState": state});
+        let done = modern_call(&addr, "ask_user", json!({"elicitation": {}}), retry).await;
+        let result = &done["result"];
+        assert_eq!(result["resultType"], "complete", "{done}");
+        assert_eq!(result["isError"], false, "{done}");
+        assert_eq!(
+            result["structuredContent"]["content"]["name"], "Ada",
+            "{done}"
+        );
+
+        // A state changed by the client opens nowhere: a protocol error, not a run.
+        let forged = json!({"inputResponses": {key: answer}, "requestState": format!("{state}x")});
+        let refused = modern_call(&addr, "ask_user", json!({"elicitation": {}}), forged).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("requestState")
+        );
     }
+}
+
+/// A client that did not declare the capability is not asked: -32021, naming it.
+#[tokio::test]
+async fn a_newest_client_without_the_capability_gets_minus_32021() {
+    let addr = serve(true).await;
+    let refused = modern_call(&addr, "ask_model", json!({"elicitation": {}}), json!({})).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let required = &refused["error"]["data"]["requiredCapabilities"];
+    assert!(required["sampling"].is_object(), "{refused}");
+}
+
+/// Instances that share a `requestState` key accept each other's states: the retry may land
+/// on any of them. One with a key of its own refuses them.
+#[tokio::test]
+async fn a_retry_lands_on_any_instance_that_shares_the_key() {
+    let key = b"0123456789abcdef0123456789abcdef-shared".to_vec();
+    let shared = || {
+        let mut options = ServerOptions::default();
+        options.request_state = Some(rmcp::model::RequestStateCodec::try_new(key.clone()).unwrap());
+        options
+    };
+    let first = serve_stateless_with(shared()).await;
+    let second = serve_stateless_with(shared()).await;
+    let alone = serve_stateless_with(ServerOptions::default()).await;
+    let sampling = json!({"sampling": {}});
+    let asked = modern_call(&first, "ask_model", sampling.clone(), json!({})).await;
+    let result = &asked["result"];
+    let key = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"role": "assistant", "model": "m", "stopReason": "endTurn",
+                        "content": {"type": "text", "text": "hello"}});
+    let retry = json!({"inputResponses": {&key: answer}, "requestState": state});
+    let done = modern_call(&second, "ask_model", sampling.clone(), retry.clone()).await;
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"]["content"]["text"], "hello",
+        "{done}"
+    );
+    let refused = modern_call(&alone, "ask_model", sampling, retry).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }
 
 /// A shutdown (SIGTERM, for `toolctl`) while calls run: new connections are refused at once,

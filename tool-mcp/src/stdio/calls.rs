@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::envelope::Refusal;
 use super::output::{Output, lock};
 use crate::request::Era;
-use crate::result::{CallOutcome, ServerInfo, call_result, text_result};
+use crate::result::{CallAnswer, ServerInfo, call_result, text_result};
 use crate::server::McpServer;
 
 /// Calls and listings running here at once beyond their first poll. More wait, in order, until
@@ -547,12 +547,21 @@ pub(super) fn invalid_params(
 /// outcome ([`text_result`]) unless it has media.
 fn queue_answer(
     out: &Output,
-    result: Result<CallOutcome, ErrorData>,
+    result: Result<CallAnswer, ErrorData>,
     id: RequestId,
     modern: Option<&ServerInfo>,
 ) -> io::Result<()> {
     let outcome = match result {
-        Ok(outcome) => outcome,
+        Ok(CallAnswer::Complete(outcome)) => outcome,
+        // Only a 2026-07-28 call asks this way.
+        Ok(CallAnswer::InputRequired(result)) => {
+            let result = match modern {
+                Some(info) => info.input_required(result),
+                None => result,
+            };
+            let result = ServerResult::from(CallToolResponse::InputRequired(result));
+            return out.queue(&ServerJsonRpcMessage::response(result, id));
+        }
         Err(error) => return out.queue(&ServerJsonRpcMessage::error(error, Some(id))),
     };
     if let Some(result) = text_result(&outcome) {

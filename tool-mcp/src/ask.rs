@@ -1,0 +1,690 @@
+//! Asking the client in every era: a tool's [`McpPeer::elicit`] and [`McpPeer::sample`] become
+//! a request to the client in a session, and in protocol 2026-07-28 (which has no requests
+//! from the server to the client) a question in an `InputRequiredResult`: the call ends there,
+//! the client asks its user or model and calls again with the answers and the sealed
+//! `requestState`, and the tool runs again, this time finding its answers ([`Round`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+};
+use rmcp::service::ServiceError;
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+use tool_core::{ErrorKind, FromContext, ToolContext, ToolError};
+
+use super::server::lock;
+
+/// The connected client, for tools that ask it for something: its model
+/// ([`sample`](Self::sample), MCP sampling) or its user ([`elicit`](Self::elicit), MCP
+/// elicitation). Present in the context of every call made over MCP: take it as a parameter,
+/// `#[ctx] client: McpPeer`, or read `ctx.extension::<McpPeer>()`.
+///
+/// How the question reaches the client depends on the request's protocol:
+///
+/// - **A session** (begun with `initialize`: stdio, or Streamable HTTP with sessions): a
+///   request from the server to the client, whose answer the call waits for.
+/// - **Protocol 2026-07-28** (stdio or HTTP, sessions or stateless): the call ends with an
+///   `InputRequiredResult` that carries the question and a sealed `requestState`; the client
+///   asks, then makes the call again with the answer, and the tool runs again from the start.
+///   This time `elicit` (or `sample`) returns the answer at once. A tool that asks must
+///   therefore be safe to run again: ask before doing anything that changes the world (or
+///   read, on the second run, what the first already did), and ask the same question the same
+///   way (the answer is found by the question's content). The error `elicit` returns while the
+///   answer is not there yet is the call's end: return it (`?`), do not carry on.
+///
+/// Asking fails at once, with a [`ToolError`] that says why, where nothing can carry the
+/// question: a stateless HTTP server and a client before 2026-07-28, or a client that did not
+/// declare the capability (in 2026-07-28, the request is then answered with the protocol
+/// error -32021, which names the capability).
+///
+/// ```
+/// # #![allow(deprecated)] // sampling is deprecated upstream (SEP-2577), still served
+/// use tool_core::FromContext;
+/// use tool_mcp::McpPeer;
+/// use tool_mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
+/// use tool_core::prelude::*;
+/// # tool_core::domain!(writing, "Writing");
+///
+/// /// Asks the client's model for a title for `text`.
+/// #[tool(domain = writing, label = "Naming", hint = "A title for a text")]
+/// async fn suggest_title(#[ctx] client: McpPeer, text: String) -> Result<String, ToolError> {
+///     let message = SamplingMessage::user_text(format!("A title for: {text}"));
+///     let answer = client.sample(CreateMessageRequestParams::new(vec![message], 50)).await?;
+///     let text = answer.message.content.first().and_then(|c| c.as_text());
+///     Ok(text.map(|t| t.text.clone()).unwrap_or_default())
+/// }
+///
+/// // Outside MCP there is no client to ask.
+/// let error = McpPeer::from_context(&ToolContext::new()).unwrap_err();
+/// assert!(error.message().contains("called over MCP"), "{error}");
+/// ```
+#[derive(Clone, Debug)]
+pub struct McpPeer {
+    peer: Peer<RoleServer>,
+    reach: Reach,
+}
+
+/// How a question reaches the client.
+#[derive(Clone, Debug)]
+enum Reach {
+    /// A session begun with `initialize`: a request to the client.
+    Session,
+    /// No session and a protocol before 2026-07-28: nothing can carry it.
+    Stateless,
+    /// Protocol 2026-07-28: in the call's `InputRequiredResult`.
+    Rounds(Arc<Round>),
+}
+
+impl McpPeer {
+    /// The client of a session-era call: `in_session` when its connection began with
+    /// `initialize`.
+    pub(crate) fn session(peer: Peer<RoleServer>, in_session: bool) -> Self {
+        let reach = if in_session {
+            Reach::Session
+        } else {
+            Reach::Stateless
+        };
+        Self { peer, reach }
+    }
+
+    /// The client of a 2026-07-28 call, which asks through `round`.
+    pub(crate) fn rounds(peer: Peer<RoleServer>, round: Arc<Round>) -> Self {
+        Self {
+            peer,
+            reach: Reach::Rounds(round),
+        }
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and returns it.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `sampling` capability; fails when the client refuses.
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, ToolError> {
+        const WHAT: &str = "sampling";
+        match &self.reach {
+            Reach::Rounds(round) => round.ask(
+                WHAT,
+                InputRequest::CreateMessage(CreateMessageRequest::new(params)),
+            ),
+            _ => {
+                self.can_ask(WHAT)?;
+                let asked = self.peer.create_message(params).await;
+                asked.map_err(|e| refused(WHAT, e))
+            }
+        }
+    }
+
+    /// Asks the client's user for input (`elicitation/create`): a form, or a URL to visit. The
+    /// answer says whether the user accepted, declined or cancelled; a refusal of the request
+    /// itself is an error.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `elicitation` capability.
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
+        const WHAT: &str = "elicitation";
+        match &self.reach {
+            Reach::Rounds(round) => {
+                round.ask(WHAT, InputRequest::Elicitation(ElicitRequest::new(params)))
+            }
+            _ => {
+                self.can_ask(WHAT)?;
+                let asked = self.peer.create_elicitation(params).await;
+                asked.map_err(|e| refused(WHAT, e))
+            }
+        }
+    }
+
+    /// The SDK's handle on the client, for what this type does not wrap (notifications,
+    /// `roots/list`, the client's info). A request sent through it waits for the client's
+    /// answer even where none can come: prefer [`sample`](Self::sample) and
+    /// [`elicit`](Self::elicit).
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.peer
+    }
+
+    /// `Ok` when a request for `what` can reach the client of a session-era call and the
+    /// client said it serves it.
+    fn can_ask(&self, what: &str) -> Result<(), ToolError> {
+        match &self.reach {
+            Reach::Stateless => Err(ToolError::failed(format!(
+                "this server is stateless: {what} needs an MCP session, which carries the \
+                 server's request to the client, and a stateless server keeps none; serve the \
+                 tool with sessions (without --stateless), or call it with protocol 2026-07-28"
+            ))),
+            Reach::Session | Reach::Rounds(_) => {
+                let info = self.peer.peer_info();
+                if info.is_some_and(|i| declares(&i.capabilities, what)) {
+                    Ok(())
+                } else {
+                    Err(not_declared(what))
+                }
+            }
+        }
+    }
+}
+
+/// Whether `capabilities` declare what a request for `what` needs.
+fn declares(capabilities: &ClientCapabilities, what: &str) -> bool {
+    match what {
+        "sampling" => capabilities.sampling.is_some(),
+        _ => capabilities.elicitation.is_some(),
+    }
+}
+
+/// The capabilities a request for `what` needs.
+fn needed(what: &str) -> ClientCapabilities {
+    let mut needed = ClientCapabilities::default();
+    match what {
+        "sampling" => needed.sampling = Some(Default::default()),
+        _ => needed.elicitation = Some(Default::default()),
+    }
+    needed
+}
+
+fn not_declared(what: &str) -> ToolError {
+    ToolError::failed(format!(
+        "the client did not declare the `{what}` capability, so it cannot be asked for {what}"
+    ))
+}
+
+/// Why a request the client was sent failed, for the model.
+fn refused(what: &str, error: ServiceError) -> ToolError {
+    match error {
+        ServiceError::McpError(e) => ToolError::failed(format!(
+            "the client refused the {what} request: {}",
+            e.message
+        )),
+        ServiceError::Cancelled { .. } => ToolError::new(
+            ErrorKind::Cancelled,
+            format!("the {what} request was cancelled"),
+        ),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ToolError::failed(
+            format!("the client went away before it answered the {what} request"),
+        ),
+        other => ToolError::failed(format!("the {what} request failed: {other}")),
+    }
+}
+
+impl FromContext for McpPeer {
+    /// The client of a call made over MCP; an error for a call made any other way.
+    fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.extension::<McpPeer>().cloned().ok_or_else(|| {
+            ToolError::failed(
+                "this tool asks the client for something, which works only when it is called \
+                 over MCP",
+            )
+        })
+    }
+}
+
+/// One run of a 2026-07-28 call: the answers the client gave in earlier rounds, and the
+/// questions this run asks that it has no answer for.
+#[derive(Debug)]
+pub(crate) struct Round {
+    capabilities: ClientCapabilities,
+    state: Mutex<RoundState>,
+}
+
+#[derive(Debug, Default)]
+struct RoundState {
+    /// Answers by question key, from the sealed state and this retry's `inputResponses`.
+    answers: BTreeMap<String, Value>,
+    /// The answers this run read: kept for the next run, which asks them again.
+    used: BTreeSet<String>,
+    /// Questions without an answer yet, by key.
+    asked: InputRequests,
+    /// How often this run asked each question, so that one asked twice gets two keys.
+    seen: HashMap<String, usize>,
+    /// Why the call is answered with a protocol error instead: a question the client did not
+    /// declare it can answer, or an answer that is not one.
+    refusal: Option<McpError>,
+}
+
+/// What a round ends in.
+pub(crate) enum RoundEnd {
+    /// The tool asked nothing it had no answer for: its result is the call's.
+    Complete,
+    /// The call's answer is this `InputRequiredResult`.
+    InputRequired(InputRequiredResult),
+}
+
+/// What the sealed `requestState` holds: the answers so far, and the keys of the questions
+/// asked last, whose answers the retry carries.
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    answers: BTreeMap<String, Value>,
+    asked: Vec<String>,
+}
+
+impl Round {
+    /// The round of a call whose request declared `capabilities` and carried `answers` (from
+    /// [`RequestStates::open`]).
+    pub(crate) fn new(capabilities: ClientCapabilities, answers: BTreeMap<String, Value>) -> Self {
+        Self {
+            capabilities,
+            state: Mutex::new(RoundState {
+                answers,
+                ..RoundState::default()
+            }),
+        }
+    }
+
+    /// The answer to `request` if the client gave it, else the question kept for the call's
+    /// `InputRequiredResult` and an error that ends the run.
+    fn ask<T: DeserializeOwned>(&self, what: &str, request: InputRequest) -> Result<T, ToolError> {
+        let mut state = lock(&self.state);
+        let key = {
+            let base = question_key(what, &request);
+            let seen = state.seen.entry(base.clone()).or_default();
+            *seen += 1;
+            if *seen == 1 {
+                base
+            } else {
+                format!("{base}-{seen}")
+            }
+        };
+        if let Some(answer) = state.answers.get(&key) {
+            let read = serde_json::from_value::<T>(answer.clone());
+            return match read {
+                Ok(answer) => {
+                    state.used.insert(key);
+                    Ok(answer)
+                }
+                Err(error) => {
+                    let message = format!("inputResponses.{key}: not a {what} result: {error}");
+                    state
+                        .refusal
+                        .get_or_insert_with(|| McpError::invalid_params(message.clone(), None));
+                    Err(ToolError::failed(message))
+                }
+            };
+        }
+        if !declares(&self.capabilities, what) {
+            state
+                .refusal
+                .get_or_insert_with(|| McpError::missing_required_client_capability(needed(what)));
+            return Err(not_declared(what));
+        }
+        state.asked.insert(key, request);
+        Err(ToolError::failed(format!(
+            "waiting for the client's answer to a {what} request: the call is made again with it"
+        )))
+    }
+
+    /// How the call ends, once its tool has run: sealed with `states` and `binding` when it
+    /// asked something it has no answer for.
+    pub(crate) fn end(&self, states: &RequestStates, binding: &[u8]) -> Result<RoundEnd, McpError> {
+        let mut state = lock(&self.state);
+        if let Some(refusal) = state.refusal.take() {
+            return Err(refusal);
+        }
+        if state.asked.is_empty() {
+            return Ok(RoundEnd::Complete);
+        }
+        let asked = std::mem::take(&mut state.asked);
+        let used = std::mem::take(&mut state.used);
+        let answers = std::mem::take(&mut state.answers);
+        let sealed = Sealed {
+            answers: answers
+                .into_iter()
+                .filter(|(key, _)| used.contains(key))
+                .collect(),
+            asked: asked.keys().cloned().collect(),
+        };
+        let request_state = states.seal(&sealed, binding)?;
+        Ok(RoundEnd::InputRequired(InputRequiredResult::new(
+            Some(asked),
+            Some(request_state),
+        )))
+    }
+}
+
+/// The key of a question: what it asks for and a digest of the request, so that the same
+/// question asked again (on the retry) finds its answer, and another question does not.
+fn question_key(what: &str, request: &InputRequest) -> String {
+    let json = serde_json::to_value(request).unwrap_or(Value::Null);
+    let digest = Sha256::digest(canonical(&json));
+    let mut key = String::with_capacity(what.len() + 17);
+    key.push_str(what);
+    key.push('-');
+    for byte in &digest[..8] {
+        key.push_str(&format!("{byte:02x}"));
+    }
+    key
+}
+
+/// `value` as JSON with every object's keys sorted: the same value gives the same bytes,
+/// whatever order its members came in.
+pub(crate) fn canonical(value: &Value) -> Vec<u8> {
+    fn write(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push(b'{');
+                for (n, key) in keys.into_iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut *out, key);
+                    out.push(b':');
+                    write(&map[key], out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (n, item) in items.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            scalar => {
+                let _ = serde_json::to_writer(&mut *out, scalar);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    write(value, &mut out);
+    out
+}
+
+/// Seals and opens the `requestState` of 2026-07-28 calls: integrity-protected (HMAC-SHA256,
+/// rmcp's [`RequestStateCodec`]), expiring, and bound to the call (its tool, its arguments and
+/// its caller) through the codec's associated data, so that a state made for one call opens
+/// for no other.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestStates {
+    codec: RequestStateCodec,
+    ttl: Duration,
+}
+
+impl RequestStates {
+    pub(crate) fn new(codec: RequestStateCodec, ttl: Duration) -> Self {
+        Self { codec, ttl }
+    }
+
+    /// A codec with a random key of this process's own: states it seals open only here.
+    pub(crate) fn random_codec() -> RequestStateCodec {
+        let mut key = [0u8; 32];
+        if let Err(error) = getrandom::fill(&mut key) {
+            // No randomness at all: a state sealed with a guessable key must never open.
+            tracing::error!(%error, "no random key for requestState: 2026-07-28 calls that ask will fail");
+        }
+        RequestStateCodec::new_unchecked(key.to_vec())
+    }
+
+    fn seal(&self, sealed: &Sealed, binding: &[u8]) -> Result<String, McpError> {
+        let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
+        self.codec
+            .seal_json_with(sealed, &options)
+            .map_err(|error| {
+                McpError::internal_error(
+                    format!("the requestState could not be sealed: {error}"),
+                    None,
+                )
+            })
+    }
+
+    /// The answers a retry brings: those sealed in `request_state` and, for the questions it
+    /// says were asked, the ones in `responses`. Without a state, none (responses to questions
+    /// this server did not ask are ignored, as the spec says). A state that does not open
+    /// (forged, changed, expired, made for another call or caller) is a protocol error.
+    pub(crate) fn open(
+        &self,
+        request_state: Option<&str>,
+        responses: Option<InputResponses>,
+        binding: &[u8],
+    ) -> Result<BTreeMap<String, Value>, McpError> {
+        let Some(request_state) = request_state else {
+            return Ok(BTreeMap::new());
+        };
+        let sealed: Sealed =
+            self.codec
+                .open_json_with(request_state, binding)
+                .map_err(|error| {
+                    McpError::invalid_params(
+                        format!(
+                            "requestState: {error} (it opens only for the same tool, arguments and \
+                         caller, before it expires): make the call again without it"
+                        ),
+                        None,
+                    )
+                })?;
+        let mut answers = sealed.answers;
+        let mut responses = responses.unwrap_or_default();
+        for key in sealed.asked {
+            if let Some(answer) = responses.remove(&key) {
+                answers.insert(key, answer);
+            }
+        }
+        Ok(answers)
+    }
+}
+
+/// What a `requestState` is bound to: the tool, its arguments (in any member order) and the
+/// caller (issuer and subject; none for an unauthenticated one).
+pub(crate) fn binding(tool: &str, arguments: &Value, caller: Option<(&str, &str)>) -> Vec<u8> {
+    let mut binding = Vec::with_capacity(96);
+    binding.extend_from_slice(b"tool-mcp/tools/call\0");
+    binding.extend_from_slice(tool.as_bytes());
+    binding.push(0);
+    binding.extend_from_slice(&Sha256::digest(canonical(arguments)));
+    if let Some((issuer, subject)) = caller {
+        binding.push(1);
+        binding.extend_from_slice(&Sha256::digest(issuer.as_bytes()));
+        binding.extend_from_slice(subject.as_bytes());
+    }
+    binding
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::test_json::{json_leaf, json_tree};
+
+    fn states() -> RequestStates {
+        RequestStates::new(RequestStates::random_codec(), Duration::from_secs(60))
+    }
+
+    fn elicitation(message: &str) -> ElicitRequestParams {
+        serde_json::from_value(json!({
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        }))
+        .unwrap()
+    }
+
+    fn declared() -> ClientCapabilities {
+        needed("elicitation")
+    }
+
+    fn ask(round: &Round, message: &str) -> Result<ElicitResult, ToolError> {
+        round.ask(
+            "elicitation",
+            InputRequest::Elicitation(ElicitRequest::new(elicitation(message))),
+        )
+    }
+
+    /// Two rounds: the question comes back sealed, the retry's answer is found by it.
+    #[test]
+    fn a_question_is_asked_once_and_answered_on_the_retry() {
+        let states = states();
+        let binding = binding("ask_name", &json!({"a": 1}), None);
+        let first = Round::new(declared(), BTreeMap::new());
+        assert!(ask(&first, "Your name?").is_err());
+        let RoundEnd::InputRequired(result) = first.end(&states, &binding).unwrap() else {
+            panic!("the first round asks");
+        };
+        let requests = result.input_requests.clone().unwrap();
+        let (key, _) = requests.iter().next().unwrap();
+        let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+        let responses = BTreeMap::from([(key.clone(), answer), ("other".into(), json!(1))]);
+        let state = result.request_state.as_deref();
+        let answers = states.open(state, Some(responses), &binding).unwrap();
+        assert_eq!(
+            answers.len(),
+            1,
+            "only answers to questions asked: {answers:?}"
+        );
+        let second = Round::new(declared(), answers);
+        let got = ask(&second, "Your name?").unwrap();
+        assert_eq!(got.content.unwrap()["name"], "Ada");
+        assert!(matches!(
+            second.end(&states, &binding),
+            Ok(RoundEnd::Complete)
+        ));
+    }
+
+    #[test]
+    fn a_state_opens_only_for_its_call_and_caller_and_key() {
+        let states = states();
+        let binding = binding(
+            "ask_name",
+            &json!({"a": 1, "b": [1, 2]}),
+            Some(("iss", "alice")),
+        );
+        let round = Round::new(declared(), BTreeMap::new());
+        let _ = ask(&round, "Your name?");
+        let RoundEnd::InputRequired(result) = round.end(&states, &binding).unwrap() else {
+            panic!("asks");
+        };
+        let state = result.request_state.as_deref();
+        // The same call, its arguments in another order: opens.
+        let same = super::binding(
+            "ask_name",
+            &json!({"b": [1, 2], "a": 1}),
+            Some(("iss", "alice")),
+        );
+        assert!(states.open(state, None, &same).is_ok());
+        for other in [
+            super::binding(
+                "ask_name",
+                &json!({"a": 2, "b": [1, 2]}),
+                Some(("iss", "alice")),
+            ),
+            super::binding(
+                "ask_age",
+                &json!({"a": 1, "b": [1, 2]}),
+                Some(("iss", "alice")),
+            ),
+            super::binding(
+                "ask_name",
+                &json!({"a": 1, "b": [1, 2]}),
+                Some(("iss", "bob")),
+            ),
+            super::binding("ask_name", &json!({"a": 1, "b": [1, 2]}), None),
+        ] {
+            let error = states.open(state, None, &other).unwrap_err();
+            assert!(error.message.contains("requestState"), "{}", error.message);
+        }
+        // Another server's key, and a changed state, do not open either.
+        assert!(self::states().open(state, None, &binding).is_err());
+        let mut changed = result.request_state.clone().unwrap();
+        changed.push('A');
+        assert!(states.open(Some(&changed), None, &binding).is_err());
+        // Nor an expired one.
+        let quick = RequestStates::new(RequestStates::random_codec(), Duration::from_millis(1));
+        let round = Round::new(declared(), BTreeMap::new());
+        let _ = ask(&round, "Your name?");
+        let RoundEnd::InputRequired(result) = round.end(&quick, &binding).unwrap() else {
+            panic!("asks");
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        let error = quick
+            .open(result.request_state.as_deref(), None, &binding)
+            .unwrap_err();
+        assert!(error.message.contains("expired"), "{}", error.message);
+    }
+
+    #[test]
+    fn a_client_without_the_capability_gets_the_protocol_error() {
+        let round = Round::new(ClientCapabilities::default(), BTreeMap::new());
+        assert!(ask(&round, "Your name?").is_err());
+        let error = round.end(&states(), b"b").err().unwrap();
+        assert_eq!(
+            error.code,
+            rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        );
+        assert!(error.data.unwrap()["requiredCapabilities"]["elicitation"].is_object());
+    }
+
+    #[test]
+    fn an_answer_that_is_not_one_is_invalid_params() {
+        let round = Round::new(declared(), BTreeMap::new());
+        let _ = ask(&round, "Your name?");
+        let RoundEnd::InputRequired(result) = round.end(&states(), b"b").unwrap() else {
+            panic!("asks");
+        };
+        let key = result.input_requests.unwrap().into_keys().next().unwrap();
+        let round = Round::new(declared(), BTreeMap::from([(key, json!("yes"))]));
+        assert!(ask(&round, "Your name?").is_err());
+        let error = round.end(&states(), b"b").err().unwrap();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(
+            error.message.contains("inputResponses."),
+            "{}",
+            error.message
+        );
+    }
+
+    /// The same question twice in one run is two questions; two different ones, two keys.
+    #[test]
+    fn each_question_of_a_run_has_its_own_key() {
+        let round = Round::new(declared(), BTreeMap::new());
+        for message in ["Your name?", "Your name?", "Your age?"] {
+            let _ = ask(&round, message);
+        }
+        let RoundEnd::InputRequired(result) = round.end(&states(), b"b").unwrap() else {
+            panic!("asks");
+        };
+        assert_eq!(result.input_requests.unwrap().len(), 3);
+    }
+
+    proptest! {
+        /// The canonical form is JSON that reads back as the same value, and the same for any
+        /// order of members.
+        #[test]
+        fn canonical_json_is_the_value_in_one_order(
+            value in json_tree(json_leaf(".{0,8}".prop_map(String::from)), "[a-z\\\"]{0,4}", 3, 4),
+        ) {
+            let bytes = canonical(&value);
+            let back: Value = serde_json::from_slice(&bytes).unwrap();
+            prop_assert_eq!(&back, &value);
+            let reordered = reverse(&value);
+            prop_assert_eq!(canonical(&reordered), bytes);
+        }
+    }
+
+    fn reverse(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in map.iter().rev() {
+                    out.insert(k.clone(), reverse(v));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(reverse).collect()),
+            other => other.clone(),
+        }
+    }
+}

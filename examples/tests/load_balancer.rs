@@ -13,6 +13,12 @@
 //!   `Mcp-Session-Id`; the sessions land on more than one instance.
 //! - Failover: one stateless instance is killed (SIGKILL) mid-run; every call is still answered
 //!   exactly once, the dead instance had served calls, the survivors served the rest.
+//! - A rolling restart: one stateless instance gets SIGTERM mid-run; it answers the calls it
+//!   had, refuses new connections, exits, and not one call fails.
+//! - Asking in 2026-07-28: stateless instances that share a `requestState` key
+//!   (`--request-state-key-env`) answer tools that elicit and sample, each call's retry landing
+//!   on another instance than its first round (round-robin); instances with keys of their own
+//!   refuse those retries.
 //!
 //! The tests take turns (a lock), since each one loads both cores on its own.
 
@@ -100,9 +106,14 @@ struct Cluster {
 
 impl Cluster {
     fn start() -> Self {
+        Self::start_with(TOOLCTL, &["--stateless"], &[])
+    }
+
+    /// A cluster whose stateless instances are `server serve --http ... args`, with `env`.
+    fn start_with(server: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         let bin = haproxy();
         let stateless: Vec<HttpServer> = (0..INSTANCES)
-            .map(|_| HttpServer::start(TOOLCTL, &["--stateless"]))
+            .map(|_| HttpServer::start_with_env(server, args, env))
             .collect();
         let sessions: Vec<HttpServer> = (0..INSTANCES)
             .map(|_| HttpServer::start(CONFORMANCE, &[]))
@@ -897,5 +908,115 @@ fn stateless_calls_fail_over_when_an_instance_is_killed() {
         in_flight > 0 && redispatches > 0,
         "the kill disturbed no call ({in_flight} in flight, {redispatches} redispatched): the \
          test proved nothing"
+    );
+}
+
+#[test]
+fn stateless_calls_survive_a_sigterm_of_one_instance() {
+    let _serial = serial();
+    let mut cluster = Cluster::start();
+    const CALLS: usize = 6_000;
+    const VICTIM: usize = 1;
+    let victim = format!("s{}", VICTIM + 1);
+    let mut instance = cluster.stateless[VICTIM].take();
+    let mut at_term = None;
+    let run = drive(&cluster, &WAIT, CALLS, |answered| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while answered.load(Ordering::Relaxed) < CALLS / 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let server = instance.as_mut().expect("the instance runs");
+        at_term = Some(cluster.stats());
+        let signalled = Command::new("kill")
+            .args(["-TERM", &server.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(signalled.success());
+        // It answers what it had, then exits by itself, well within its 5 s grace.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = server.try_wait() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the instance did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(status.success(), "the instance exited with {status}");
+    });
+    run.assert_each_answered_once(&cluster);
+    let at_term = at_term.expect("the signal was sent");
+    let stats = cluster.stats();
+    let served = stats.per_server("mcp_stateless", "hrsp_2xx");
+    let failed = stats.per_server("mcp_stateless", "hrsp_5xx");
+    let in_flight = at_term.get("mcp_stateless", &victim, "scur");
+    eprintln!(
+        "sigterm: {CALLS} calls in {:.1} s; answers per instance {served:?}; {victim} had \
+         {in_flight} calls in flight at SIGTERM; 5xx per instance {failed:?}",
+        run.elapsed.as_secs_f64()
+    );
+    assert!(
+        failed.iter().all(|&n| n == 0),
+        "5xx per instance: {failed:?}"
+    );
+    assert_eq!(served.iter().sum::<u64>(), CALLS as u64, "{served:?}");
+    assert!(
+        at_term.get("mcp_stateless", &victim, "hrsp_2xx") > 0,
+        "the instance had served nothing before its SIGTERM"
+    );
+    assert!(
+        in_flight > 0,
+        "no call was in flight on the instance at its SIGTERM: the test proved nothing"
+    );
+}
+
+/// `asking.py` against the stateless frontend of `cluster`: its output.
+fn ask_through(cluster: &Cluster, calls: usize) -> std::process::Output {
+    let script = py_support::workspace_root().join("examples/tests/mcp/asking.py");
+    let target = format!("stateless:http://{}/mcp", cluster.stateless_front);
+    Command::new(py_support::python())
+        .arg(&script)
+        .args(["--calls", &calls.to_string(), &target])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()))
+}
+
+#[test]
+fn stateless_tools_that_ask_are_answered_on_any_instance_that_shares_the_key() {
+    let _serial = serial();
+    const CALLS: usize = 3;
+    let key = (
+        "MCP_REQUEST_STATE_KEY",
+        "a key of 32 bytes or more, shared by all three",
+    );
+    let shared = ["--stateless", "--request-state-key-env", key.0];
+    let cluster = Cluster::start_with(CONFORMANCE, &shared, &[key]);
+    let out = ask_through(&cluster, CALLS);
+    assert!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout).contains("all 2 checks passed"),
+        "asking through the proxy failed:\n{}\nHAProxy said:\n{}",
+        py_support::report(&out),
+        cluster.log_tail(40)
+    );
+    let stats = cluster.stats();
+    let served = stats.per_server("mcp_stateless", "hrsp_2xx");
+    eprintln!("asking: POSTs answered per instance {served:?}");
+    assert!(
+        served.iter().filter(|&&n| n > 0).count() == INSTANCES,
+        "round-robin should have used every instance: {served:?}"
+    );
+    drop(cluster);
+
+    // The same through instances with keys of their own: a retry that lands elsewhere than its
+    // first round is refused, which shows that the retries above crossed instances.
+    let cluster = Cluster::start_with(CONFORMANCE, &["--stateless"], &[]);
+    let out = ask_through(&cluster, 1);
+    let report = py_support::report(&out);
+    assert!(
+        !out.status.success() && report.contains("requestState"),
+        "instances with keys of their own accepted each other's states:\n{report}"
     );
 }

@@ -9,16 +9,23 @@ use std::sync::{Arc, Mutex, PoisonError};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest, ContentBlock,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
-    ResourceContents, ServerResult,
+    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
+    ClientRequest, ContentBlock, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, Implementation, InputRequest, InputRequests, InputResponses,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    RequestId, ResourceContents, ServerResult,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, PeerRequestOptions,
+    RequestContext, RunningService,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
+use rmcp::{ClientHandler, ErrorData as McpError, Peer, RoleClient};
 use serde_json::Value;
 
+use super::ask::McpPeer;
 use super::level::from_mcp_level;
+use tool_core::FromContext as _;
 use tool_core::definition::{ScopeListProblem, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
@@ -315,7 +322,13 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
                 .stderr(std::process::Stdio::inherit())
                 .spawn()
                 .map_err(|e| start(e.into()))?;
-            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            let handshake = async {
+                handler
+                    .clone()
+                    .serve_with_lifecycle(transport, lifecycle())
+                    .await
+                    .map_err(boxed)
+            };
             within(&name, "the MCP handshake failed", handshake).await?
         }
         MountTarget::Url(url) => {
@@ -326,7 +339,13 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
                 .map_err(|e| start(e.into()))?;
             let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let transport = StreamableHttpClientTransport::with_client(http, config);
-            let handshake = async { handler.clone().serve(transport).await.map_err(boxed) };
+            let handshake = async {
+                handler
+                    .clone()
+                    .serve_with_lifecycle(transport, lifecycle())
+                    .await
+                    .map_err(boxed)
+            };
             within(&name, "the MCP handshake failed", handshake).await?
         }
     };
@@ -360,6 +379,19 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         .collect();
     Ok(Mounted { name, tools })
 }
+
+/// How a mount begins: `server/discover` and protocol 2026-07-28 with a server that speaks it,
+/// else the `initialize` handshake.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: None,
+    }
+}
+
+/// Rounds of questions a mounted 2026-07-28 server may ask in one call before it is given up
+/// on (the official Python client's limit too).
+const MAX_ROUNDS: usize = 8;
 
 /// How long the handshake and the listing may take.
 const STEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -415,9 +447,37 @@ impl Client {
                 )));
             }
         };
-        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(
-            CallToolRequestParams::new(name).with_arguments(arguments),
-        ));
+        let mut params = CallToolRequestParams::new(name).with_arguments(arguments);
+        // A 2026-07-28 server asks by answering InputRequiredResult: its questions go to this
+        // call's own client, and the call is made again with the answers.
+        for _ in 0..MAX_ROUNDS {
+            match self.call_once(params.clone(), &ctx).await? {
+                ServerResult::CallToolResult(result) => return from_call_result(result),
+                ServerResult::InputRequiredResult(asked) => {
+                    let answers = answer(asked.input_requests.unwrap_or_default(), &ctx).await?;
+                    params.input_responses = Some(answers);
+                    params.request_state = asked.request_state;
+                }
+                other => {
+                    return Err(ToolError::failed(format!(
+                        "the server answered tools/call with something else: {}",
+                        serde_json::to_string(&other).unwrap_or_default()
+                    )));
+                }
+            }
+        }
+        Err(ToolError::failed(format!(
+            "the mounted server asked for input {MAX_ROUNDS} times without finishing the call"
+        )))
+    }
+
+    /// One `tools/call` round: the server's answer, whatever it is.
+    async fn call_once(
+        &self,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<ServerResult, ToolError> {
+        let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(params));
         let peer = self.service.peer();
         let handle = peer
             .send_cancellable_request(request, PeerRequestOptions::no_options())
@@ -441,14 +501,38 @@ impl Client {
         // The SDK hands each notification to a task of its own but the response straight back:
         // let notifications that arrived before the response reach the caller first.
         tokio::task::yield_now().await;
-        match response {
-            ServerResult::CallToolResult(result) => from_call_result(result),
-            other => Err(ToolError::failed(format!(
-                "the server answered tools/call with something else: {}",
-                serde_json::to_string(&other).unwrap_or_default()
-            ))),
-        }
+        Ok(response)
     }
+}
+
+/// The answers to a mounted server's questions, asked of the caller's own client (in whatever
+/// era it speaks: a 2026-07-28 caller gets them in an `InputRequiredResult` of its own, and
+/// this call is made again from the start with its answers).
+async fn answer(asked: InputRequests, ctx: &ToolContext) -> Result<InputResponses, ToolError> {
+    let client = McpPeer::from_context(ctx).map_err(|_| {
+        ToolError::failed(
+            "the mounted server asks for input, which only a caller over MCP can give",
+        )
+    })?;
+    let mut answers = InputResponses::new();
+    for (key, request) in asked {
+        let answer = match request {
+            InputRequest::Elicitation(request) => {
+                serde_json::to_value(client.elicit(request.params).await?)
+            }
+            InputRequest::CreateMessage(request) => {
+                serde_json::to_value(client.sample(request.params).await?)
+            }
+            _ => {
+                return Err(ToolError::failed(
+                    "the mounted server asks for something other than an elicitation or a \
+                     completion (the client's roots), which this server does not pass on",
+                ));
+            }
+        };
+        answers.insert(key, answer.map_err(ToolError::internal)?);
+    }
+    Ok(answers)
 }
 
 /// Sends `notifications/cancelled` for a request that is dropped before its response came.
@@ -526,7 +610,55 @@ impl Drop for Route {
     }
 }
 
+impl Relay {
+    /// The client of the one call in flight, which a session-era server's request must be
+    /// about (its requests carry no call id); an error for none or several.
+    fn asker(&self) -> Result<McpPeer, McpError> {
+        let calls = self.lock();
+        let ctx = match calls.len() {
+            1 => calls.values().next().cloned(),
+            _ => None,
+        };
+        let ctx = ctx.ok_or_else(|| {
+            McpError::invalid_request(
+                "no single call of this client is in flight for the request to be about",
+                None,
+            )
+        })?;
+        McpPeer::from_context(&ctx).map_err(|e| McpError::invalid_request(e.to_string(), None))
+    }
+}
+
+fn refused(error: ToolError) -> McpError {
+    McpError::invalid_request(error.to_string(), None)
+}
+
 impl ClientHandler for Relay {
+    fn get_info(&self) -> rmcp::model::ClientInfo {
+        // What it can answer, it answers by asking its own caller's client.
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
+        capabilities.sampling = Some(Default::default());
+        let info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+        rmcp::model::ClientInfo::new(capabilities, info)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        self.asker()?.elicit(request).await.map_err(refused)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        self.asker()?.sample(params).await.map_err(refused)
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,

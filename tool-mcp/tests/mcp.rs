@@ -767,3 +767,152 @@ async fn a_tool_asks_its_client_the_same_on_both_stdio_paths() {
         "{ours:#?}"
     );
 }
+
+/// A server that speaks protocol 2026-07-28 alone: `initialize` is refused.
+#[cfg(feature = "mount")]
+#[derive(Clone)]
+struct ModernOnly(McpServer);
+
+#[cfg(feature = "mount")]
+impl rmcp::ServerHandler for ModernOnly {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        self.0.get_info()
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        const ONLY: &[rmcp::model::ProtocolVersion] = &[rmcp::model::ProtocolVersion::V_2026_07_28];
+        std::borrow::Cow::Borrowed(ONLY)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        cx: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        self.0.list_tools(request, cx).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        self.0.call_tool(request, cx).await
+    }
+}
+
+/// POSTs one 2026-07-28 `tools/call` of `tool` (with `extra` params) to `url`; the message.
+#[cfg(feature = "mount")]
+async fn modern_post(url: &str, tool: &str, extra: Value) -> Value {
+    let mut params = json!({"name": tool, "arguments": {"who": "test"}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
+    params
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().cloned().unwrap_or_default());
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+    ];
+    let (_, _, body) = raw_post(url, &call, &headers).await;
+    let json = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .rfind(|d| !d.is_empty())
+        .unwrap_or(body.trim());
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+/// A server that speaks only 2026-07-28 is mounted (discover, then per-request `_meta`), its
+/// tools are called, and one that asks the user has its question passed on to the mounting
+/// server's own client, whose answer reaches it on the retry.
+#[cfg(feature = "mount")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_speaks_only_2026_is_mounted_and_its_questions_passed_on() {
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let ask = DynamicTool::new(
+        "ask_name",
+        "Asks the user's name.",
+        json!({"type": "object"}),
+    )
+    .handler(|_, ctx| async move {
+        let client = ctx.extension::<McpPeer>().expect("over MCP").clone();
+        let form = serde_json::from_value(json!({"message": "Your name?",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}))
+        .unwrap();
+        let answer = client.elicit(form).await?;
+        Ok(ToolOutput::new(
+            json!({"name": answer.content.unwrap_or_default()["name"]}),
+        ))
+    });
+    let echo = DynamicTool::new("echo_input", "Echoes.", json!({"type": "object"}))
+        .handler(|input, _| async move { Ok(ToolOutput::new(input)) });
+    let mut registry = Registry::empty();
+    registry.register_all([ask, echo]).unwrap();
+    let remote = McpServer::new(Executor::new(registry));
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let service = StreamableHttpService::new(
+        move || Ok(ModernOnly(remote.connection())),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = axum::Router::new().route_service("/mcp", service);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    // It is a 2026-07-28 server alone: a client of the session era cannot begin.
+    let (_, _, refused) = raw_post(
+        &url,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        &[],
+    )
+    .await;
+    assert!(refused.contains("-32022"), "{refused}");
+
+    let mounted = mcp::mount(&format!("far={url}").parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(mounted.len(), 2);
+    let mut registry = Registry::empty();
+    mounted.register(&mut registry).unwrap();
+    let local = McpServer::new(Executor::new(registry));
+    let mut options = HttpOptions::default();
+    options.stateless = true;
+    let local_url = http_server(local, options).await;
+
+    let echoed = modern_post(&local_url, "far__echo_input", json!({})).await;
+    assert_eq!(
+        echoed["result"]["structuredContent"],
+        json!({"who": "test"}),
+        "{echoed}"
+    );
+
+    let asked = modern_post(&local_url, "far__ask_name", json!({})).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let requests = asked["result"]["inputRequests"].as_object().unwrap();
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["params"]["message"], "Your name?", "{asked}");
+    let retry = json!({
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+        "requestState": asked["result"]["requestState"],
+    });
+    let done = modern_post(&local_url, "far__ask_name", retry).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"name": "Ada"}),
+        "{done}"
+    );
+}

@@ -46,6 +46,15 @@ fn official_python_client_answers_tools_that_ask_in_every_era() {
     );
 }
 
+/// This project's server against the Python SDK's own dual-era server (`MCPServer`), the same
+/// tools on each, driven by the Python client in both eras and compared field by field; where
+/// they differ, the spec's answer is required of this project (`examples/tests/mcp/differential.py`).
+#[test]
+fn the_same_tools_answer_as_the_python_sdks_own_server_or_as_the_spec_says() {
+    let server = env!("CARGO_BIN_EXE_conformance-server");
+    run_mcp_script("differential.py", &[server], Some(21));
+}
+
 #[test]
 fn official_python_client_over_http() {
     let toolctl = HttpServer::start(env!("CARGO_BIN_EXE_toolctl"), &[]);

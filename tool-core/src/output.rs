@@ -151,19 +151,22 @@ impl ToolOutput {
     }
 }
 
-/// An image, an audio clip or a resource (a document with a URI) returned with a result. Built
-/// with [`Media::image`], [`Media::audio`] or [`Media::resource`], so a resource always has a URI.
+/// An image, an audio clip, a resource (a document with a URI) or a link to one, returned with
+/// a result. Built with [`Media::image`], [`Media::audio`], [`Media::resource`] or
+/// [`Media::link`], so a resource and a link always have a URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Media {
-    /// Image, audio or resource.
+    /// Image, audio, resource or link.
     pub kind: MediaKind,
-    /// The MIME type, e.g. `image/png`.
+    /// The MIME type, e.g. `image/png` (empty for a link whose type is not known).
     pub mime_type: Cow<'static, str>,
-    /// The raw bytes.
+    /// The raw bytes (none for a link).
     pub data: Arc<[u8]>,
     /// Where a resource lives (`file:///...`, `https://...`); `None` for images and audio.
     pub uri: Option<Cow<'static, str>>,
+    /// A link's name, for people and models (a file name, a title); `None` for the others.
+    pub name: Option<Cow<'static, str>>,
 }
 
 /// The kind of a [`Media`] attachment.
@@ -176,6 +179,9 @@ pub enum MediaKind {
     Audio,
     /// A document named by a URI (an MCP embedded resource).
     Resource,
+    /// A link to a document the client may fetch itself (an MCP `resource_link`), without its
+    /// contents.
+    Link,
 }
 
 impl Media {
@@ -186,6 +192,7 @@ impl Media {
             mime_type: mime_type.into(),
             data: data.into(),
             uri: None,
+            name: None,
         }
     }
 
@@ -196,6 +203,7 @@ impl Media {
             mime_type: mime_type.into(),
             data: data.into(),
             uri: None,
+            name: None,
         }
     }
 
@@ -218,6 +226,34 @@ impl Media {
             mime_type: mime_type.into(),
             data: data.into(),
             uri: Some(uri.into()),
+            name: None,
+        }
+    }
+
+    /// A link to the document at `uri`, named `name`, of `mime_type` (`""` when not known):
+    /// the client fetches it if it wants it, so a large file costs the answer nothing. Over MCP
+    /// it is a `resource_link` content block.
+    ///
+    /// ```
+    /// use tool_core::{Media, MediaKind, ToolOutput};
+    /// let link = Media::link("file:///project/src/main.rs", "main.rs", "text/x-rust");
+    /// assert_eq!(link.kind, MediaKind::Link);
+    /// assert_eq!(link.name.as_deref(), Some("main.rs"));
+    /// assert!(link.data.is_empty());
+    /// let out: ToolOutput = ToolOutput::text("The entry point").with_media(link);
+    /// assert_eq!(out.media().len(), 1);
+    /// ```
+    pub fn link(
+        uri: impl Into<Cow<'static, str>>,
+        name: impl Into<Cow<'static, str>>,
+        mime_type: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self {
+            kind: MediaKind::Link,
+            mime_type: mime_type.into(),
+            data: Arc::from([]),
+            uri: Some(uri.into()),
+            name: Some(name.into()),
         }
     }
 

@@ -23,7 +23,10 @@ use super::result::ServerInfo;
 /// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
 /// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
 /// object, which MCP cannot carry.
-pub(super) fn listed_tool(tool: &Tool) -> Option<rmcp::model::Tool> {
+///
+/// `modern`: for a 2026-07-28 client, which takes any output schema; older ones get a
+/// non-object output described as `{"result": ...}`.
+pub(super) fn listed_tool(tool: &Tool, modern: bool) -> Option<rmcp::model::Tool> {
     let Value::Object(input) = McpSchema::input(tool.input_schema()).to_value() else {
         return None;
     };
@@ -32,7 +35,7 @@ pub(super) fn listed_tool(tool: &Tool) -> Option<rmcp::model::Tool> {
     listed.title = Some(tool.label().to_owned());
     listed.description = Some(tool.description_cow());
     listed.input_schema = Arc::new(input);
-    listed.output_schema = output_schema(tool).map(Arc::new);
+    listed.output_schema = output_schema(tool, modern).map(Arc::new);
     listed.annotations = Some(annotations(tool));
     listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
     Some(listed)
@@ -48,8 +51,14 @@ fn annotations(tool: &Tool) -> rmcp::model::ToolAnnotations {
     annotations
 }
 
-fn output_schema(tool: &Tool) -> Option<serde_json::Map<String, Value>> {
-    match render::mcp_output_schema(tool.output_schema()?) {
+fn output_schema(tool: &Tool, modern: bool) -> Option<serde_json::Map<String, Value>> {
+    let output = tool.output_schema()?;
+    let schema = if modern {
+        McpSchema::output(output).to_value()
+    } else {
+        render::mcp_output_schema(output)
+    };
+    match schema {
         Value::Object(output) => Some(output),
         _ => None,
     }
@@ -126,25 +135,27 @@ impl Serialize for Page {
             map.serialize_entry("ttlMs", &hints.ttl_ms)?;
             map.serialize_entry("cacheScope", &hints.scope)?;
         }
-        map.serialize_entry("tools", &Tools(self.tools()))?;
+        let modern = self.hints.is_some();
+        map.serialize_entry("tools", &Tools(self.tools(), modern))?;
         map.end()
     }
 }
 
-struct Tools<'a>(&'a [Tool]);
+struct Tools<'a>(&'a [Tool], bool);
 
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
         for tool in self.0 {
-            seq.serialize_element(&Listed(tool))?;
+            seq.serialize_element(&Listed(tool, self.1))?;
         }
         seq.end()
     }
 }
 
-/// A tool as [`listed_tool`] makes it, serialized in the same order, borrowing its schema.
-struct Listed<'a>(&'a Tool);
+/// A tool as [`listed_tool`] makes it, serialized in the same order, borrowing its schema
+/// (for a 2026-07-28 client if the flag is set).
+struct Listed<'a>(&'a Tool, bool);
 
 impl Serialize for Listed<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -155,7 +166,7 @@ impl Serialize for Listed<'_> {
         map.serialize_entry("description", tool.description())?;
         map.serialize_entry("inputSchema", &McpSchema::input(tool.input_schema()))?;
         // Built per tool and dropped at once: small, unlike a copy of the whole page.
-        if let Some(output) = output_schema(tool) {
+        if let Some(output) = output_schema(tool, self.1) {
             map.serialize_entry("outputSchema", &output)?;
         }
         map.serialize_entry("annotations", &annotations(tool))?;
@@ -210,7 +221,7 @@ mod tests {
         for tool in registry.tools() {
             let def = render::mcp(tool);
             let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
-            let listed = listed_tool(tool).unwrap();
+            let listed = listed_tool(tool, false).unwrap();
             assert_eq!(listed, expected, "{}", tool.name());
             assert_eq!(
                 serde_json::to_value(&listed).unwrap(),
@@ -247,7 +258,10 @@ mod tests {
                 page = page.with_hints(hints(scope));
             }
             let mut sdk = ListToolsResult::with_all_items(
-                page.tools().iter().filter_map(listed_tool).collect(),
+                page.tools()
+                    .iter()
+                    .filter_map(|t| listed_tool(t, era.is_some()))
+                    .collect(),
             );
             sdk.next_cursor = page.next_cursor();
             if let Some(scope) = era {
@@ -274,6 +288,19 @@ mod tests {
         }
     }
 
+    /// A 2026-07-28 client takes any output schema; an older one gets `{"result": ...}`.
+    #[test]
+    fn a_non_object_output_schema_is_wrapped_only_for_the_session_era() {
+        let registry = registry();
+        let tool = registry.get("get_thing").unwrap();
+        let modern = listed_tool(tool, true).unwrap().output_schema.unwrap();
+        assert_ne!(modern.get("type"), Some(&json!("object")), "{modern:?}");
+        assert!(modern.get("properties").is_none(), "{modern:?}");
+        let session = listed_tool(tool, false).unwrap().output_schema.unwrap();
+        assert_eq!(session["type"], "object");
+        assert!(session["properties"]["result"].is_object(), "{session:?}");
+    }
+
     #[test]
     fn a_page_names_the_next_one_until_the_last() {
         let listed: Arc<[Tool]> = registry().tools().into();
@@ -294,7 +321,8 @@ mod tests {
             let tool = &registry.tools()[0];
             // serde refuses the rendering too: MCP has no way to carry it.
             assert!(serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool)).is_err());
-            assert_eq!(listed_tool(tool), None, "{schema}");
+            assert_eq!(listed_tool(tool, false), None, "{schema}");
+            assert_eq!(listed_tool(tool, true), None, "{schema}");
         }
     }
 }

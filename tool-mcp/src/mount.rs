@@ -735,7 +735,11 @@ fn from_call_result(result: CallToolResult) -> CallResult {
                 }
                 _ => continue,
             })),
-            ContentBlock::ResourceLink(link) => texts.push(format!("[resource: {}]", link.uri)),
+            ContentBlock::ResourceLink(link) => media.push(Ok(Media::link(
+                link.uri,
+                link.name,
+                link.mime_type.unwrap_or_default(),
+            ))),
             // Kinds of content newer than this code: nothing this framework can carry.
             _ => {}
         }
@@ -839,9 +843,10 @@ mod tests {
                 "file:///b.bin",
                 "application/octet-stream",
                 vec![0, 255],
-            ));
+            ))
+            .with_media(Media::link("file:///c.rs", "c.rs", "text/x-rust"));
         let r = call_result(CallOutcome::new(&tool(), Ok(out.clone())));
-        assert_eq!(r.content.len(), 4, "an empty echo is not sent");
+        assert_eq!(r.content.len(), 5, "an empty echo is not sent");
         assert_eq!(r.content[0].as_image().unwrap().data, "AQID");
         let back = from_call_result(r).unwrap();
         assert_eq!(back.media(), out.media());

@@ -66,15 +66,34 @@ pub(super) enum CallAnswer {
 pub(super) struct CallOutcome {
     /// The listed output schema wraps the data as `{"result": ...}`.
     wraps: bool,
+    /// The tool has an output schema and the client takes any JSON value as
+    /// `structuredContent` (2026-07-28): the data travels as it is.
+    any_value: bool,
     result: CallResult,
 }
 
 impl CallOutcome {
+    /// The outcome of a session-era call: before 2026-07-28, `structuredContent` is an object,
+    /// so other data is wrapped as `{"result": ...}`, as the listed output schema says.
     pub(super) fn new(tool: &Tool, result: CallResult) -> Self {
         let wraps = tool
             .output_schema()
             .is_some_and(tool_core::render::mcp_wraps_output);
-        Self { wraps, result }
+        Self {
+            wraps,
+            any_value: false,
+            result,
+        }
+    }
+
+    /// The outcome of a 2026-07-28 call, whose client takes any JSON value as
+    /// `structuredContent` and any output schema: nothing is wrapped.
+    pub(super) fn modern(tool: &Tool, result: CallResult) -> Self {
+        Self {
+            wraps: false,
+            any_value: tool.output_schema().is_some(),
+            result,
+        }
     }
 }
 
@@ -84,7 +103,7 @@ impl CallOutcome {
 /// the model can read it and correct its input.
 pub(super) fn call_result(outcome: CallOutcome) -> CallToolResult {
     match outcome.result {
-        Ok(output) => success(outcome.wraps, output),
+        Ok(output) => success(outcome.wraps, outcome.any_value, output),
         Err(error) => {
             let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
             let mut meta = serde_json::Map::new();
@@ -95,7 +114,7 @@ pub(super) fn call_result(outcome: CallOutcome) -> CallToolResult {
     }
 }
 
-fn success(wraps: bool, output: ToolOutput) -> CallToolResult {
+fn success(wraps: bool, any_value: bool, output: ToolOutput) -> CallToolResult {
     let mut content = Vec::with_capacity(1 + output.media().len());
     let media: Vec<ContentBlock> = output.media().iter().map(media_block).collect();
     let (echo, data) = output.into_echo_and_data();
@@ -103,7 +122,7 @@ fn success(wraps: bool, output: ToolOutput) -> CallToolResult {
         content.push(ContentBlock::text(echo));
     }
     content.extend(media);
-    let structured = match (shape(wraps, data.as_ref()), data) {
+    let structured = match (shape(wraps, any_value, data.as_ref()), data) {
         // Moved in by hand: `json!` would copy the output through `Serialize`.
         (Shape::Wrapped, Some(data)) => {
             let mut object = serde_json::Map::with_capacity(1);
@@ -127,9 +146,10 @@ enum Shape {
     Omitted,
 }
 
-fn shape(wraps: bool, data: Option<&Value>) -> Shape {
+fn shape(wraps: bool, any_value: bool, data: Option<&Value>) -> Shape {
     match data {
         Some(_) if wraps => Shape::Wrapped,
+        Some(_) if any_value => Shape::AsIs,
         Some(Value::Object(_)) => Shape::AsIs,
         _ => Shape::Omitted,
     }
@@ -149,7 +169,7 @@ pub(super) fn text_result(outcome: &CallOutcome) -> Option<TextResult<'_>> {
                     Ok(echo) => Some(Echo::Text(Cow::Borrowed(echo))),
                     Err(data) => Some(Echo::Json(data)),
                 },
-                structured: match shape(outcome.wraps, data) {
+                structured: match shape(outcome.wraps, outcome.any_value, data) {
                     Shape::Omitted => None,
                     shape => data.map(|data| (shape, data)),
                 },
@@ -238,6 +258,12 @@ impl TextResult<'_> {
 
 fn media_block(media: &Media) -> ContentBlock {
     match media.kind {
+        MediaKind::Link => {
+            let uri = media.uri.as_deref().unwrap_or_default();
+            let mut link = rmcp::model::Resource::new(uri, media.name.as_deref().unwrap_or(uri));
+            link.mime_type = (!media.mime_type.is_empty()).then(|| media.mime_type.to_string());
+            ContentBlock::resource_link(link)
+        }
         MediaKind::Image => ContentBlock::image(BASE64.encode(&media.data), &*media.mime_type),
         MediaKind::Audio => ContentBlock::audio(BASE64.encode(&media.data), &*media.mime_type),
         MediaKind::Resource => {
@@ -302,6 +328,28 @@ mod tests {
         ));
         assert_eq!(r.structured_content, None);
         assert_eq!(r.content[0].as_text().unwrap().text, "plain");
+    }
+
+    /// A 2026-07-28 client takes any JSON value as `structuredContent`: nothing is wrapped.
+    #[test]
+    fn a_modern_client_gets_the_data_as_it_is() {
+        let number = tool(Some(json!({"type": "integer"})));
+        let r = call_result(CallOutcome::modern(&number, Ok(ToolOutput::new(json!(7)))));
+        assert_eq!(r.structured_content, Some(json!(7)));
+        assert_eq!(r.content[0].as_text().unwrap().text, "7");
+        let list = tool(Some(json!({"type": "array", "items": {"type": "string"}})));
+        let r = call_result(CallOutcome::modern(
+            &list,
+            Ok(ToolOutput::new(json!(["a"]))),
+        ));
+        assert_eq!(r.structured_content, Some(json!(["a"])));
+        // Without an output schema, nothing says what the value is: the text alone carries it.
+        let untyped = tool(None);
+        let r = call_result(CallOutcome::modern(
+            &untyped,
+            Ok(ToolOutput::new(json!("x"))),
+        ));
+        assert_eq!(r.structured_content, None);
     }
 
     #[test]
@@ -397,12 +445,34 @@ mod tests {
             let modern = modern.then_some(&info);
             let tool = tool(schema);
             let result = || result.clone().map_err(|failure| failed(&failure));
-            let ours = CallOutcome::new(&tool, result());
+            let outcome = |result| match modern {
+                Some(_) => CallOutcome::modern(&tool, result),
+                None => CallOutcome::new(&tool, result),
+            };
+            let ours = outcome(result());
             let mut bytes = Vec::new();
             text_result(&ours).expect("no media").write(&mut bytes, modern).unwrap();
-            let sdk = sdk_bytes(CallOutcome::new(&tool, result()), modern);
+            let sdk = sdk_bytes(outcome(result()), modern);
             prop_assert_eq!(String::from_utf8(bytes).unwrap(), String::from_utf8(sdk).unwrap());
         }
+    }
+
+    #[test]
+    fn a_link_is_a_resource_link_block() {
+        let out = ToolOutput::text("see the file")
+            .with_media(Media::link("file:///src/main.rs", "main.rs", "text/x-rust"))
+            .with_media(Media::link("https://example.com/r", "report", ""));
+        let r = call_result(CallOutcome::new(&tool(None), Ok(out)));
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            json["content"][1],
+            json!({"type": "resource_link", "uri": "file:///src/main.rs", "name": "main.rs",
+                   "mimeType": "text/x-rust"})
+        );
+        assert_eq!(
+            json["content"][2],
+            json!({"type": "resource_link", "uri": "https://example.com/r", "name": "report"})
+        );
     }
 
     #[test]

@@ -460,7 +460,10 @@ impl McpServer {
         let result = live.executor.call_in(tool.name(), input, ctx).await;
         // Every notification the call sent goes out before its result.
         notifier.finish().await;
-        let outcome = CallOutcome::new(tool, result);
+        let outcome = match era {
+            Era::Session => CallOutcome::new(tool, result),
+            Era::Modern => CallOutcome::modern(tool, result),
+        };
         let Some((round, binding)) = round else {
             return Ok(CallAnswer::Complete(outcome));
         };
@@ -681,6 +684,7 @@ impl ServerHandler for McpServer {
         let mut page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all, era)?;
         let next_cursor = page.next_cursor();
         let hints = page.take_hints();
+        let modern = hints.is_some();
         // About 11k instructions a tool. A small page is built here, in about a tenth of a
         // millisecond; a large one (a millisecond for 200 tools on two cores) on the blocking
         // pool, split over the cores, so no call waits behind it on a worker. A blocking thread
@@ -688,10 +692,14 @@ impl ServerHandler for McpServer {
         // (The stdio transport writes its pages itself, without building these.)
         const INLINE: usize = 32;
         let tools: Vec<Option<rmcp::model::Tool>> = if page.tools().len() <= INLINE {
-            page.tools().iter().map(listed_tool).collect()
+            page.tools()
+                .iter()
+                .map(|t| listed_tool(t, modern))
+                .collect()
         } else {
             tokio::task::spawn_blocking(move || {
-                tool_core::parallel::map_in_parallel(page.tools(), INLINE, listed_tool)
+                let listed = |t: &Tool| listed_tool(t, modern);
+                tool_core::parallel::map_in_parallel(page.tools(), INLINE, listed)
             })
             .await
             .map_err(|e| {

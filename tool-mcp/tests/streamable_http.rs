@@ -687,11 +687,11 @@ async fn a_newest_post_must_name_its_method_and_tool_in_its_headers() {
     for stateless in [false, true] {
         let addr = serve(stateless).await;
         let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "echo_input", "arguments": {},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }}});
+        "name": "echo_input", "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }}});
         for (method, name) in [("tools/call", "ask_user"), ("tools/list", "echo_input")] {
             let headers = [
                 ACCEPT_BOTH,
@@ -701,10 +701,16 @@ async fn a_newest_post_must_name_its_method_and_tool_in_its_headers() {
             ];
             let reply = send(&addr, "POST", &headers, Some(&call)).await;
             let message = reply.message();
-            assert_eq!(message["error"]["code"], -32020, "{method} {name}: {reply:?}");
+            assert_eq!(
+                message["error"]["code"], -32020,
+                "{method} {name}: {reply:?}"
+            );
         }
         let headers = [ACCEPT_BOTH, ("MCP-Protocol-Version", "2026-07-28")];
         let reply = send(&addr, "POST", &headers, Some(&call)).await;
-        assert!(reply.message().get("error").is_some(), "no headers: {reply:?}");
+        assert!(
+            reply.message().get("error").is_some(),
+            "no headers: {reply:?}"
+        );
     }
 }

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode, ErrorData, GetMeta as _,
-    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, ProtocolVersion,
+    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
 };
 use rmcp::service::{RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -45,6 +45,7 @@ use self::calls::{Calls, Taken};
 use self::envelope::{Message, Refusal};
 use self::frame::{Frame, Frames};
 use self::output::Output;
+use super::request::Era;
 use super::serve::ServeError;
 use super::server::McpServer;
 
@@ -371,20 +372,19 @@ fn knows(method: &str) -> bool {
 }
 
 /// Whether the SDK's handshake, given `request`, begins the session: `initialize`, or a request
-/// of the 2026-07-28 protocol with all its metadata and a version the server speaks. (The
-/// SDK's own rule, in `serve_server_with_ct_inner`; the tests pin it.)
+/// that says who is asking in a version the server speaks, by the rule every request of a
+/// session without `initialize` is held to ([`Era::of`]). (The SDK's own rule, in
+/// `serve_server_with_ct_inner`; the tests pin it.)
 fn begins_session(request: &ClientRequest, server: &McpServer) -> bool {
     match request {
         ClientRequest::InitializeRequest(_) => true,
         ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
-        request => {
-            let meta = request.get_meta();
-            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
-                .is_empty()
-                && meta
-                    .protocol_version()
-                    .is_some_and(|v| server.supported_protocol_versions().contains(&v))
-        }
+        request => Era::of(
+            request.get_meta(),
+            false,
+            &server.supported_protocol_versions(),
+        )
+        .is_ok(),
     }
 }
 

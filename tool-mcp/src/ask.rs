@@ -233,7 +233,8 @@ impl FromContext for McpPeer {
 /// questions this run asks that it has no answer for.
 #[derive(Debug)]
 pub(crate) struct Round {
-    capabilities: ClientCapabilities,
+    /// The request's `clientCapabilities`, as JSON: read only when the tool asks.
+    capabilities: Option<Value>,
     state: Mutex<RoundState>,
 }
 
@@ -269,9 +270,9 @@ struct Sealed {
 }
 
 impl Round {
-    /// The round of a call whose request declared `capabilities` and carried `answers` (from
-    /// [`RequestStates::open`]).
-    pub(crate) fn new(capabilities: ClientCapabilities, answers: BTreeMap<String, Value>) -> Self {
+    /// The round of a call whose request declared `capabilities` (its `_meta` member, as JSON)
+    /// and carried `answers` (from [`RequestStates::open`]).
+    pub(crate) fn new(capabilities: Option<Value>, answers: BTreeMap<String, Value>) -> Self {
         Self {
             capabilities,
             state: Mutex::new(RoundState {
@@ -311,7 +312,12 @@ impl Round {
                 }
             };
         }
-        if !declares(&self.capabilities, what) {
+        let capabilities: ClientCapabilities = self
+            .capabilities
+            .clone()
+            .and_then(|c| serde_json::from_value(c).ok())
+            .unwrap_or_default();
+        if !declares(&capabilities, what) {
             state
                 .refusal
                 .get_or_insert_with(|| McpError::missing_required_client_capability(needed(what)));
@@ -513,8 +519,8 @@ mod tests {
         .unwrap()
     }
 
-    fn declared() -> ClientCapabilities {
-        needed("elicitation")
+    fn declared() -> Option<Value> {
+        Some(json!({"elicitation": {}}))
     }
 
     fn ask(round: &Round, message: &str) -> Result<ElicitResult, ToolError> {
@@ -617,7 +623,7 @@ mod tests {
 
     #[test]
     fn a_client_without_the_capability_gets_the_protocol_error() {
-        let round = Round::new(ClientCapabilities::default(), BTreeMap::new());
+        let round = Round::new(Some(json!({"sampling": {}})), BTreeMap::new());
         assert!(ask(&round, "Your name?").is_err());
         let error = round.end(&states(), b"b").err().unwrap();
         assert_eq!(

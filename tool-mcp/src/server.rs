@@ -451,7 +451,7 @@ impl McpServer {
                     request.input_responses.take(),
                     &binding,
                 )?;
-                let capabilities = cx.meta.client_capabilities().unwrap_or_default();
+                let capabilities = cx.meta.get(CLIENT_CAPABILITIES).cloned();
                 Some((Arc::new(Round::new(capabilities, answers)), binding))
             }
         };
@@ -804,6 +804,9 @@ fn lists_all(cx: &RequestContext<RoleServer>) -> bool {
         .get::<http::request::Parts>()
         .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some())
 }
+
+/// The `_meta` member of a 2026-07-28 request that holds the client's capabilities.
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 /// Who a principal is across requests: its issuer and subject.
 pub(crate) type Identity = (Option<String>, String);

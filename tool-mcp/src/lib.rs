@@ -45,6 +45,7 @@ mod mount;
 mod notify;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod options;
 mod request;
 mod result;
 mod serve;
@@ -60,8 +61,9 @@ mod test_json;
 pub use ask::McpPeer;
 #[cfg(feature = "mount")]
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
+pub use options::{DeferredTools, ServerOptions};
 pub use serve::{HttpOptions, ServeError, http_router, serve_http};
-pub use server::{DeferredTools, McpServer, ServerOptions};
+pub use server::McpServer;
 pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};
 

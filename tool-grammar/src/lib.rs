@@ -15,6 +15,11 @@
 //!   joined by spaces) ([`scope_problem`], [`is_scope_token`]). A list of them names each once
 //!   and at least one ([`scope_list_problems`]). `#[tool(scopes(...))]` is held to it at compile
 //!   time, a definitions file's `"scopes"` when it is loaded.
+//! - **Icons.** An MCP icon's `src` is an `https:` or `http:` URL, or a `data:` URI of base64
+//!   image data; its MIME type is `image/...`; each of its sizes is `WxH` (`48x48`) or `any`;
+//!   its theme is `light` or `dark` ([`icon_problems`] and the functions for each part).
+//!   `#[tool(icon(...))]` is held to it at compile time, and `check` holds tools built at run
+//!   time to it.
 //!
 //! ```
 //! use tool_grammar::{description, is_tool_name, starts_with_verb, tool_name_problem};
@@ -35,6 +40,13 @@
 //! ```
 
 #![warn(missing_docs)]
+
+mod icon;
+
+pub use icon::{
+    IconPart, IconProblem, SrcProblem, icon_mime_type_problem, icon_problems, icon_sizes_problems,
+    icon_src_problem, icon_theme_problem, is_icon_size,
+};
 
 /// The longest tool name: OpenAI's limit, the strictest of the providers.
 pub const MAX_NAME: usize = 64;

@@ -298,19 +298,33 @@ impl<T> Probe<T> {
     pub const NEW: Self = Probe(PhantomData);
 }
 
+/// What the output schema probe found, as a type: the output has a schema.
+pub struct OutputSchemaFound;
+
+/// What the output schema probe found, as a type: the output has none.
+pub struct NoOutputSchema;
+
 /// Untyped outputs (`serde_json::Value`, `ToolOutput` of a value) have no schema.
 pub trait OutputUntyped {
     /// No output schema.
     fn output_schema(self) -> Option<Schema>;
+    /// None, as a type.
+    fn schema_found(self) -> NoOutputSchema;
 }
 impl OutputUntyped for &&&&Probe<Value> {
     fn output_schema(self) -> Option<Schema> {
         None
     }
+    fn schema_found(self) -> NoOutputSchema {
+        NoOutputSchema
+    }
 }
 impl OutputUntyped for &&&&Probe<ToolOutput<Value>> {
     fn output_schema(self) -> Option<Schema> {
         None
+    }
+    fn schema_found(self) -> NoOutputSchema {
+        NoOutputSchema
     }
 }
 
@@ -318,6 +332,8 @@ impl OutputUntyped for &&&&Probe<ToolOutput<Value>> {
 pub trait OutputOfResult {
     /// The output schema.
     fn output_schema(self) -> Option<Schema>;
+    /// That there is one, as a type.
+    fn schema_found(self) -> OutputSchemaFound;
 }
 impl<T: IntoOutput, E> OutputOfResult for &&&Probe<Result<T, E>>
 where
@@ -326,12 +342,17 @@ where
     fn output_schema(self) -> Option<Schema> {
         Some(crate::schema::root_schema::<T::Data>())
     }
+    fn schema_found(self) -> OutputSchemaFound {
+        OutputSchemaFound
+    }
 }
 
 /// An output whose data type implements `JsonSchema`.
 pub trait OutputWithSchema {
     /// The output schema.
     fn output_schema(self) -> Option<Schema>;
+    /// That there is one, as a type.
+    fn schema_found(self) -> OutputSchemaFound;
 }
 impl<T: IntoOutput> OutputWithSchema for &&Probe<T>
 where
@@ -340,18 +361,40 @@ where
     fn output_schema(self) -> Option<Schema> {
         Some(crate::schema::root_schema::<T::Data>())
     }
+    fn schema_found(self) -> OutputSchemaFound {
+        OutputSchemaFound
+    }
 }
 
 /// Any other output: no schema.
 pub trait OutputWithoutSchema {
     /// No output schema.
     fn output_schema(self) -> Option<Schema>;
+    /// None, as a type.
+    fn schema_found(self) -> NoOutputSchema;
 }
 impl<T> OutputWithoutSchema for &Probe<T> {
     fn output_schema(self) -> Option<Schema> {
         None
     }
+    fn schema_found(self) -> NoOutputSchema {
+        NoOutputSchema
+    }
 }
+
+/// What the probe found for a tool with `mirror = false`, which leaves the text out of its MCP
+/// results: only an output with a schema may.
+#[diagnostic::on_unimplemented(
+    message = "`mirror = false` needs an output schema, and this tool's output type has none",
+    label = "leaves the text out of the tool's MCP results, so a client reads the structured content instead",
+    note = "an output has a schema when its data type implements `JsonSchema`: derive `schemars::JsonSchema` on it (through `tool_core::schemars` in a crate that depends on tool-core alone); `serde_json::Value` and `ToolOutput<Value>` have none",
+    note = "or keep the text: drop `mirror = false`"
+)]
+pub trait MirrorCanBeOff {}
+impl MirrorCanBeOff for OutputSchemaFound {}
+
+/// Checks, on `mirror = false`, that the tool's output has a schema.
+pub fn mirror_off<Found: MirrorCanBeOff>(_: Found) {}
 
 #[cfg(test)]
 mod tests {

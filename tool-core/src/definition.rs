@@ -117,6 +117,33 @@ pub struct Example {
     pub input: &'static str,
 }
 
+/// An icon a client can show for the tool: the MCP `Icon` object (protocol 2026-07-28), from
+/// `#[tool(icon = "...")]` or `#[tool(icon(src = ..., mime_type = ..., sizes(..), theme = ..))]`,
+/// held to [the icon rule](crate::definition::icon_problems) at compile time.
+///
+/// ```
+/// use tool_core::definition::Icon;
+/// const ICON: Icon = Icon {
+///     src: "https://example.com/weather.png",
+///     mime_type: Some("image/png"),
+///     sizes: &["48x48"],
+///     theme: None,
+/// };
+/// assert!(tool_core::definition::icon_problems(ICON.src, ICON.mime_type, Some(ICON.sizes), ICON.theme).is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Icon {
+    /// An `https:` or `http:` URL, or a `data:` URI of base64 image data.
+    pub src: &'static str,
+    /// The image's MIME type (`image/png`), when the source's own is missing or generic.
+    pub mime_type: Option<&'static str>,
+    /// The sizes it can be shown at, each `WxH` (`48x48`) or `any`; empty when not given
+    /// (any size).
+    pub sizes: &'static [&'static str],
+    /// `light` (drawn for a light background) or `dark`; `None` for any theme.
+    pub theme: Option<&'static str>,
+}
+
 /// Where a definition was written, for error messages about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Location {
@@ -171,6 +198,9 @@ pub struct ToolDef {
     pub voiced: bool,
     /// Whether the result goes back to the model for another pass.
     pub feeds_back: bool,
+    /// Whether an MCP result carries the text mirror of its structured content (the echo) as
+    /// well as the content itself; `false` only for a tool with an output schema.
+    pub mirror: bool,
     /// A sync function that may block for long: run on the blocking pool, not on the async
     /// workers.
     pub blocking: bool,
@@ -183,6 +213,8 @@ pub struct ToolDef {
     pub scopes: &'static [&'static str],
     /// Optional "view in app" link.
     pub source: Option<&'static str>,
+    /// Icons a client can show for the tool (MCP's `icons`).
+    pub icons: &'static [Icon],
     /// Sample inputs.
     pub examples: &'static [Example],
     /// The input key the body of a tag call fills (`#[arg(body)]`), in the text tag protocol.
@@ -208,6 +240,14 @@ pub use tool_grammar::{
     ScopeListProblem, ScopeProblem, is_scope_token, scope_list_problems, scope_problem,
 };
 pub use tool_grammar::{is_domain_name, is_tool_name};
+
+/// The icon rule `#[tool(icon(..))]` is held to at compile time, and tools built at run time
+/// by [`check`](crate::check): an `https:`/`http:` URL or a base64 `data:` image as `src`, an
+/// `image/...` MIME type, sizes `WxH` or `any`, theme `light` or `dark`.
+pub use tool_grammar::{
+    IconPart, IconProblem, SrcProblem, icon_mime_type_problem, icon_problems, icon_sizes_problems,
+    icon_src_problem, icon_theme_problem, is_icon_size,
+};
 
 // Public only for `domain!`'s and `#[tool]`'s expansions, which reach it through `__private`.
 #[doc(hidden)]

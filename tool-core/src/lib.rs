@@ -65,10 +65,12 @@ pub use context::{
     Principal, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
     TracingEvents,
 };
-pub use definition::{Annotations, DeclaredDomain, Domain, Example, Location, ToolDef};
+pub use definition::{Annotations, DeclaredDomain, Domain, Example, Icon, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
-pub use registry::{DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample};
+pub use registry::{
+    DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample, ToolIcon,
+};
 /// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` with
 /// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars. A
 /// type's schema must come from this version: `JsonSchema` of another major version is a
@@ -272,6 +274,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through [`catalog`] search | deferred |
 /// | `name` | the tool's name, when it is not the function's; it follows [the name rule](#names) | the function's name |
 /// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
+/// | `icon` | an icon a client can show for the tool (MCP's `icons`): a link, `icon = "https://example.com/icon.png"`, or its parts, `icon(src = "...", mime_type = "image/png", sizes("48x48", "96x96"), theme = "dark")`. Repeatable: each `icon` adds one. [The rules](#icons) | none |
 /// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
 /// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |
 /// | `destructive` | flag: the tool may delete or overwrite; never together with `read_only` | false |
@@ -280,6 +283,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
+/// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
 /// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
 /// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`]); a call with no [`Principal`] in its context is not held to them | none |
@@ -375,6 +379,114 @@ pub use tokio_util::sync::CancellationToken;
 /// a verb, what the tool does: [`check`] warns (`name.verb`) when it is not one of
 /// [`check::VERBS`], and `toolctl check --allow-verb WORD` (or
 /// [`check::CheckOptions::verbs`]) allows more. The macro and `check` use the one grammar.
+///
+/// # Icons
+///
+/// `icon` gives clients an image to show beside the tool (the MCP `Icon` object of protocol
+/// 2026-07-28). The short form is the link alone; `icon(...)` names the parts, each once:
+///
+/// - `src`, required: an `https:` or `http:` URL with a host, or a `data:` URI of base64 image
+///   data (`data:image/png;base64,iVBOR...`);
+/// - `mime_type`: an image type, `image/...` (`image/png`, `image/svg+xml`), when the source's
+///   own is missing or generic;
+/// - `sizes("48x48", ...)`: at least one size, each `WxH` in pixels or `any` (a scalable
+///   image); without it, any size;
+/// - `theme`: `"light"` (drawn for a light background) or `"dark"`; without it, any theme.
+///
+/// Anything else is a compile error on the value at fault, and an unknown key in `icon(...)`
+/// lists the valid ones. Only the MCP rendering and `tools/list` carry icons: no model reads
+/// them, so the OpenAI, Anthropic and Gemini renderings leave them out.
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub weather, "Current conditions and forecasts for any city");
+///
+/// /// Returns the temperature in a city, in degrees Celsius.
+/// #[tool(
+///     domain = weather,
+///     label = "Reading the thermometer",
+///     hint = "Temperature in a city",
+///     icon = "https://example.com/thermometer.png",
+///     icon(src = "https://example.com/thermometer-dark.svg", mime_type = "image/svg+xml", sizes("any"), theme = "dark"),
+/// )]
+/// fn get_temperature(city: String) -> f32 {
+///     21.5
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("get_temperature").unwrap();
+/// assert_eq!(tool.icons().len(), 2);
+/// assert_eq!(tool.icons()[1].theme.as_deref(), Some("dark"));
+/// let listed = tool_core::render::mcp(tool);
+/// assert_eq!(listed["icons"][0], serde_json::json!({"src": "https://example.com/thermometer.png"}));
+/// ```
+///
+/// A size is `WxH` or `any`:
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+/// tool_core::domain!(pub weather, "Forecasts for any city");
+///
+/// /// Returns the temperature in a city.
+/// #[tool(domain = weather, label = "Reading", hint = "Temperature", icon(src = "https://example.com/t.png", sizes("48")))]
+/// fn get_temperature(city: String) -> f32 {
+///     21.5
+/// }
+/// ```
+///
+/// # The text mirror
+///
+/// An MCP result carries a tool's data twice: as `structuredContent`, and as a text block (the
+/// echo: the data's JSON, or the text of [`ToolOutput::with_echo`]) for clients that read only
+/// text. `mirror = false` leaves the text block out of a result that has structured content,
+/// which halves what a client that reads it pays in tokens. A client that reads only text then
+/// sees nothing, so serve such tools to clients that read structured content.
+///
+/// It needs an output schema, the one the client reads the structured content by: the output
+/// type (the success type of a `Result`, the `T` of a `ToolOutput<T>`) implements `JsonSchema`.
+/// Without one, `mirror = false` is a compile error, on `false`. A result without structured
+/// content (an error, a [`ToolOutput::text`], data the listed schema does not describe) still
+/// carries its text, and other adapters than MCP (the agent loops, `toolctl call`) still give
+/// the echo to the model.
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::{schemars, serde};
+///
+/// tool_core::domain!(pub stats, "Counters of the service");
+///
+/// /// The counters of the service.
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// #[serde(crate = "tool_core::serde")]
+/// #[schemars(crate = "tool_core::schemars")]
+/// struct Counters {
+///     /// Requests served since the start.
+///     requests: u64,
+/// }
+///
+/// /// Returns the service's counters.
+/// #[tool(domain = stats, label = "Counting", hint = "Service counters", mirror = false)]
+/// fn get_counters() -> Counters {
+///     Counters { requests: 7 }
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// assert!(!registry.get("get_counters").unwrap().mirror());
+/// ```
+///
+/// A tool whose output has no schema keeps its mirror:
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+/// tool_core::domain!(pub stats, "Counters of the service");
+///
+/// /// Returns the service's counters, as JSON without a schema.
+/// #[tool(domain = stats, label = "Counting", hint = "Service counters", mirror = false)]
+/// fn get_counters() -> serde_json::Value {
+///     serde_json::json!({"requests": 7})
+/// }
+/// ```
 ///
 /// # Scopes
 ///

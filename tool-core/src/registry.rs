@@ -35,6 +35,106 @@ pub struct ToolExample {
     pub input: Value,
 }
 
+/// An icon a client can show for a tool: MCP's `Icon` object, as a registry holds it (from
+/// `#[tool(icon(..))]`, [`DynamicTool::icon`], a definitions file's `"icons"`, or a mounted
+/// server's listing).
+///
+/// It is kept as given: [`check`](crate::check) holds it to [the icon
+/// rule](crate::definition::icon_problems) (rules `icons.*`), and MCP renderings carry only
+/// the icons that meet it ([`is_valid`](Self::is_valid)).
+///
+/// ```
+/// use tool_core::ToolIcon;
+/// let icon = ToolIcon::new("https://example.com/weather-dark.svg")
+///     .mime_type("image/svg+xml")
+///     .sizes(["any"])
+///     .theme("dark");
+/// assert!(icon.is_valid());
+/// assert_eq!(icon.sizes, ["any"]);
+/// assert!(!ToolIcon::new("weather.png").is_valid()); // not a URL
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[non_exhaustive]
+pub struct ToolIcon {
+    /// An `https:` or `http:` URL, or a `data:` URI of base64 image data.
+    pub src: Cow<'static, str>,
+    /// The image's MIME type, when the source's own is missing or generic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<Cow<'static, str>>,
+    /// The sizes it can be shown at, each `WxH` (`48x48`) or `any`; empty for any size.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<Cow<'static, str>>,
+    /// `light` (drawn for a light background) or `dark`; `None` for any theme.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Cow<'static, str>>,
+}
+
+impl ToolIcon {
+    /// An icon at `src`, for any size and theme.
+    pub fn new(src: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            src: src.into(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }
+    }
+
+    /// Sets the MIME type (`image/png`).
+    pub fn mime_type(mut self, mime_type: impl Into<Cow<'static, str>>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Adds sizes it can be shown at (`48x48`, or `any`).
+    pub fn sizes<S: Into<Cow<'static, str>>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes.extend(sizes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the theme: `light` or `dark`.
+    pub fn theme(mut self, theme: impl Into<Cow<'static, str>>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+
+    /// Every way the icon breaks [the icon rule](crate::definition::icon_problems), in the
+    /// order of its parts; empty when it meets it.
+    ///
+    /// ```
+    /// use tool_core::ToolIcon;
+    /// use tool_core::definition::IconPart;
+    /// let icon = ToolIcon::new("https://example.com/a.png").sizes(["48x48", "big"]).theme("blue");
+    /// let parts: Vec<IconPart> = icon.problems().iter().map(|p| p.part()).collect();
+    /// assert_eq!(parts, [IconPart::Size(1), IconPart::Theme]);
+    /// ```
+    pub fn problems(&self) -> Vec<crate::definition::IconProblem> {
+        // No list of sizes is "any size": an empty one is not a list given.
+        let sizes = (!self.sizes.is_empty()).then_some(self.sizes.as_slice());
+        crate::definition::icon_problems(
+            &self.src,
+            self.mime_type.as_deref(),
+            sizes,
+            self.theme.as_deref(),
+        )
+    }
+
+    /// Whether the icon meets the icon rule (has no [`problems`](Self::problems)): the icons
+    /// MCP renderings carry.
+    pub fn is_valid(&self) -> bool {
+        self.problems().is_empty()
+    }
+
+    fn from_def(icon: &crate::definition::Icon) -> Self {
+        Self {
+            src: Cow::Borrowed(icon.src),
+            mime_type: icon.mime_type.map(Cow::Borrowed),
+            sizes: icon.sizes.iter().map(|s| Cow::Borrowed(*s)).collect(),
+            theme: icon.theme.map(Cow::Borrowed),
+        }
+    }
+}
+
 type DynHandler = dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync;
 
 #[derive(Clone)]
@@ -60,10 +160,12 @@ struct ToolInner {
     voiced: bool,
     blocking: bool,
     feeds_back: bool,
+    mirror: bool,
     timeout: Option<Duration>,
     retries: u32,
     scopes: Vec<Cow<'static, str>>,
     source: Option<Cow<'static, str>>,
+    icons: Vec<ToolIcon>,
     examples: Vec<ToolExample>,
     input_schema: Value,
     /// Whether an input can hold a `null` to drop before decoding (worked out once).
@@ -129,10 +231,12 @@ impl Tool {
                 voiced: def.voiced,
                 blocking: def.blocking,
                 feeds_back: def.feeds_back,
+                mirror: def.mirror,
                 timeout: def.timeout,
                 retries: def.retries,
                 scopes: def.scopes.iter().map(|s| Cow::Borrowed(*s)).collect(),
                 source: def.source.map(Cow::Borrowed),
+                icons: def.icons.iter().map(ToolIcon::from_def).collect(),
                 examples,
                 drops_nulls: schema::may_drop_nulls(&input_schema),
                 input_schema,
@@ -209,6 +313,15 @@ impl Tool {
     pub fn feeds_back(&self) -> bool {
         self.inner.feeds_back
     }
+    /// Whether an MCP result carries the text mirror of its structured content (the echo) as
+    /// well as `structuredContent` (the default). When it is off, the result of a tool with an
+    /// output schema carries the structured content alone, in half the tokens for a client
+    /// that reads it; a tool without an output schema keeps its text, since a client would
+    /// have nothing else to read (and [`check`](crate::check) reports `mirror.output_schema`).
+    /// Only MCP results change: other adapters still give the model the echo.
+    pub fn mirror(&self) -> bool {
+        self.inner.mirror
+    }
     /// Per-tool time limit.
     pub fn timeout(&self) -> Option<Duration> {
         self.inner.timeout
@@ -264,6 +377,10 @@ impl Tool {
     /// "View in app" link.
     pub fn source(&self) -> Option<&str> {
         self.inner.source.as_deref()
+    }
+    /// Icons a client can show for the tool, in the order given, as given (see [`ToolIcon`]).
+    pub fn icons(&self) -> &[ToolIcon] {
+        &self.inner.icons
     }
     /// Sample inputs.
     pub fn examples(&self) -> &[ToolExample] {
@@ -375,10 +492,12 @@ impl DynamicTool {
                 voiced: false,
                 blocking: false,
                 feeds_back: true,
+                mirror: true,
                 timeout: None,
                 retries: 0,
                 scopes: Vec::new(),
                 source: None,
+                icons: Vec::new(),
                 examples: Vec::new(),
                 drops_nulls: schema::may_drop_nulls(&input_schema),
                 input_schema,
@@ -438,6 +557,48 @@ impl DynamicTool {
     /// UI shows does not start another round.
     pub fn feeds_back(mut self, feeds_back: bool) -> Self {
         self.inner.feeds_back = feeds_back;
+        self
+    }
+
+    /// Whether MCP results carry the text mirror of the structured content (default true); see
+    /// [`Tool::mirror`]. Turning it off is for a tool with an [output
+    /// schema](Self::output_schema): without one, results keep their text.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{DynamicTool, Registry};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("get_stats", "Returns the counters.", json!({"type": "object"}))
+    ///         .output_schema(json!({"type": "object"}))
+    ///         .mirror(false),
+    /// ).unwrap();
+    /// assert!(!registry.get("get_stats").unwrap().mirror());
+    /// ```
+    pub fn mirror(mut self, mirror: bool) -> Self {
+        self.inner.mirror = mirror;
+        self
+    }
+
+    /// Adds an icon a client can show for the tool (MCP's `icons`), after those added before.
+    /// It is taken as given: [`check`](crate::check) reports one that breaks the icon rule
+    /// (rules `icons.*`), and MCP renderings leave such an icon out.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{DynamicTool, Registry, ToolIcon};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("get_weather", "Returns the weather.", json!({"type": "object"}))
+    ///         .icon(ToolIcon::new("https://example.com/sun.png").sizes(["48x48"]))
+    ///         .icon(ToolIcon::new("https://example.com/sun-dark.png").theme("dark")),
+    /// ).unwrap();
+    /// let icons = registry.get("get_weather").unwrap().icons();
+    /// assert_eq!(icons.len(), 2);
+    /// assert_eq!(icons[1].theme.as_deref(), Some("dark"));
+    /// ```
+    pub fn icon(mut self, icon: ToolIcon) -> Self {
+        self.inner.icons.push(icon);
         self
     }
 

@@ -16,9 +16,11 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::ser::{Serialize, SerializeMap as _, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::Tool;
+use crate::{Tool, ToolIcon};
+
 use crate::schema::{self, Issue, McpSchema, Severity, StrictTarget};
 
 /// A target format.
@@ -255,9 +257,28 @@ fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
     Value::Object(def)
 }
 
-/// The MCP `Tool` object: every annotation hint explicit; domain, hint and label in `_meta`;
-/// the schemas in their MCP form ([`McpSchema`]: standard formats only, no `null` that means
-/// nothing, no type arrays).
+/// The MCP `Tool` object: every annotation hint explicit; the icons that meet the icon rule
+/// ([`mcp_icons`]), when there are any; domain, hint and label in `_meta`; the schemas in their
+/// MCP form ([`McpSchema`]: standard formats only, no `null` that means nothing, no type
+/// arrays). The other formats carry no icons: they are for people, and no model reads them.
+///
+/// ```
+/// use tool_core::render::{Format, RenderOptions, mcp, render};
+/// use tool_core::{DynamicTool, Registry, ToolIcon};
+/// let mut registry = Registry::empty();
+/// registry.register(
+///     DynamicTool::new("get_time", "Returns the time.", serde_json::json!({"type": "object"}))
+///         .icon(ToolIcon::new("https://example.com/clock.png").mime_type("image/png").sizes(["48x48"]))
+///         .icon(ToolIcon::new("clock.png")), // not a URL: left out (and reported by `check`)
+/// ).unwrap();
+/// let tool = registry.get("get_time").unwrap();
+/// assert_eq!(
+///     mcp(tool)["icons"],
+///     serde_json::json!([{"src": "https://example.com/clock.png", "mimeType": "image/png", "sizes": ["48x48"]}]),
+/// );
+/// let openai = render(tool, Format::OpenAi, RenderOptions::default()).definition;
+/// assert!(!openai.to_string().contains("clock"));
+/// ```
 pub fn mcp(tool: &Tool) -> Value {
     let a = tool.annotations();
     let mut def = Map::new();
@@ -281,14 +302,62 @@ pub fn mcp(tool: &Tool) -> Value {
             "openWorldHint": a.open_world,
         }),
     );
+    let icons: Vec<Value> = mcp_icons(tool)
+        .filter_map(|icon| serde_json::to_value(McpIcon(icon)).ok())
+        .collect();
+    if !icons.is_empty() {
+        def.insert("icons".into(), icons.into());
+    }
     def.insert("_meta".into(), Value::Object(mcp_meta(tool)));
     Value::Object(def)
 }
 
-/// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag
-/// (part of [`mcp`]'s definition, for adapters that write the definition field by field).
+/// The icons an MCP rendering carries: the tool's icons that meet the icon rule
+/// ([`ToolIcon::is_valid`]), in order. An icon that breaks it is left out (a client could
+/// refuse the whole listing for it), and [`check`](crate::check) reports it.
+pub fn mcp_icons(tool: &Tool) -> impl Iterator<Item = &ToolIcon> {
+    tool.icons().iter().filter(|icon| icon.is_valid())
+}
+
+/// An icon as MCP's `Icon` object: `src`, `mimeType`, `sizes` and `theme`, in that order (the
+/// order of the official SDKs' types), each part that is absent left out.
+///
+/// ```
+/// use tool_core::ToolIcon;
+/// use tool_core::render::McpIcon;
+/// let icon = ToolIcon::new("https://example.com/a.svg").mime_type("image/svg+xml").theme("dark");
+/// assert_eq!(
+///     serde_json::to_string(&McpIcon(&icon)).unwrap(),
+///     r#"{"src":"https://example.com/a.svg","mimeType":"image/svg+xml","theme":"dark"}"#,
+/// );
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct McpIcon<'a>(pub &'a ToolIcon);
+
+impl Serialize for McpIcon<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let icon = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("src", &icon.src)?;
+        if let Some(mime_type) = &icon.mime_type {
+            map.serialize_entry("mimeType", mime_type)?;
+        }
+        if !icon.sizes.is_empty() {
+            map.serialize_entry("sizes", &icon.sizes)?;
+        }
+        if let Some(theme) = &icon.theme {
+            map.serialize_entry("theme", theme)?;
+        }
+        map.end()
+    }
+}
+
+/// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag, and
+/// `"tool-core/mirror": false` for a tool whose results leave out their text mirror
+/// ([`Tool::mirror`]); part of [`mcp`]'s definition, for adapters that write the definition
+/// field by field.
 pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
-    let mut meta = Map::with_capacity(4);
+    let mut meta = Map::with_capacity(5);
     meta.insert(
         "tool-core/domain".into(),
         tool.domain().name.as_ref().into(),
@@ -296,6 +365,9 @@ pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
     meta.insert("tool-core/hint".into(), tool.hint().into());
     meta.insert("tool-core/label".into(), tool.label().into());
     meta.insert("tool-core/core".into(), tool.is_core().into());
+    if !tool.mirror() {
+        meta.insert("tool-core/mirror".into(), false.into());
+    }
     meta
 }
 
@@ -334,7 +406,7 @@ pub fn mcp_output_schema(output: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTool, Registry};
+    use crate::{DynamicTool, Registry, ToolIcon};
 
     fn registry() -> Registry {
         let mut r = Registry::empty();
@@ -427,6 +499,60 @@ mod tests {
             RenderOptions::default(),
         );
         assert!(none.definition.get("parameters").is_none());
+    }
+
+    #[test]
+    fn only_mcp_carries_icons_and_only_those_that_meet_the_rule() {
+        let mut r = Registry::empty();
+        r.register(
+            DynamicTool::new("get_time", "Returns the time.", json!({"type": "object"}))
+                .icon(ToolIcon::new("https://example.com/clock.png"))
+                .icon(ToolIcon::new("https://example.com/clock.svg").theme("blue"))
+                .icon(
+                    ToolIcon::new("data:image/png;base64,iVBORw0KGgo=")
+                        .mime_type("image/png")
+                        .sizes(["16x16", "any"])
+                        .theme("dark"),
+                ),
+        )
+        .unwrap();
+        r.register(DynamicTool::new(
+            "list_zones",
+            "Lists zones.",
+            json!({"type": "object"}),
+        ))
+        .unwrap();
+        let t = r.get("get_time").unwrap();
+        assert_eq!(
+            mcp(t)["icons"],
+            json!([
+                {"src": "https://example.com/clock.png"},
+                {"src": "data:image/png;base64,iVBORw0KGgo=", "mimeType": "image/png", "sizes": ["16x16", "any"], "theme": "dark"},
+            ])
+        );
+        assert_eq!(t.icons().len(), 3, "the tool keeps them as given");
+        for format in Format::ALL.into_iter().filter(|f| *f != Format::Mcp) {
+            for strict in [false, true] {
+                let d = render(t, format, RenderOptions { strict }).definition;
+                assert!(!d.to_string().contains("example.com"), "{format}: {d}");
+            }
+        }
+        assert!(mcp(r.get("list_zones").unwrap()).get("icons").is_none());
+    }
+
+    #[test]
+    fn mcp_meta_says_when_the_mirror_is_off() {
+        let mut r = Registry::empty();
+        r.register(
+            DynamicTool::new("get_stats", "Returns stats.", json!({"type": "object"}))
+                .output_schema(json!({"type": "object"}))
+                .mirror(false),
+        )
+        .unwrap();
+        let d = mcp(r.get("get_stats").unwrap());
+        assert_eq!(d["_meta"]["tool-core/mirror"], false);
+        let on = mcp(registry().get("get_weather").unwrap());
+        assert!(on["_meta"].get("tool-core/mirror").is_none(), "{on}");
     }
 
     #[test]

@@ -54,9 +54,9 @@ pub enum SrcProblem {
     NotBase64Image,
 }
 
-/// The part of an icon a problem is about, for pointing at it.
+/// The part of an icon a problem is about, for pointing at it. Exhaustive, so every place that
+/// points at parts learns of a new one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum IconPart {
     /// `src`.
     Src,

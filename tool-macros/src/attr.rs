@@ -16,6 +16,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "core",
     "name",
     "source",
+    "icon",
     "examples",
     "read_only",
     "destructive",
@@ -24,6 +25,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "voiced",
     "blocking",
     "feeds_back",
+    "mirror",
     "timeout",
     "retries",
     "scopes",
@@ -31,8 +33,14 @@ pub const TOOL_KEYS: &[&str] = &[
     "crate",
 ];
 
+/// The `#[tool(...)]` keys that may be given more than once: each `icon` adds one.
+const REPEATABLE_TOOL_KEYS: &[&str] = &["icon"];
+
 /// The keys `#[arg(...)]` accepts.
 pub const ARG_KEYS: &[&str] = &["description", "default", "rename", "body"];
+
+/// The keys `icon(...)` accepts, MCP's `Icon` fields.
+pub const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 
 /// A boolean key given as a bare flag (`core`) or with a value (`core = false`).
 #[derive(Clone, Copy)]
@@ -55,6 +63,27 @@ pub struct ScopesAttr {
     pub scopes: Vec<LitStr>,
 }
 
+/// `sizes("48x48", "96x96")`: string literals in parentheses, as written.
+pub struct StringList {
+    /// Where the key is, for errors about the list as a whole.
+    pub key: Span,
+    /// The strings, in order.
+    pub items: Vec<LitStr>,
+}
+
+/// One `icon = "..."` or `icon(src = "...", mime_type = "...", sizes(...), theme = "...")`.
+#[derive(Default)]
+pub struct IconAttr {
+    /// Where `icon` is written, for an error about the icon as a whole (no `src`).
+    pub key: Option<Span>,
+    pub src: Option<LitStr>,
+    pub mime_type: Option<LitStr>,
+    pub sizes: Option<StringList>,
+    pub theme: Option<LitStr>,
+    /// A key inside `icon(...)` could not be read: a missing `src` may only be unread.
+    pub syntax_error: bool,
+}
+
 /// A time limit, in milliseconds.
 #[derive(Clone, Copy)]
 pub struct Timeout {
@@ -69,6 +98,8 @@ pub struct ToolAttrs {
     pub core: Option<Flag>,
     pub name: Option<LitStr>,
     pub source: Option<LitStr>,
+    /// Each `icon`, in order.
+    pub icons: Vec<IconAttr>,
     pub examples: Vec<ExampleAttr>,
     pub read_only: Option<Flag>,
     pub destructive: Option<Flag>,
@@ -77,6 +108,7 @@ pub struct ToolAttrs {
     pub voiced: Option<Flag>,
     pub blocking: Option<Flag>,
     pub feeds_back: Option<Flag>,
+    pub mirror: Option<Flag>,
     pub timeout: Option<Timeout>,
     pub retries: Option<LitInt>,
     pub scopes: Option<ScopesAttr>,
@@ -113,7 +145,12 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
     let mut seen = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let mentioned = &mut attrs.mentioned;
-        let key = match known_key(cx, &meta, TOOL_KEYS, "#[tool]", &mut seen, mentioned)? {
+        let keys = Keys {
+            valid: TOOL_KEYS,
+            repeatable: REPEATABLE_TOOL_KEYS,
+            what: "#[tool]",
+        };
+        let key = match known_key(cx, &meta, keys, &mut seen, mentioned)? {
             Some(key) => key,
             None => return Ok(()),
         };
@@ -142,8 +179,9 @@ fn tool_key(
     match key {
         "examples" => attrs.examples = examples(meta)?,
         "scopes" => attrs.scopes = scopes(cx, meta)?,
+        "icon" => attrs.icons.extend(icon(cx, meta)?),
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-        | "blocking" | "feeds_back" | "check" => {
+        | "blocking" | "feeds_back" | "mirror" | "check" => {
             let flag = flag(cx, key, meta)?;
             let slot = match key {
                 "core" => &mut attrs.core,
@@ -154,6 +192,7 @@ fn tool_key(
                 "voiced" => &mut attrs.voiced,
                 "blocking" => &mut attrs.blocking,
                 "feeds_back" => &mut attrs.feeds_back,
+                "mirror" => &mut attrs.mirror,
                 _ => &mut attrs.check,
             };
             *slot = flag;
@@ -244,7 +283,12 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
     let mut seen = Vec::new();
     let mut mentioned = Vec::new();
     let result = attr.parse_nested_meta(|meta| {
-        let Some(key) = known_key(cx, &meta, ARG_KEYS, "#[arg]", &mut seen, &mut mentioned)? else {
+        let keys = Keys {
+            valid: ARG_KEYS,
+            repeatable: &[],
+            what: "#[arg]",
+        };
+        let Some(key) = known_key(cx, &meta, keys, &mut seen, &mut mentioned)? else {
             return Ok(());
         };
         if key == "body" {
@@ -274,17 +318,33 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
     }
 }
 
-/// Returns the key if it is one of `keys` and not seen before; otherwise records the error,
-/// skips the value so parsing can go on, and returns `None`. A key near a valid one (`lable`) is
-/// taken to be that key misspelled: the error names it, and it counts as `mentioned`.
+/// The keys of one attribute (or of one nested list, as `icon(...)`), for [`known_key`].
+#[derive(Clone, Copy)]
+struct Keys {
+    /// Every key it accepts.
+    valid: &'static [&'static str],
+    /// Those of them that may be given more than once.
+    repeatable: &'static [&'static str],
+    /// How errors name it: `#[tool]`.
+    what: &'static str,
+}
+
+/// Returns the key if it is one of `keys` and not seen before (or repeatable); otherwise
+/// records the error, skips the value so parsing can go on, and returns `None`. A key near a
+/// valid one (`lable`) is taken to be that key misspelled: the error names it, and it counts as
+/// `mentioned`.
 fn known_key(
     cx: &mut Ctxt,
     meta: &ParseNestedMeta,
-    keys: &'static [&'static str],
-    what: &str,
+    keys: Keys,
     seen: &mut Vec<&'static str>,
     mentioned: &mut Vec<&'static str>,
 ) -> syn::Result<Option<&'static str>> {
+    let Keys {
+        valid: keys,
+        repeatable,
+        what,
+    } = keys;
     let found = meta
         .path
         .get_ident()
@@ -307,7 +367,7 @@ fn known_key(
         return Ok(None);
     };
     mentioned.push(key);
-    if seen.contains(&key) {
+    if seen.contains(&key) && !repeatable.contains(&key) {
         cx.error_spanned_by(
             &meta.path,
             format!("duplicate key `{key}` in {what}; give it once"),
@@ -434,27 +494,64 @@ pub fn parse_duration(text: &str) -> Option<u64> {
 /// `scopes("issues:write", "repo")`: string literals in parentheses. Any other form is one
 /// error, on what was written instead.
 fn scopes(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ScopesAttr>> {
-    const FORM: &str =
-        "`scopes` takes string literals in parentheses: scopes(\"issues:write\", \"repo\")";
+    let list = string_list(
+        cx,
+        meta,
+        ListForm {
+            key: "scopes",
+            example: "scopes(\"issues:write\", \"repo\")",
+            entry: "a scope is a string literal, e.g. scopes(\"issues:write\")",
+        },
+    )?;
+    Ok(list.map(|list| ScopesAttr {
+        key: list.key,
+        scopes: list.items,
+    }))
+}
+
+/// How a list of string literals is written, for the errors about other forms.
+struct ListForm {
+    /// The key: `scopes`.
+    key: &'static str,
+    /// The list written well: `scopes("issues:write", "repo")`.
+    example: &'static str,
+    /// What an entry is: `a scope is a string literal, e.g. ...`.
+    entry: &'static str,
+}
+
+/// `key("a", "b")`: string literals in parentheses. Any other form is one error, on what was
+/// written instead; `None` then, and for a list with an entry that is not a string (reported
+/// already, and not to be judged again: it could look empty).
+fn string_list(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    form: ListForm,
+) -> syn::Result<Option<StringList>> {
+    let ListForm {
+        key: name,
+        example,
+        entry,
+    } = form;
     let key = meta.path.span_of_ident();
     if meta.input.peek(Token![=]) {
         let value: Expr = meta.value()?.parse()?;
-        match &value {
+        let message = match &value {
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
-            }) => cx.error_spanned_by(
-                &value,
-                format!(
-                    "`scopes` takes string literals in parentheses: scopes({})",
-                    quote::ToTokens::to_token_stream(s)
-                ),
+            }) => format!(
+                "`{name}` takes string literals in parentheses: {name}({})",
+                quote::ToTokens::to_token_stream(s)
             ),
-            _ => cx.error_spanned_by(&value, FORM),
-        }
+            _ => format!("`{name}` takes string literals in parentheses: {example}"),
+        };
+        cx.error_spanned_by(&value, message);
         return Ok(None);
     }
     if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(key, FORM);
+        cx.error_at(
+            key,
+            format!("`{name}` takes string literals in parentheses: {example}"),
+        );
         return Ok(None);
     }
     let content;
@@ -467,24 +564,89 @@ fn scopes(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ScopesAtt
             return Err(e);
         }
     };
-    let mut scopes = Vec::new();
+    let mut items = Vec::new();
     let mut all_strings = true;
-    for entry in entries {
-        match entry {
+    for item in entries {
+        match item {
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
-            }) => scopes.push(s),
+            }) => items.push(s),
             other => {
-                cx.error_spanned_by(
-                    &other,
-                    "a scope is a string literal, e.g. scopes(\"issues:write\")",
-                );
+                cx.error_spanned_by(&other, entry);
                 all_strings = false;
             }
         }
     }
-    // A list with an entry already reported is not judged again (it could look empty).
-    Ok(all_strings.then_some(ScopesAttr { key, scopes }))
+    Ok(all_strings.then_some(StringList { key, items }))
+}
+
+/// `icon = "https://..."`, or `icon(src = "...", mime_type = "...", sizes("48x48"), theme =
+/// "dark")`. Its values are checked in `valid`; here, the form, and the keys of the list.
+fn icon(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<IconAttr>> {
+    const FORM: &str = "`icon` takes a link, icon = \"https://example.com/icon.png\", or the \
+                        parts of one: icon(src = \"...\", mime_type = \"image/png\", \
+                        sizes(\"48x48\"), theme = \"dark\")";
+    let key = meta.path.span_of_ident();
+    let mut icon = IconAttr {
+        key: Some(key),
+        ..IconAttr::default()
+    };
+    if meta.input.peek(Token![=]) {
+        let value: Expr = meta.value()?.parse()?;
+        return Ok(match &value {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
+                icon.src = Some(s.clone());
+                Some(icon)
+            }
+            other => {
+                cx.error_spanned_by(other, FORM);
+                None
+            }
+        });
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_at(key, FORM);
+        return Ok(None);
+    }
+    let mut seen = Vec::new();
+    let mut mentioned = Vec::new();
+    let keys = Keys {
+        valid: ICON_KEYS,
+        repeatable: &[],
+        what: "icon(...)",
+    };
+    meta.parse_nested_meta(|inner| {
+        let Some(part) = known_key(cx, &inner, keys, &mut seen, &mut mentioned)? else {
+            return Ok(());
+        };
+        if part == "sizes" {
+            let form = ListForm {
+                key: "sizes",
+                example: "sizes(\"48x48\", \"96x96\")",
+                entry: "a size is a string literal, e.g. sizes(\"48x48\") or sizes(\"any\")",
+            };
+            match string_list(cx, &inner, form)? {
+                Some(list) => icon.sizes = Some(list),
+                None => icon.syntax_error = true,
+            }
+            return Ok(());
+        }
+        let value: Expr = inner.value()?.parse()?;
+        let lit = lit_str(cx, part, &value);
+        icon.syntax_error |= lit.is_none();
+        match part {
+            "src" => icon.src = lit,
+            "mime_type" => icon.mime_type = lit,
+            "theme" => icon.theme = lit,
+            _ => unreachable!("every key of ICON_KEYS is matched"),
+        }
+        Ok(())
+    })?;
+    // A misspelled `src` (`scr`) was reported as that; it is not also missing.
+    icon.syntax_error |= mentioned.contains(&"src") && icon.src.is_none();
+    Ok(Some(icon))
 }
 
 /// `examples("label" => "json", ...)`.
@@ -647,6 +809,90 @@ mod tests {
             assert!(attrs.core.is_some(), "{args}: the key after is read");
         }
         assert_eq!(nearest("scope", TOOL_KEYS), Some("scopes"));
+    }
+
+    #[test]
+    fn icons_are_read_in_order_in_both_forms() {
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(
+            &mut cx,
+            quote!(
+                icon = "https://example.com/a.png",
+                mirror = false,
+                icon(
+                    src = "https://example.com/b.svg",
+                    mime_type = "image/svg+xml",
+                    sizes("any", "48x48"),
+                    theme = "dark"
+                ),
+                core
+            ),
+        );
+        assert!(cx.check().is_ok());
+        assert_eq!(attrs.icons.len(), 2);
+        let value = |lit: &Option<LitStr>| lit.as_ref().map(LitStr::value);
+        assert_eq!(
+            value(&attrs.icons[0].src).as_deref(),
+            Some("https://example.com/a.png")
+        );
+        assert!(attrs.icons[0].sizes.is_none() && attrs.icons[0].theme.is_none());
+        let b = &attrs.icons[1];
+        assert_eq!(value(&b.mime_type).as_deref(), Some("image/svg+xml"));
+        assert_eq!(value(&b.theme).as_deref(), Some("dark"));
+        let sizes: Vec<String> = b
+            .sizes
+            .as_ref()
+            .unwrap()
+            .items
+            .iter()
+            .map(LitStr::value)
+            .collect();
+        assert_eq!(sizes, ["any", "48x48"]);
+        assert!(!attrs.mirror.unwrap().value);
+        assert!(attrs.core.is_some());
+        assert_eq!(nearest("icons", TOOL_KEYS), Some("icon"));
+    }
+
+    #[test]
+    fn icon_forms_and_keys_are_one_error_each() {
+        for (args, says) in [
+            (quote!(icon, core), "`icon` takes a link"),
+            (quote!(icon = 5, core), "`icon` takes a link"),
+            (
+                quote!(icon(src = "a", colour = "b"), core),
+                "unknown key `colour` in icon(...); expected one of: src, mime_type, sizes, theme",
+            ),
+            (
+                quote!(icon(src = "a", size("1x1")), core),
+                "unknown key `size` in icon(...); did you mean `sizes`?",
+            ),
+            (
+                quote!(icon(src = "a", src = "b"), core),
+                "duplicate key `src` in icon(...)",
+            ),
+            (quote!(icon(src = 5), core), "`src` takes a string literal"),
+            (
+                quote!(icon(src = "a", sizes = "48x48"), core),
+                "sizes(\"48x48\")",
+            ),
+            (
+                quote!(icon(src = "a", sizes(48)), core),
+                "a size is a string literal",
+            ),
+        ] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args.clone());
+            let errors = messages(cx);
+            assert_eq!(errors.len(), 1, "{args}: {errors:?}");
+            assert!(errors[0].contains(says), "{args}: {errors:?}");
+            assert!(attrs.core.is_some(), "{args}: the key after is read");
+        }
+        // A misspelled or unreadable `src` is not also reported missing.
+        for args in [quote!(icon(scr = "a")), quote!(icon(src = 5))] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args);
+            assert!(attrs.icons[0].syntax_error);
+        }
     }
 
     #[test]

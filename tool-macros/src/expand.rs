@@ -250,10 +250,22 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             (&&&#p::Ret::new(#call)).finish()
         }},
     };
+    // `mirror = false` needs the output schema a client reads instead of the text: the probe
+    // that finds the schema says whether there is one, and the check is spanned on `false`.
+    let mirror_check = match (output_ty, attrs.mirror.filter(|m| !m.value)) {
+        (Some(ty), Some(flag)) => {
+            let at = respan(p.clone(), flag.span);
+            quote_spanned! {flag.span=>
+                #at::mirror_off((&&&&#p::Probe::<#ty>::NEW).schema_found());
+            }
+        }
+        _ => quote!(),
+    };
     let output_schema = match output_ty {
         Some(ty) => quote! {
             #[allow(unused_imports)]
             use #p::{OutputOfResult as _, OutputUntyped as _, OutputWithSchema as _, OutputWithoutSchema as _};
+            #mirror_check
             (&&&&#p::Probe::<#ty>::NEW).output_schema()
         },
         None => quote!(::core::option::Option::None),
@@ -323,6 +335,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         voiced,
         blocking,
         feeds_back,
+        mirror,
         retries,
         ..
     } = *r;
@@ -335,6 +348,19 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
+    let icons = r.icons.iter().map(|icon| {
+        let src = &icon.src;
+        let option = |value: &Option<String>| match value {
+            Some(v) => quote!(::core::option::Option::Some(#v)),
+            None => quote!(::core::option::Option::None),
+        };
+        let mime_type = option(&icon.mime_type);
+        let theme = option(&icon.theme);
+        let sizes = &icon.sizes;
+        quote! {
+            #krate::Icon { src: #src, mime_type: #mime_type, sizes: &[#(#sizes),*], theme: #theme }
+        }
+    });
     let examples = r
         .examples
         .iter()
@@ -419,10 +445,12 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     voiced: #voiced,
                     blocking: #blocking,
                     feeds_back: #feeds_back,
+                    mirror: #mirror,
                     timeout: #timeout,
                     retries: #retries,
                     scopes: &[#(#scopes),*],
                     source: #source,
+                    icons: &[#(#icons),*],
                     examples: &[#(#examples),*],
                     body: #body,
                     input_schema: #input_schema,
@@ -512,7 +540,9 @@ mod tests {
                 "domain", "label", "hint", "core", "name", "examples", "timeout", "retries",
                 "read_only", "destructive", "=", ",", "time", "\"x\"", "\"get_x\"", "30s",
                 "5h", "11", "true", "(", ")", "=>", "\"{}\"", "\"[1]\"", "::", "crate",
-                "scopes", "\"a b\"", "\"repo\"",
+                "scopes", "\"a b\"", "\"repo\"", "icon", "src", "sizes", "theme",
+                "mime_type", "mirror", "false", "\"https://example.com/a.png\"", "\"48x48\"",
+                "\"dark\"", "\"image/png\"",
             ]),
             0..16,
         )) {
@@ -548,6 +578,104 @@ mod tests {
                 proptest::prop_assert!(out.contains(&submitted), "{}", out);
             }
         }
+    }
+
+    #[test]
+    fn icons_and_the_mirror_are_submitted() {
+        let out = tool(
+            quote!(
+                domain = time,
+                label = "Reading",
+                hint = "Time",
+                mirror = false,
+                icon = "https://example.com/a.png",
+                icon(
+                    src = "https://example.com/b.svg",
+                    sizes("any"),
+                    theme = "dark"
+                ),
+            ),
+            quote!(
+                /// Doc.
+                fn get_x() -> u8 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("mirror : false"), "{out}");
+        assert!(out.contains("mirror_off"), "{out}");
+        assert!(
+            out.contains(r#"src : "https://example.com/a.png" , mime_type : :: core :: option :: Option :: None , sizes : & [] , theme : :: core :: option :: Option :: None"#),
+            "{out}"
+        );
+        assert!(out.contains(r#"sizes : & ["any"]"#), "{out}");
+        // The default: the mirror on, no check asked of the compiler.
+        let out = tool(
+            quote!(domain = time, label = "Reading", hint = "Time"),
+            quote!(
+                /// Doc.
+                fn get_x() -> u8 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(
+            out.contains("mirror : true") && !out.contains("mirror_off"),
+            "{out}"
+        );
+        assert!(out.contains("icons : & []"), "{out}");
+    }
+
+    #[test]
+    fn icon_values_are_held_to_the_shared_rule_on_the_literal_at_fault() {
+        let out = tool(
+            quote!(
+                domain = time,
+                label = "Reading",
+                hint = "Time",
+                icon(
+                    src = "ftp://x",
+                    mime_type = "text/html",
+                    sizes("48", "any", "big"),
+                    theme = "blue"
+                ),
+                icon(sizes()),
+                icon(theme = "dark"),
+            ),
+            quote!(
+                /// Doc.
+                fn get_x() -> u8 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        // src, MIME type, two sizes, theme; then an empty list and its missing src; then the
+        // missing src (its theme is good).
+        assert_eq!(out.matches("compile_error").count(), 8, "{out}");
+        assert!(out.contains("an icon needs its `src`"), "{out}");
+    }
+
+    #[test]
+    fn a_mirror_turned_off_on_a_tool_that_returns_nothing_is_refused() {
+        let out = tool(
+            quote!(
+                domain = time,
+                label = "Reading",
+                hint = "Time",
+                mirror = false
+            ),
+            quote!(
+                /// Doc.
+                fn do_x() {}
+            ),
+        )
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("this tool returns nothing"), "{out}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
-use crate::ast::{Doc, Field, ParamKind, ToolFn};
+use crate::ast::{Doc, Field, Output, ParamKind, ToolFn};
 use crate::attr::ToolAttrs;
 use crate::ctxt::Ctxt;
 
@@ -22,12 +22,25 @@ pub struct Resolved {
     pub voiced: bool,
     pub blocking: bool,
     pub feeds_back: bool,
+    /// Whether MCP results carry the text mirror; `false` needs an output schema, which the
+    /// expansion has the compiler check for a typed return (a missing one is checked here).
+    pub mirror: bool,
     pub timeout_ms: Option<u64>,
     pub retries: u32,
     /// The OAuth scopes a caller needs, in order.
     pub scopes: Vec<String>,
     /// (label, JSON text) pairs, the JSON re-serialised compactly.
     pub examples: Vec<(String, String)>,
+    /// The icons, in order.
+    pub icons: Vec<Icon>,
+}
+
+/// One icon after its checks.
+pub struct Icon {
+    pub src: String,
+    pub mime_type: Option<String>,
+    pub sizes: Vec<String>,
+    pub theme: Option<String>,
 }
 
 /// Where the description comes from.
@@ -85,6 +98,8 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
     }
     let examples = check_examples(cx, attrs, f);
     let scopes = check_scopes(cx, attrs);
+    let icons = check_icons(cx, attrs);
+    let mirror = check_mirror(cx, attrs, f);
     Resolved {
         name,
         description,
@@ -96,11 +111,82 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         voiced: attrs.voiced.is_some_and(|f| f.value),
         blocking: check_blocking(cx, attrs, f),
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
+        mirror,
         timeout_ms: attrs.timeout.map(|t| t.millis),
         retries,
         scopes,
         examples,
+        icons,
     }
+}
+
+/// Each icon follows the icon rule tool-core holds tools built at run time to (tool-grammar's):
+/// each error on the literal at fault, and a missing `src` on the `icon` key.
+fn check_icons(cx: &mut Ctxt, attrs: &ToolAttrs) -> Vec<Icon> {
+    let mut icons = Vec::new();
+    for attr in &attrs.icons {
+        match &attr.src {
+            Some(src) => {
+                if let Err(problem) = tool_grammar::icon_src_problem(&src.value()) {
+                    cx.error_spanned_by(src, problem);
+                }
+            }
+            None if !attr.syntax_error => cx.error_at(
+                attr.key.unwrap_or_else(Span::call_site),
+                "an icon needs its `src`: icon(src = \"https://example.com/icon.png\", ...)",
+            ),
+            None => {}
+        }
+        if let Some(mime_type) = &attr.mime_type
+            && let Err(problem) = tool_grammar::icon_mime_type_problem(&mime_type.value())
+        {
+            cx.error_spanned_by(mime_type, problem);
+        }
+        let sizes: Vec<String> = attr
+            .sizes
+            .iter()
+            .flat_map(|list| list.items.iter().map(LitStr::value))
+            .collect();
+        if let Some(list) = &attr.sizes {
+            for problem in tool_grammar::icon_sizes_problems(&sizes) {
+                match problem.part() {
+                    tool_grammar::IconPart::Size(i) => cx.error_spanned_by(&list.items[i], problem),
+                    _ => cx.error_at(list.key, problem),
+                }
+            }
+        }
+        if let Some(theme) = &attr.theme
+            && let Err(problem) = tool_grammar::icon_theme_problem(&theme.value())
+        {
+            cx.error_spanned_by(theme, problem);
+        }
+        let Some(src) = &attr.src else { continue };
+        icons.push(Icon {
+            src: src.value(),
+            mime_type: attr.mime_type.as_ref().map(LitStr::value),
+            sizes,
+            theme: attr.theme.as_ref().map(LitStr::value),
+        });
+    }
+    icons
+}
+
+/// `mirror = false` leaves the text out of a tool's MCP results, so the structured content is
+/// all a client gets: the tool needs an output schema. A tool that returns nothing has none;
+/// for a return type, whether it has one is the compiler's to say (the expansion asks).
+fn check_mirror(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> bool {
+    let Some(flag) = attrs.mirror.filter(|m| !m.value) else {
+        return true;
+    };
+    if matches!(f.output, Output::Unit) {
+        cx.error_at(
+            flag.span,
+            "`mirror = false` leaves the text out of the tool's MCP results, so a client reads \
+             the structured content, but this tool returns nothing: it has no output schema; \
+             drop `mirror = false`",
+        );
+    }
+    false
 }
 
 /// The scopes follow the rule tool-core holds definitions files to (tool-grammar's): each

@@ -1,0 +1,12 @@
+// An icon's theme is "light" or "dark".
+use tool_core::prelude::*;
+
+tool_core::domain!(pub demo, "Demo tools");
+
+/// Returns one.
+#[tool(domain = demo, label = "Working", hint = "Does work", icon(src = "https://example.com/work.png", theme = "night"))]
+fn do_work() -> u8 {
+    1
+}
+
+fn main() {}

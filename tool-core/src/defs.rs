@@ -2,13 +2,20 @@
 //! so catalogs not written in Rust can be listed, rendered and checked too.
 //!
 //! Besides MCP's fields, a tool may say which OAuth scopes a caller needs, as `#[tool(scopes(..))]`
-//! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::Tool::scopes)).
+//! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::Tool::scopes)). Its
+//! MCP `icons` are kept ([`Tool::icons`](crate::Tool::icons)), and the tool-core settings an MCP
+//! rendering writes in `_meta` are read back: `tool-core/domain`, `tool-core/hint`,
+//! `tool-core/label`, `tool-core/core` and `tool-core/mirror` (`false` for a tool whose MCP
+//! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)).
 //!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
-//! [`check`](crate::check), not refused here. Only text that is not a JSON array is refused, and
-//! scopes that break the scope rule (RFC 6749 scope-tokens, each once, at least one: the rule
-//! the macro holds `scopes(..)` to): scopes decide who may call a tool, so a file that gets
-//! them wrong is not loaded with them dropped or changed.
+//! [`check`](crate::check), not refused here (an icon whose `src`, size or theme breaks the
+//! icon rule among them). Only text that is not a JSON array is refused; scopes that break the
+//! scope rule (RFC 6749 scope-tokens, each once, at least one: the rule the macro holds
+//! `scopes(..)` to), since scopes decide who may call a tool, so a file that gets them wrong
+//! is not loaded with them dropped or changed; and icons that are not MCP `Icon` objects (an
+//! object with a string `src`, a string `mimeType` and `theme`, an array of strings as
+//! `sizes`), which could only be dropped, leaving `check` nothing to report.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -16,7 +23,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::definition::{ScopeListProblem, scope_list_problems};
-use crate::{Annotations, DynamicTool};
+use crate::{Annotations, DynamicTool, ToolIcon};
 
 /// Why a definitions file could not be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +53,60 @@ pub enum DefsError {
         origin: String,
         /// Each problem, with its tool and JSON path.
         problems: Vec<ScopesError>,
+    },
+    /// Tools whose `icons` are not MCP `Icon` objects; every one in the file is named. (Checked
+    /// once the scopes are good.)
+    #[error("{origin} has icons that are not MCP Icon objects:{}", Lines(.problems))]
+    Icons {
+        /// The file.
+        origin: String,
+        /// Each problem, with its tool and JSON path.
+        problems: Vec<IconsError>,
+    },
+}
+
+/// One icon of a definitions file that is not an MCP `Icon` object: which tool, where, what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path} (tool `{tool}`): {problem}")]
+pub struct IconsError {
+    /// The tool's name.
+    pub tool: String,
+    /// Where in the file, as a JSON path: `tools.json[2].icons[0].src`.
+    pub path: String,
+    /// What is wrong.
+    pub problem: IconsProblem,
+}
+
+/// How a tool's `icons` in a definitions file are not MCP `Icon` objects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IconsProblem {
+    /// `icons` is not an array.
+    #[error(
+        "expected an array of icons, like [{{\"src\": \"https://example.com/icon.png\"}}], found {found}"
+    )]
+    NotAnArray {
+        /// What it is instead.
+        found: &'static str,
+    },
+    /// An entry is not an object.
+    #[error(
+        "expected an icon object, like {{\"src\": \"https://example.com/icon.png\"}}, found {found}"
+    )]
+    NotAnObject {
+        /// What it is instead.
+        found: &'static str,
+    },
+    /// An icon has no `src`.
+    #[error("an icon needs its `src`, an https: or http: URL or a data: URI")]
+    NoSrc,
+    /// A part of an icon is not of its JSON type.
+    #[error("expected {expected}, found {found}")]
+    WrongType {
+        /// What the part is: `a string`.
+        expected: &'static str,
+        /// What it is instead.
+        found: &'static str,
     },
 }
 
@@ -83,9 +144,9 @@ pub enum ScopesProblem {
 }
 
 /// Problems one to a line, under the sentence that introduces them.
-struct Lines<'a>(&'a [ScopesError]);
+struct Lines<'a, P>(&'a [P]);
 
-impl fmt::Display for Lines<'_> {
+impl<P: fmt::Display> fmt::Display for Lines<'_, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for problem in self.0 {
             write!(f, "\n  {problem}")?;
@@ -124,13 +185,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
         }
     };
     let mut problems = Vec::new();
+    let mut icon_problems = Vec::new();
     let tools = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
             let at = format!("{origin}[{i}]");
             let tool = from_mcp_tool(item, &at);
-            match scopes_of(item, &name_of(item, &at), &at) {
+            let name = name_of(item, &at);
+            icon_problems.extend(icon_shape_problems(item, &name, &at));
+            match scopes_of(item, &name, &at) {
                 Ok(scopes) => tool.scopes(scopes),
                 Err(mut found) => {
                     problems.append(&mut found);
@@ -145,7 +209,104 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
             problems,
         });
     }
+    if !icon_problems.is_empty() {
+        return Err(DefsError::Icons {
+            origin: origin.to_owned(),
+            problems: icon_problems,
+        });
+    }
     Ok(tools)
+}
+
+/// Where a tool's `icons` are not MCP `Icon` objects; `at` is the tool's JSON path.
+fn icon_shape_problems(item: &Value, tool: &str, at: &str) -> Vec<IconsError> {
+    let problem = |path: String, problem| IconsError {
+        tool: tool.to_owned(),
+        path,
+        problem,
+    };
+    let icons = match item.get("icons") {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(icons)) => icons,
+        Some(other) => {
+            let found = crate::call::json_type(other);
+            return vec![problem(
+                format!("{at}.icons"),
+                IconsProblem::NotAnArray { found },
+            )];
+        }
+    };
+    let mut problems = Vec::new();
+    for (j, icon) in icons.iter().enumerate() {
+        let at = format!("{at}.icons[{j}]");
+        let Value::Object(icon) = icon else {
+            let found = crate::call::json_type(icon);
+            problems.push(problem(at, IconsProblem::NotAnObject { found }));
+            continue;
+        };
+        let wrong = |expected, found: &Value| IconsProblem::WrongType {
+            expected,
+            found: crate::call::json_type(found),
+        };
+        match icon.get("src") {
+            None | Some(Value::Null) => {
+                problems.push(problem(format!("{at}.src"), IconsProblem::NoSrc))
+            }
+            Some(Value::String(_)) => {}
+            Some(other) => problems.push(problem(format!("{at}.src"), wrong("a string", other))),
+        }
+        for key in ["mimeType", "theme"] {
+            match icon.get(key) {
+                None | Some(Value::Null | Value::String(_)) => {}
+                Some(other) => {
+                    problems.push(problem(format!("{at}.{key}"), wrong("a string", other)))
+                }
+            }
+        }
+        match icon.get("sizes") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(sizes)) => {
+                for (k, size) in sizes.iter().enumerate() {
+                    if !size.is_string() {
+                        let wrong = wrong("a size string, like \"48x48\"", size);
+                        problems.push(problem(format!("{at}.sizes[{k}]"), wrong));
+                    }
+                }
+            }
+            Some(other) => {
+                let wrong = wrong("an array of sizes, like [\"48x48\"]", other);
+                problems.push(problem(format!("{at}.sizes"), wrong));
+            }
+        }
+    }
+    problems
+}
+
+/// The icons of an MCP `Tool` object, as far as they are `Icon` objects: an entry that is not an
+/// object with a string `src` is left out, and so is a part that is not of its JSON type (what
+/// [`parse`] refuses in a definitions file; a mounted server's listing cannot be refused).
+fn icons_of(item: &Value) -> Vec<ToolIcon> {
+    let Some(Value::Array(icons)) = item.get("icons") else {
+        return Vec::new();
+    };
+    let text = |icon: &serde_json::Map<String, Value>, key: &str| {
+        icon.get(key)
+            .and_then(Value::as_str)
+            .map(|s| Cow::Owned(s.to_owned()))
+    };
+    icons
+        .iter()
+        .filter_map(Value::as_object)
+        .filter_map(|icon| {
+            let mut out = ToolIcon::new(text(icon, "src")?);
+            out.mime_type = text(icon, "mimeType");
+            out.theme = text(icon, "theme");
+            if let Some(Value::Array(sizes)) = icon.get("sizes") {
+                out = out.sizes(sizes.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            Some(out)
+        })
+        .collect()
 }
 
 /// The scopes a tool of a definitions file needs (`"scopes"`; absent or `null` is none), held
@@ -208,12 +369,33 @@ fn name_of(item: &Value, origin: &str) -> String {
 /// without annotations may write, destroy and reach the open world); an unnamed tool is named
 /// after its place in the file.
 ///
+/// Its `icons` are kept as far as they are MCP `Icon` objects (an entry that is not an object
+/// with a string `src` is left out), so a mounted server's tools show its icons; whether they
+/// meet the icon rule is [`check`](crate::check)'s to say, and MCP renderings carry only those
+/// that do. `_meta."tool-core/mirror": false` (what [`render::mcp`](crate::render::mcp) writes
+/// for [`Tool::mirror`](crate::Tool::mirror)) turns the text mirror off.
+///
 /// It reads no `scopes`: what a server lists does not decide who may call its tools here.
 /// [`parse`] reads them from a definitions file; a mount takes them from its own settings.
+///
+/// ```
+/// let tool = serde_json::json!({
+///     "name": "get_weather",
+///     "inputSchema": {"type": "object"},
+///     "icons": [{"src": "https://example.com/sun.png", "sizes": ["48x48"]}, {"src": 7}],
+/// });
+/// let mut registry = tool_core::Registry::empty();
+/// registry.register(tool_core::defs::from_mcp_tool(&tool, "remote")).unwrap();
+/// let icons = registry.get("get_weather").unwrap().icons();
+/// assert_eq!(icons.len(), 1);
+/// assert_eq!(icons[0].src, "https://example.com/sun.png");
+/// ```
 pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     let meta = item.get("_meta");
-    let meta_text = |key: &str| text(meta.and_then(|m| m.get(format!("tool-core/{key}"))));
+    let meta_value = |key: &str| meta.and_then(|m| m.get(format!("tool-core/{key}")));
+    let meta_text = |key: &str| text(meta_value(key));
+    let meta_flag = |key: &str| meta_value(key).and_then(Value::as_bool);
     let name = name_of(item, origin);
     let description = text(item.get("description")).unwrap_or_default();
     let input_schema = item.get("inputSchema").cloned().unwrap_or(Value::Null);
@@ -241,12 +423,12 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
         .label(label)
         .hint(meta_text("hint").unwrap_or_default())
         .annotations(annotations)
-        .core(
-            meta.and_then(|m| m.get("tool-core/core"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        )
+        .core(meta_flag("core").unwrap_or(false))
+        .mirror(meta_flag("mirror").unwrap_or(true))
         .origin(origin);
+    for icon in icons_of(item) {
+        tool = tool.icon(icon);
+    }
     if let Some(domain) = meta_text("domain") {
         tool = tool.domain(domain, Cow::Borrowed("Imported tools"));
     }
@@ -278,6 +460,90 @@ mod tests {
             t.origin().to_string(),
             "registered at run time by f.json[0]"
         );
+    }
+
+    #[test]
+    fn icons_and_the_mirror_round_trip_what_the_mcp_renderer_writes() {
+        let item = json!({
+            "name": "get_stats", "title": "Counting", "description": "d",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object"},
+            "annotations": {"title": "Counting", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+            "icons": [
+                {"src": "https://example.com/stats.png", "mimeType": "image/png", "sizes": ["48x48", "96x96"]},
+                {"src": "https://example.com/stats-dark.svg", "sizes": ["any"], "theme": "dark"}
+            ],
+            "_meta": {"tool-core/domain": "stats", "tool-core/hint": "Stats", "tool-core/label": "Counting", "tool-core/core": false, "tool-core/mirror": false}
+        });
+        let mut r = Registry::empty();
+        r.register_all(parse(&json!([item]).to_string(), "f.json").unwrap())
+            .unwrap();
+        let t = r.get("get_stats").unwrap();
+        assert!(!t.mirror());
+        assert_eq!(t.icons().len(), 2);
+        assert_eq!(t.icons()[1].theme.as_deref(), Some("dark"));
+        let mut rendered = crate::render::mcp(t);
+        // The output schema comes back in its MCP form.
+        rendered["outputSchema"] = json!({"type": "object"});
+        assert_eq!(rendered, item);
+    }
+
+    #[test]
+    fn icons_that_break_the_icon_rule_are_loaded_for_check_to_judge() {
+        let text = r#"[{"name": "get_x", "icons": [{"src": "icon.png", "sizes": ["big"], "theme": "blue", "mimeType": "text/plain"}]}]"#;
+        let mut r = Registry::empty();
+        r.register_all(parse(text, "f.json").unwrap()).unwrap();
+        let icon = &r.get("get_x").unwrap().icons()[0];
+        assert_eq!(icon.src, "icon.png");
+        assert_eq!(icon.problems().len(), 4);
+    }
+
+    #[test]
+    fn icons_that_are_not_icon_objects_are_refused_naming_every_tool_and_path() {
+        let text = r#"[
+            {"name": "get_a", "icons": [{"src": "https://example.com/a.png"}]},
+            {"name": "get_b", "icons": "https://example.com/b.png"},
+            {"name": "get_c", "icons": ["https://example.com/c.png", {"mimeType": "image/png"}]},
+            {"name": "get_d", "icons": [{"src": 7, "theme": true, "sizes": "48x48"}, {"src": "x", "sizes": [48]}]}
+        ]"#;
+        let Err(DefsError::Icons { origin, problems }) = parse(text, "f.json") else {
+            panic!("bad icons are refused");
+        };
+        assert_eq!(origin, "f.json");
+        let found: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|p| (p.tool.as_str(), p.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("get_b", "f.json[1].icons"),
+                ("get_c", "f.json[2].icons[0]"),
+                ("get_c", "f.json[2].icons[1].src"),
+                ("get_d", "f.json[3].icons[0].src"),
+                ("get_d", "f.json[3].icons[0].theme"),
+                ("get_d", "f.json[3].icons[0].sizes"),
+                ("get_d", "f.json[3].icons[1].sizes[0]"),
+            ]
+        );
+        let message = parse(text, "f.json").unwrap_err().to_string();
+        assert!(
+            message.starts_with("f.json has icons that are not MCP Icon objects:\n  f.json[1].icons (tool `get_b`): expected an array of icons"),
+            "{message}"
+        );
+        assert!(
+            message.contains("f.json[3].icons[1].sizes[0] (tool `get_d`): expected a size string, like \"48x48\", found a number"),
+            "{message}"
+        );
+        // A mounted server's listing is not refused: what is not an icon is left out.
+        let listed: Value = serde_json::from_str(text).unwrap();
+        let d = from_mcp_tool(&listed[3], "remote");
+        let mut r = Registry::empty();
+        r.register(d).unwrap();
+        let icons = r.get("get_d").unwrap().icons();
+        assert_eq!(icons.len(), 1);
+        assert_eq!(icons[0].src, "x");
+        assert!(icons[0].sizes.is_empty());
     }
 
     #[test]

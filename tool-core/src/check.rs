@@ -193,6 +193,8 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
     };
     check_identity(tool, options, &mut push);
     check_scopes(tool, &mut push);
+    check_icons(tool, &mut push);
+    check_mirror(tool, &mut push);
     check_schema(tool, &mut push);
     check_annotations(tool, &mut push);
     for &format in &options.formats {
@@ -410,6 +412,77 @@ fn check_scopes(tool: &Tool, push: &mut Push) {
                     .into(),
             );
         }
+    }
+}
+
+/// Each icon follows the icon rule `#[tool(icon(..))]` is held to at compile time; a tool built
+/// in code, from a definitions file or a mounted server can break it. An icon that does is left
+/// out of MCP listings, so each problem is an error, at the part at fault.
+fn check_icons(tool: &Tool, push: &mut Push) {
+    use crate::definition::IconPart;
+    for (i, icon) in tool.icons().iter().enumerate() {
+        for problem in icon.problems() {
+            let (pointer, rule, fix) = match problem.part() {
+                IconPart::Src => (
+                    format!("/icons/{i}/src"),
+                    "icons.src",
+                    "link the image over https (\"https://example.com/icon.png\"), or embed it \
+                     as data:image/png;base64,...",
+                ),
+                IconPart::MimeType => (
+                    format!("/icons/{i}/mime_type"),
+                    "icons.mime_type",
+                    "give the image's type, e.g. \"image/png\" or \"image/svg+xml\", or leave \
+                     it out",
+                ),
+                IconPart::Size(j) => (
+                    format!("/icons/{i}/sizes/{j}"),
+                    "icons.sizes",
+                    "write each size as WIDTHxHEIGHT in pixels, e.g. \"48x48\", or \"any\" for \
+                     a scalable image",
+                ),
+                IconPart::Sizes => (
+                    format!("/icons/{i}/sizes"),
+                    "icons.sizes",
+                    "name at least one size, or leave the sizes out",
+                ),
+                IconPart::Theme => (
+                    format!("/icons/{i}/theme"),
+                    "icons.theme",
+                    "use \"light\" for an icon drawn for a light background, \"dark\" for a \
+                     dark one, or leave the theme out",
+                ),
+            };
+            push(
+                Severity::Error,
+                Some((Format::Mcp, false)),
+                &pointer,
+                rule,
+                format!("icon {i}: {problem}; MCP listings leave this icon out"),
+                fix.into(),
+            );
+        }
+    }
+}
+
+/// With the text mirror off, the structured content is all a client reads of a result: the
+/// rule `#[tool(mirror = false)]` is held to at compile time. Without an output schema the
+/// results keep their text, against what the definition says.
+fn check_mirror(tool: &Tool, push: &mut Push) {
+    if !tool.mirror() && tool.output_schema().is_none() {
+        push(
+            Severity::Error,
+            Some((Format::Mcp, false)),
+            "/mirror",
+            "mirror.output_schema",
+            "the text mirror is off, but the tool has no output schema, so a client would have \
+             no structured content to read instead; its results keep their text"
+                .into(),
+            "give the tool an output schema (an output type that implements JsonSchema, \
+             DynamicTool::output_schema, \"outputSchema\" in a definitions file), or leave the \
+             mirror on"
+                .into(),
+        );
     }
 }
 
@@ -894,6 +967,65 @@ mod tests {
                 .diagnostics
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn icons_that_break_the_rule_are_errors_naming_the_icon_and_its_part() {
+        use crate::ToolIcon;
+        let report = one(
+            good()
+                .icon(ToolIcon::new("https://example.com/sun.png").sizes(["48x48"]))
+                .icon(
+                    ToolIcon::new("sun.png")
+                        .mime_type("text/plain")
+                        .sizes(["48x48", "big"])
+                        .theme("blue"),
+                ),
+            &CheckOptions::default(),
+        );
+        let found: Vec<(&str, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule.as_str(), d.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("icons.mime_type", "/icons/1/mime_type"),
+                ("icons.sizes", "/icons/1/sizes/1"),
+                ("icons.src", "/icons/1/src"),
+                ("icons.theme", "/icons/1/theme"),
+            ],
+            "{report}"
+        );
+        let text = report.to_string();
+        assert!(
+            text.contains("error[icons.src] get_weather (mcp) at /icons/1/src: icon 1: the icon's src `sun.png` is not a URL the rule allows"),
+            "{text}"
+        );
+        assert!(
+            text.contains("error[icons.theme] get_weather (mcp) at /icons/1/theme: icon 1: the icon theme `blue` is neither `light`"),
+            "{text}"
+        );
+        assert!(text.contains("MCP listings leave this icon out"), "{text}");
+    }
+
+    #[test]
+    fn a_mirror_turned_off_needs_an_output_schema() {
+        let report = one(good().mirror(false), &CheckOptions::default());
+        assert_eq!(
+            rules(&report, Severity::Error),
+            ["mirror.output_schema"],
+            "{report}"
+        );
+        assert!(
+            report.to_string().contains("error[mirror.output_schema] get_weather (mcp) at /mirror: the text mirror is off, but the tool has no output schema"),
+            "{report}"
+        );
+        let typed = good()
+            .mirror(false)
+            .output_schema(json!({"type": "object", "properties": {"temp_c": {"type": "number"}}}));
+        assert!(one(typed, &CheckOptions::default()).diagnostics.is_empty());
     }
 
     #[test]

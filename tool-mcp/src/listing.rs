@@ -37,8 +37,35 @@ pub(super) fn listed_tool(tool: &Tool, modern: bool) -> Option<rmcp::model::Tool
     listed.input_schema = Arc::new(input);
     listed.output_schema = output_schema(tool, modern).map(Arc::new);
     listed.annotations = Some(annotations(tool));
+    listed.icons = icons(tool);
     listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
     Some(listed)
+}
+
+/// The icons [`render::mcp`] writes (those that meet the icon rule), as rmcp's; `None` for none,
+/// as the rendering then has no `icons`.
+fn icons(tool: &Tool) -> Option<Vec<rmcp::model::Icon>> {
+    let icons: Vec<rmcp::model::Icon> = render::mcp_icons(tool)
+        .filter_map(|icon| {
+            let mut listed = rmcp::model::Icon::new(icon.src.as_ref());
+            if let Some(mime_type) = &icon.mime_type {
+                listed = listed.with_mime_type(mime_type.as_ref());
+            }
+            if !icon.sizes.is_empty() {
+                listed = listed.with_sizes(icon.sizes.iter().map(|s| s.to_string()).collect());
+            }
+            if let Some(theme) = &icon.theme {
+                // The rule lets no other theme through.
+                listed = listed.with_theme(match theme.as_ref() {
+                    "light" => rmcp::model::IconTheme::Light,
+                    "dark" => rmcp::model::IconTheme::Dark,
+                    _ => return None,
+                });
+            }
+            Some(listed)
+        })
+        .collect();
+    (!icons.is_empty()).then_some(icons)
 }
 
 fn annotations(tool: &Tool) -> rmcp::model::ToolAnnotations {
@@ -170,8 +197,24 @@ impl Serialize for Listed<'_> {
             map.serialize_entry("outputSchema", &output)?;
         }
         map.serialize_entry("annotations", &annotations(tool))?;
+        if render::mcp_icons(tool).next().is_some() {
+            map.serialize_entry("icons", &Icons(tool))?;
+        }
         map.serialize_entry("_meta", &render::mcp_meta(tool))?;
         map.end()
+    }
+}
+
+/// The icons of a listed tool, as [`icons`] makes them, borrowed.
+struct Icons<'a>(&'a Tool);
+
+impl Serialize for Icons<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for icon in render::mcp_icons(self.0) {
+            seq.serialize_element(&render::McpIcon(icon))?;
+        }
+        seq.end()
     }
 }
 
@@ -183,7 +226,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use tool_core::{DynamicTool, Registry};
+    use tool_core::{DynamicTool, Registry, ToolIcon};
 
     fn registry() -> Registry {
         let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
@@ -209,6 +252,26 @@ mod tests {
                     .core(true),
                 DynamicTool::new("say_it", "Says \"it\"\n.", json!({"type": "object"}))
                     .annotations(tool_core::Annotations::READ_ONLY),
+                // Icons in every form (one that breaks the rule, which neither path lists),
+                // and the mirror off.
+                DynamicTool::new("get_pictured", "Gets a picture.", json!({"type": "object"}))
+                    .output_schema(json!({"type": "object"}))
+                    .mirror(false)
+                    .icon(ToolIcon::new("https://example.com/a.png"))
+                    .icon(ToolIcon::new("https://example.com/b.png").theme("sepia"))
+                    .icon(
+                        ToolIcon::new("data:image/svg+xml;base64,PHN2Zz4=")
+                            .mime_type("image/svg+xml")
+                            .sizes(["any"])
+                            .theme("dark"),
+                    )
+                    .icon(
+                        ToolIcon::new("http://example.com/q.png?a=1&b=%22")
+                            .sizes(["16x16", "32x32"])
+                            .theme("light"),
+                    ),
+                DynamicTool::new("get_unpictured", "Gets nothing.", json!({"type": "object"}))
+                    .icon(ToolIcon::new("not a link")),
             ])
             .unwrap();
         registry
@@ -218,6 +281,16 @@ mod tests {
     fn listed_tools_are_what_serde_makes_of_the_rendering() {
         let registry = registry();
         assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
+        for modern in [false, true] {
+            let pictured = listed_tool(registry.get("get_pictured").unwrap(), modern).unwrap();
+            assert_eq!(
+                pictured.icons.as_ref().map(Vec::len),
+                Some(3),
+                "the sepia one is left out"
+            );
+            let unpictured = listed_tool(registry.get("get_unpictured").unwrap(), modern);
+            assert_eq!(unpictured.unwrap().icons, None);
+        }
         for tool in registry.tools() {
             let def = render::mcp(tool);
             let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
@@ -299,6 +372,19 @@ mod tests {
         let session = listed_tool(tool, false).unwrap().output_schema.unwrap();
         assert_eq!(session["type"], "object");
         assert!(session["properties"]["result"].is_object(), "{session:?}");
+    }
+
+    /// What a client is sent for tools with icons and without their mirror, one of whose icons
+    /// breaks the rule and is left out.
+    #[test]
+    fn a_listing_of_tools_with_icons() {
+        let registry = registry();
+        let listed: Arc<[Tool]> = ["get_pictured", "get_unpictured"]
+            .map(|name| registry.get(name).unwrap().clone())
+            .into();
+        let page = Page::new(listed, 0..2);
+        let json = serde_json::to_value(&page).unwrap();
+        insta::assert_snapshot!(serde_json::to_string_pretty(&json).unwrap());
     }
 
     #[test]

@@ -700,7 +700,8 @@ impl ClientHandler for Relay {
 
 /// A mounted server's `CallToolResult` as this framework's outcome: `structuredContent` is the
 /// data, text blocks the echo, images, audio and resources the media; `isError` a failure
-/// whose message is the text.
+/// whose message is the text. Structured content without text (a tool that leaves out its
+/// mirror) has the data's own echo, so a model reading it here is not given nothing.
 fn from_call_result(result: CallToolResult) -> CallResult {
     let mut texts = Vec::new();
     let mut media = Vec::new();
@@ -754,6 +755,7 @@ fn from_call_result(result: CallToolResult) -> CallResult {
         return Err(ToolError::failed(message));
     }
     let mut output = match result.structured_content {
+        Some(data) if text.is_empty() => ToolOutput::new(data),
         Some(data) => ToolOutput::new(data).with_echo(text),
         None => ToolOutput::text(text),
     };
@@ -850,6 +852,18 @@ mod tests {
         assert_eq!(r.content[0].as_image().unwrap().data, "AQID");
         let back = from_call_result(r).unwrap();
         assert_eq!(back.media(), out.media());
+    }
+
+    #[test]
+    fn structured_content_without_text_keeps_the_datas_echo() {
+        let mut r = CallToolResult::success(Vec::new());
+        r.structured_content = Some(serde_json::json!({"requests": 7}));
+        let out = from_call_result(r).unwrap();
+        assert_eq!(out.data(), Some(&serde_json::json!({"requests": 7})));
+        assert_eq!(out.echo(), r#"{"requests":7}"#);
+        let mut r = CallToolResult::success(vec![ContentBlock::text("seven requests")]);
+        r.structured_content = Some(serde_json::json!({"requests": 7}));
+        assert_eq!(from_call_result(r).unwrap().echo(), "seven requests");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ProtocolVersion, ResourceContents};
 use serde::Serializer as _;
 use serde_json::{Value, json};
 
@@ -69,6 +69,9 @@ pub(super) struct CallOutcome {
     /// The tool has an output schema and the client takes any JSON value as
     /// `structuredContent` (2026-07-28): the data travels as it is.
     any_value: bool,
+    /// The text mirror of the structured content goes with it: the tool keeps its mirror
+    /// ([`Tool::mirror`]), or has no output schema for a client to read the content by.
+    mirror: bool,
     result: CallResult,
 }
 
@@ -82,6 +85,7 @@ impl CallOutcome {
         Self {
             wraps,
             any_value: false,
+            mirror: mirrors(tool),
             result,
         }
     }
@@ -92,18 +96,35 @@ impl CallOutcome {
         Self {
             wraps: false,
             any_value: tool.output_schema().is_some(),
+            mirror: mirrors(tool),
             result,
         }
     }
+
+    /// The outcome for a client of `protocol` (asked only of a tool without its mirror): one
+    /// of a protocol before 2025-06-18 reads no `structuredContent`, so it keeps the text.
+    pub(super) fn for_client(mut self, protocol: impl FnOnce() -> Option<ProtocolVersion>) -> Self {
+        if !self.mirror {
+            self.mirror = protocol().is_some_and(|v| v < ProtocolVersion::V_2025_06_18);
+        }
+        self
+    }
+}
+
+/// Whether a tool's results carry the text mirror: unless it leaves it out, which only a tool
+/// with an output schema may (without one, a client would have nothing to read).
+fn mirrors(tool: &Tool) -> bool {
+    tool.mirror() || tool.output_schema().is_none()
 }
 
 /// The `CallToolResult` of a call: the structured data as `structuredContent` (wrapped as
-/// `{"result": ...}` where the listed output schema wraps it), the echo as text, media as image,
-/// audio and resource content. A failure is an `isError` result with the sanitised message, so
-/// the model can read it and correct its input.
+/// `{"result": ...}` where the listed output schema wraps it), the echo as text (unless the
+/// tool leaves out the mirror of a result that has structured content), media as image, audio
+/// and resource content. A failure is an `isError` result with the sanitised message, so the
+/// model can read it and correct its input.
 pub(super) fn call_result(outcome: CallOutcome) -> CallToolResult {
     match outcome.result {
-        Ok(output) => success(outcome.wraps, outcome.any_value, output),
+        Ok(output) => success(outcome.wraps, outcome.any_value, outcome.mirror, output),
         Err(error) => {
             let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
             let mut meta = serde_json::Map::new();
@@ -114,15 +135,21 @@ pub(super) fn call_result(outcome: CallOutcome) -> CallToolResult {
     }
 }
 
-fn success(wraps: bool, any_value: bool, output: ToolOutput) -> CallToolResult {
+fn success(wraps: bool, any_value: bool, mirror: bool, output: ToolOutput) -> CallToolResult {
     let mut content = Vec::with_capacity(1 + output.media().len());
     let media: Vec<ContentBlock> = output.media().iter().map(media_block).collect();
-    let (echo, data) = output.into_echo_and_data();
+    let shape = shape(wraps, any_value, output.data());
+    // Without its mirror, a result whose structured content carries the data has no text
+    // (which is then never made).
+    let (echo, data) = match shape {
+        Shape::Wrapped | Shape::AsIs if !mirror => (String::new(), output.into_data()),
+        _ => output.into_echo_and_data(),
+    };
     if !echo.is_empty() {
         content.push(ContentBlock::text(echo));
     }
     content.extend(media);
-    let structured = match (shape(wraps, any_value, data.as_ref()), data) {
+    let structured = match (shape, data) {
         // Moved in by hand: `json!` would copy the output through `Serialize`.
         (Shape::Wrapped, Some(data)) => {
             let mut object = serde_json::Map::with_capacity(1);
@@ -163,16 +190,18 @@ pub(super) fn text_result(outcome: &CallOutcome) -> Option<TextResult<'_>> {
     Some(match &outcome.result {
         Ok(output) if output.media().is_empty() => {
             let data = output.data();
+            let structured = match shape(outcome.wraps, outcome.any_value, data) {
+                Shape::Omitted => None,
+                shape => data.map(|data| (shape, data)),
+            };
             TextResult {
                 echo: match output.echo_or_data() {
+                    _ if !outcome.mirror && structured.is_some() => None,
                     Ok("") => None,
                     Ok(echo) => Some(Echo::Text(Cow::Borrowed(echo))),
                     Err(data) => Some(Echo::Json(data)),
                 },
-                structured: match shape(outcome.wraps, outcome.any_value, data) {
-                    Shape::Omitted => None,
-                    shape => data.map(|data| (shape, data)),
-                },
+                structured,
                 error: None,
             }
         }
@@ -297,7 +326,12 @@ mod tests {
     use tool_core::{DynamicTool, Registry, ToolError};
 
     fn tool(output_schema: Option<Value>) -> Tool {
-        let mut tool = DynamicTool::new("get_thing", "Gets a thing.", json!({"type": "object"}));
+        tool_with(output_schema, true)
+    }
+
+    fn tool_with(output_schema: Option<Value>, mirror: bool) -> Tool {
+        let mut tool = DynamicTool::new("get_thing", "Gets a thing.", json!({"type": "object"}))
+            .mirror(mirror);
         if let Some(schema) = output_schema {
             tool = tool.output_schema(schema);
         }
@@ -350,6 +384,55 @@ mod tests {
             Ok(ToolOutput::new(json!("x"))),
         ));
         assert_eq!(r.structured_content, None);
+    }
+
+    #[test]
+    fn without_its_mirror_a_result_with_structured_content_has_no_text() {
+        let object = tool_with(Some(json!({"type": "object"})), false);
+        let number = tool_with(Some(json!({"type": "integer"})), false);
+        let untyped = tool_with(None, false);
+        let ok = |tool: &Tool, output: ToolOutput| call_result(CallOutcome::new(tool, Ok(output)));
+
+        let r = ok(&object, ToolOutput::new(json!({"a": 1})));
+        assert_eq!(r.structured_content, Some(json!({"a": 1})));
+        assert!(r.content.is_empty(), "{:?}", r.content);
+        // An echo of its own is the mirror too.
+        let r = ok(&number, ToolOutput::new(json!(7)).with_echo("seven"));
+        assert_eq!(r.structured_content, Some(json!({"result": 7})));
+        assert!(r.content.is_empty(), "{:?}", r.content);
+        // A 2026-07-28 client takes the value as it is, and no text either.
+        let r = call_result(CallOutcome::modern(&number, Ok(ToolOutput::new(json!(7)))));
+        assert_eq!(r.structured_content, Some(json!(7)));
+        assert!(r.content.is_empty(), "{:?}", r.content);
+        // Media stay.
+        let r = ok(
+            &object,
+            ToolOutput::new(json!({"a": 1})).with_media(Media::image("image/png", vec![1])),
+        );
+        assert_eq!(r.content.len(), 1);
+        assert!(r.content[0].as_image().is_some());
+
+        // Where the structured content does not carry the result, the text does.
+        let r = ok(&object, ToolOutput::new(json!([1, 2])));
+        assert_eq!(r.structured_content, None);
+        assert_eq!(r.content[0].as_text().unwrap().text, "[1,2]");
+        let r = ok(&object, ToolOutput::text("no data"));
+        assert_eq!(r.content[0].as_text().unwrap().text, "no data");
+        let r = ok(&untyped, ToolOutput::new(json!({"a": 1})));
+        assert_eq!(r.content[0].as_text().unwrap().text, r#"{"a":1}"#);
+        let r = call_result(CallOutcome::new(&object, Err(ToolError::failed("broke"))));
+        assert_eq!(r.content[0].as_text().unwrap().text, "broke");
+
+        // A client of a protocol without structured content keeps the text.
+        let outcome = |v: Option<ProtocolVersion>| {
+            let outcome = CallOutcome::new(&object, Ok(ToolOutput::new(json!({"a": 1}))));
+            call_result(outcome.for_client(|| v)).content.len()
+        };
+        assert_eq!(outcome(Some(ProtocolVersion::V_2025_03_26)), 1);
+        assert_eq!(outcome(Some(ProtocolVersion::V_2024_11_05)), 1);
+        assert_eq!(outcome(Some(ProtocolVersion::V_2025_06_18)), 0);
+        assert_eq!(outcome(Some(ProtocolVersion::V_2026_07_28)), 0);
+        assert_eq!(outcome(None), 0);
     }
 
     #[test]
@@ -428,7 +511,7 @@ mod tests {
 
     proptest! {
         /// The answer written straight from an outcome is the SDK's, byte for byte, whatever
-        /// the data, echo, failure, output schema and era.
+        /// the data, echo, failure, output schema, mirror and era.
         #[test]
         fn text_results_are_written_as_the_sdk_writes_them(
             result in prop_oneof![output().prop_map(Ok), failure().prop_map(Err)],
@@ -439,11 +522,12 @@ mod tests {
                 Just(Some(json!({"type": "array", "items": {"type": "string"}}))),
             ],
             modern in any::<bool>(),
+            mirror in any::<bool>(),
             name in "[a-z\\\"é]{1,8}",
         ) {
             let info = ServerInfo::new(&rmcp::model::Implementation::new(name, "1.0.0"));
             let modern = modern.then_some(&info);
-            let tool = tool(schema);
+            let tool = tool_with(schema, mirror);
             let result = || result.clone().map_err(|failure| failed(&failure));
             let outcome = |result| match modern {
                 Some(_) => CallOutcome::modern(&tool, result),

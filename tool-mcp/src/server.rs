@@ -353,7 +353,8 @@ impl McpServer {
         let outcome = match era {
             Era::Session => CallOutcome::new(tool, result),
             Era::Modern => CallOutcome::modern(tool, result),
-        };
+        }
+        .for_client(|| cx.protocol_version());
         let Some((round, binding)) = round else {
             return Ok(CallAnswer::Complete(outcome));
         };

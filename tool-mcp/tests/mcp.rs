@@ -916,3 +916,135 @@ async fn a_server_that_speaks_only_2026_is_mounted_and_its_questions_passed_on()
         "{done}"
     );
 }
+
+/// A tool with icons and without its text mirror, beside one that keeps it.
+fn pictured() -> McpServer {
+    use tool_core::ToolIcon;
+    let object = json!({"type": "object"});
+    let mut registry = Registry::empty();
+    let counters = json!({"type": "object", "properties": {"requests": {"type": "integer"}}});
+    registry
+        .register_all([
+            DynamicTool::new("get_counters", "Returns the counters.", object.clone())
+                .output_schema(counters.clone())
+                .mirror(false)
+                .icon(ToolIcon::new("https://example.com/counter.png").sizes(["48x48"]))
+                .icon(
+                    ToolIcon::new("https://example.com/counter-dark.svg")
+                        .mime_type("image/svg+xml")
+                        .sizes(["any"])
+                        .theme("dark"),
+                )
+                .handler(|_, _| async { Ok(ToolOutput::new(json!({"requests": 7}))) }),
+            DynamicTool::new("count_requests", "Returns the counters.", object)
+                .output_schema(counters)
+                .handler(|_, _| async { Ok(ToolOutput::new(json!({"requests": 7}))) }),
+        ])
+        .unwrap();
+    McpServer::with_options(Executor::new(registry), ServerOptions::default())
+}
+
+/// What a client of `server` is told of `get_counters` (its icons) and answered when it calls
+/// it and `count_requests` (whether their results carry text).
+async fn icons_and_texts(
+    client: &RunningService<RoleClient, impl rmcp::service::Service<RoleClient>>,
+) -> (Vec<rmcp::model::Icon>, bool, bool) {
+    let tools = client.list_all_tools().await.unwrap();
+    let listed = tools.iter().find(|t| t.name == "get_counters").unwrap();
+    let icons = listed.icons.clone().unwrap_or_default();
+    let mut texts = [false; 2];
+    for (name, text) in ["get_counters", "count_requests"].iter().zip(&mut texts) {
+        let out = client.call_tool(call(name, json!({}))).await.unwrap();
+        assert_eq!(
+            out.structured_content,
+            Some(json!({"requests": 7})),
+            "{name}"
+        );
+        *text = !out.content.is_empty();
+    }
+    (icons, texts[0], texts[1])
+}
+
+/// A client of protocol 2025-03-26, which has no structured content.
+#[derive(Clone)]
+struct OldClient;
+
+impl ClientHandler for OldClient {
+    fn get_info(&self) -> rmcp::model::ClientInfo {
+        let mut info = rmcp::model::ClientInfo::default();
+        info.protocol_version = rmcp::model::ProtocolVersion::V_2025_03_26;
+        info
+    }
+}
+
+#[tokio::test]
+async fn icons_are_listed_and_a_tool_without_its_mirror_answers_in_structured_content_only() {
+    use rmcp::model::{IconTheme, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+
+    let server = pictured();
+    // A session begun with `initialize`, and a 2026-07-28 client: the stdio transport's own
+    // listing and results.
+    let session = connect(&server, Recorder::default()).await;
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let modern = Recorder::default()
+        .serve_with_lifecycle(serve_pipe(&server), lifecycle)
+        .await
+        .expect("discover succeeds");
+    for (icons, mirrored, kept) in [
+        icons_and_texts(&session).await,
+        icons_and_texts(&modern).await,
+    ] {
+        assert_eq!(icons.len(), 2);
+        assert_eq!(icons[0].src, "https://example.com/counter.png");
+        assert_eq!(icons[0].sizes.as_deref(), Some(&["48x48".to_owned()][..]));
+        assert_eq!(icons[1].mime_type.as_deref(), Some("image/svg+xml"));
+        assert_eq!(icons[1].theme, Some(IconTheme::Dark));
+        assert!(!mirrored, "no text beside the structured content");
+        assert!(kept, "the tool that keeps its mirror sends its text");
+    }
+    // A client whose protocol has no structured content is sent the text.
+    let old = OldClient.serve(serve_pipe(&server)).await.unwrap();
+    let (_, mirrored, _) = icons_and_texts(&old).await;
+    assert!(mirrored, "a 2025-03-26 client reads only text");
+}
+
+/// A mounted server's tools keep their icons and their mirror setting: this server lists the
+/// icons and answers as the mounted server does. Mounted by URL, so the remote's own answers
+/// travel over Streamable HTTP.
+#[cfg(feature = "mount")]
+#[tokio::test]
+async fn a_mounted_tool_keeps_its_icons_and_its_mirror() {
+    let url = http_server(pictured(), HttpOptions::default()).await;
+    let spec: MountSpec = format!("far={url}").parse().unwrap();
+    let mounted = mcp::mount(&spec).await.unwrap();
+    let mut registry = Registry::empty();
+    mounted.register(&mut registry).unwrap();
+    let tool = registry.get("far__get_counters").unwrap();
+    assert_eq!(tool.icons().len(), 2);
+    assert_eq!(tool.icons()[1].theme.as_deref(), Some("dark"));
+    assert!(!tool.mirror());
+    assert!(registry.get("far__count_requests").unwrap().mirror());
+
+    let local = McpServer::with_options(Executor::new(registry), ServerOptions::default());
+    let client = connect(&local, Recorder::default()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let listed = tools
+        .iter()
+        .find(|t| t.name == "far__get_counters")
+        .unwrap();
+    assert_eq!(listed.icons.as_ref().map(Vec::len), Some(2));
+    let out = client
+        .call_tool(call("far__get_counters", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(out.structured_content, Some(json!({"requests": 7})));
+    assert!(out.content.is_empty(), "{:?}", out.content);
+    let out = client
+        .call_tool(call("far__count_requests", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&out), r#"{"requests":7}"#);
+}

@@ -48,8 +48,12 @@ pub enum SrcProblem {
     Scheme,
     /// An `https:` or `http:` URL without `//` and a host.
     NoHost,
-    /// It holds a space or a control character, which a URI cannot.
-    Space,
+    /// It holds a character a URI cannot: a space, a control character, one of
+    /// `"<>\^`{|}`, or one outside ASCII (each is written percent-encoded).
+    Character {
+        /// The first such character.
+        found: char,
+    },
     /// A `data:` URI that is not `data:image/...;base64,` followed by base64.
     NotBase64Image,
 }
@@ -125,11 +129,23 @@ impl fmt::Display for IconProblem {
                         f,
                         "the icon's src `{src}` names no host: write it as https://host/path"
                     ),
-                    SrcProblem::Space => write!(
-                        f,
-                        "the icon's src `{src}` holds a space or a control character, which a \
-                         URI cannot (write a space as %20)"
-                    ),
+                    SrcProblem::Character { found } => {
+                        let what = match found {
+                            ' ' => "a space".to_owned(),
+                            c if c.is_control() => {
+                                format!("U+{:04X}, a control character", u32::from(*c))
+                            }
+                            c if c.is_whitespace() => {
+                                format!("U+{:04X}, a space character", u32::from(*c))
+                            }
+                            c => format!("`{c}`"),
+                        };
+                        write!(
+                            f,
+                            "the icon's src `{src}` holds {what}, which a URI cannot: \
+                             percent-encode it (a space is %20)"
+                        )
+                    }
                     SrcProblem::NotBase64Image => write!(
                         f,
                         "the icon's src `{src}` is not base64 image data: a data: URI is \
@@ -193,8 +209,8 @@ pub fn icon_src_problem(src: &str) -> Result<(), IconProblem> {
     if !matches!(scheme.as_str(), "https" | "http" | "data") {
         return problem(SrcProblem::Scheme);
     }
-    if src.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return problem(SrcProblem::Space);
+    if let Some(found) = src.chars().find(|&c| !is_uri_char(c)) {
+        return problem(SrcProblem::Character { found });
     }
     if scheme == "data" {
         return match is_base64_image(rest) {
@@ -209,6 +225,12 @@ pub fn icon_src_problem(src: &str) -> Result<(), IconProblem> {
         Some(host) if !host.is_empty() => Ok(()),
         _ => problem(SrcProblem::NoHost),
     }
+}
+
+/// Whether `c` may be written in a URI as it is (RFC 3986: unreserved, reserved, and `%` of
+/// a percent-encoding).
+fn is_uri_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=%".contains(c)
 }
 
 /// Whether `rest` (a `data:` URI after `data:`) is `image/TYPE[;param...];base64,DATA` with
@@ -360,6 +382,8 @@ mod tests {
             "http://example.com",
             "HTTPS://example.com/a?b#c",
             "https://[::1]:8080/x.svg",
+            "https://example.com/my%20icon.png?size=48&theme=dark#frag",
+            "https://user@example.com/~a/(b)/c;d=e,f*g+h!i$j'k",
             "data:image/png;base64,iVBORw0KGgo=",
             "data:image/svg+xml;charset=utf-8;base64,PHN2Zz4=",
             "DATA:IMAGE/PNG;BASE64,AAAA",
@@ -375,8 +399,26 @@ mod tests {
             ("javascript:alert(1)", SrcProblem::Scheme),
             ("https:example.com", SrcProblem::NoHost),
             ("https:///a.png", SrcProblem::NoHost),
-            ("https://example.com/my icon.png", SrcProblem::Space),
-            ("https://example.com/\n", SrcProblem::Space),
+            (
+                "https://example.com/my icon.png",
+                SrcProblem::Character { found: ' ' },
+            ),
+            (
+                "https://example.com/\n",
+                SrcProblem::Character { found: '\n' },
+            ),
+            (
+                "https://example.com/\"a\".png",
+                SrcProblem::Character { found: '"' },
+            ),
+            (
+                "https://example.com/{a}.png",
+                SrcProblem::Character { found: '{' },
+            ),
+            (
+                "https://example.com/ícone.png",
+                SrcProblem::Character { found: 'í' },
+            ),
             ("data:image/png,rawbytes", SrcProblem::NotBase64Image),
             ("data:text/plain;base64,aGk=", SrcProblem::NotBase64Image),
             ("data:image/png;base64,", SrcProblem::NotBase64Image),

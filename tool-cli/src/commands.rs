@@ -209,7 +209,24 @@ pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&
     })
 }
 
-/// A tool's full definition, as `list --json` and `show` print it.
+/// A tool's full definition, as `list --json` and `show` print it: its icons as given (the
+/// MCP rendering carries those that meet the icon rule) and `"mirror": false` when its MCP
+/// results leave out their text mirror.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::{DynamicTool, Registry, ToolIcon};
+/// let mut registry = Registry::empty();
+/// registry.register(
+///     DynamicTool::new("get_stats", "Returns the counters.", json!({"type": "object"}))
+///         .output_schema(json!({"type": "object"}))
+///         .mirror(false)
+///         .icon(ToolIcon::new("https://example.com/stats.svg").mime_type("image/svg+xml")),
+/// ).unwrap();
+/// let def = tool_cli::definition_json(registry.get("get_stats").unwrap());
+/// assert_eq!(def["icons"], json!([{"src": "https://example.com/stats.svg", "mime_type": "image/svg+xml"}]));
+/// assert_eq!(def["mirror"], false);
+/// ```
 pub fn definition_json(tool: &Tool) -> Value {
     let mut def = json!({
         "name": tool.name(),
@@ -239,6 +256,14 @@ pub fn definition_json(tool: &Tool) -> Value {
         }
         if !tool.scopes().is_empty() {
             map.insert("scopes".into(), tool.scopes().into());
+        }
+        if !tool.icons().is_empty()
+            && let Ok(icons) = serde_json::to_value(tool.icons())
+        {
+            map.insert("icons".into(), icons);
+        }
+        if !tool.mirror() {
+            map.insert("mirror".into(), false.into());
         }
     }
     def

@@ -258,7 +258,12 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
             }
         }
     }
-    let size = serde_json::to_string(&render::mcp(tool)).map_or(0, |s| s.len());
+    // Icons are for people: no model is sent them (a `data:` image would count kilobytes).
+    let mut definition = render::mcp(tool);
+    if let Value::Object(map) = &mut definition {
+        map.remove("icons");
+    }
+    let size = serde_json::to_string(&definition).map_or(0, |s| s.len());
     let tokens = size.div_ceil(4);
     if tokens > DEFINITION_TOKENS_MAX {
         push(
@@ -1008,6 +1013,14 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("MCP listings leave this icon out"), "{text}");
+    }
+
+    #[test]
+    fn icons_do_not_count_towards_the_definition_budget() {
+        use crate::ToolIcon;
+        let image = format!("data:image/png;base64,{}", "A".repeat(40_000));
+        let report = one(good().icon(ToolIcon::new(image)), &CheckOptions::default());
+        assert!(report.diagnostics.is_empty(), "{report}");
     }
 
     #[test]

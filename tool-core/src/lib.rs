@@ -548,7 +548,8 @@ pub use tokio_util::sync::CancellationToken;
 /// parameter, saying what to derive and that a context value is marked `#[ctx]`), a `#[ctx]`
 /// type that does not implement [`FromContext`], a return type that is no output, an error type
 /// that does not convert into [`ToolError`] (saying how to convert it), a blank doc comment
-/// read from a file, and an async tool whose future is not `Send`.
+/// read from a file, an async tool whose future is not `Send`, an icon against [the icon
+/// rule](#icons), and `mirror = false` on a tool without an output schema.
 ///
 /// A tool cannot be both read-only and destructive:
 ///

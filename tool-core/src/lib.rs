@@ -446,8 +446,8 @@ pub use tokio_util::sync::CancellationToken;
 /// It needs an output schema, the one the client reads the structured content by: the output
 /// type (the success type of a `Result`, the `T` of a `ToolOutput<T>`) implements `JsonSchema`.
 /// Without one, `mirror = false` is a compile error, on `false`. A result without structured
-/// content (an error, a [`ToolOutput::text`], data the listed schema does not describe) still
-/// carries its text, and other adapters than MCP (the agent loops, `toolctl call`) still give
+/// content (an error, a [`ToolOutput::text`], for a client before 2026-07-28 a value other
+/// than an object under an object schema) still carries its text, and other adapters than MCP (the agent loops, `toolctl call`) still give
 /// the echo to the model.
 ///
 /// ```

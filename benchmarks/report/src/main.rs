@@ -4,12 +4,14 @@
 //! `catalog.json` from tool-core's catalog bench).
 //!
 //! ```text
-//! cargo run -p bench-report [-- --results DIR] [--root DIR] [--check]
+//! cargo run -p bench-report [-- --results DIR] [--root DIR] [--sections NAME,..] [--check]
 //! ```
 //! In `BENCHMARKS.md`, `README.md` and `docs/*.md`, the text between `<!-- bench:NAME -->` and
 //! `<!-- /bench:NAME -->` is replaced by section NAME (see [`SECTIONS`]); the prose around it
 //! is left alone. A section whose JSON is missing keeps its text (and is named on stderr), or
-//! says how to produce it when it has none.
+//! says how to produce it when it has none; a section drawn from several JSON files (`runs`,
+//! `targets`) keeps the rows of those that are missing.
+//! `--sections` rewrites only the sections named and leaves every other as it is.
 //! `--check` writes nothing and exits 1 when a file would change.
 
 mod sections;
@@ -26,6 +28,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("targets", "every target with its figure"),
     ("mcp-stdio", "mcp-load over stdio"),
     ("mcp-http", "mcp-load over Streamable HTTP"),
+    (
+        "mcp-eras",
+        "mcp-load over stdio: 2026-07-28 beside the session era",
+    ),
     ("backlog", "mcp-backlog"),
     (
         "footprint",
@@ -68,6 +74,8 @@ pub type Data = BTreeMap<&'static str, Value>;
 struct Args {
     results: PathBuf,
     root: PathBuf,
+    /// Only these sections are rewritten (`--sections`); none named: every one.
+    sections: Vec<String>,
     check: bool,
 }
 
@@ -79,6 +87,7 @@ fn parse() -> Result<Args, String> {
             .unwrap_or_else(|| root.join("target"))
             .join("bench"),
         root,
+        sections: Vec::new(),
         check: false,
     };
     let mut it = std::env::args().skip(1);
@@ -87,8 +96,19 @@ fn parse() -> Result<Args, String> {
             "--results" => a.results = it.next().ok_or("--results needs a directory")?.into(),
             "--root" => a.root = it.next().ok_or("--root needs a directory")?.into(),
             "--check" => a.check = true,
+            "--sections" => {
+                for name in it.next().ok_or("--sections needs names")?.split(',') {
+                    if !SECTIONS.iter().any(|(n, _)| *n == name) {
+                        return Err(format!("--sections: no section {name}"));
+                    }
+                    a.sections.push(name.to_owned());
+                }
+            }
             "-h" | "--help" => {
-                return Err("usage: bench-report [--results DIR] [--root DIR] [--check]".into());
+                return Err(
+                    "usage: bench-report [--results DIR] [--root DIR] [--sections NAME,..] [--check]"
+                        .into(),
+                );
             }
             _ => return Err(format!("unknown argument {arg} (see --help)")),
         }
@@ -116,11 +136,11 @@ fn load(dir: &Path) -> Data {
     data
 }
 
-/// `text` with every marked section replaced by `render(name)` where that gives one; a section
-/// `render` has nothing for keeps its text, or, when it has none, says how to produce it. An
-/// error for a marker that is not closed or names no section. Markers count only at the start
-/// of a line (so prose can quote one).
-pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+/// `text` with every marked section replaced by `render(name, its text now)` where that gives
+/// one; a section `render` has nothing for keeps its text, or, when it has none, says how to
+/// produce it. An error for a marker that is not closed or names no section. Markers count only
+/// at the start of a line (so prose can quote one).
+pub fn fill(text: &str, render: &dyn Fn(&str, &str) -> Option<String>) -> Result<String, String> {
     const OPEN: &str = "<!-- bench:";
     /// The first `pat` at the start of a line of `s`.
     fn at_line_start(s: &str, pat: &str) -> Option<usize> {
@@ -147,7 +167,7 @@ pub fn fill(text: &str, render: &dyn Fn(&str) -> Option<String>) -> Result<Strin
             "`<!-- bench:{name} -->` is not closed by `{close}`"
         ))?;
         out.push_str(opening);
-        match render(name) {
+        match render(name, &body[..close_at]) {
             Some(section) => {
                 out.push('\n');
                 out.push_str(section.trim_end());
@@ -191,8 +211,11 @@ fn main() -> ExitCode {
     };
     let data = load(&a.results);
     let missing = std::cell::RefCell::new(std::collections::BTreeSet::new());
-    let render = |name: &str| {
-        let section = sections::render(name, &data);
+    let render = |name: &str, old: &str| {
+        if !a.sections.is_empty() && !a.sections.iter().any(|n| n == name) {
+            return None;
+        }
+        let section = sections::render(name, &data, old);
         if section.is_none() {
             missing.borrow_mut().insert(name.to_owned());
         }
@@ -245,14 +268,17 @@ mod tests {
     fn sections_are_replaced_and_prose_kept() {
         let text = "intro\n<!-- bench:calls -->\nold\n<!-- /bench:calls -->\nmiddle\n\
                     <!-- bench:summary -->\nkept\n<!-- /bench:summary -->\nend\n";
-        let filled = fill(text, &|name| (name == "calls").then(|| "| new |\n".into())).unwrap();
+        let filled = fill(text, &|name, _| {
+            (name == "calls").then(|| "| new |\n".into())
+        })
+        .unwrap();
         assert_eq!(
             filled,
             "intro\n<!-- bench:calls -->\n| new |\n<!-- /bench:calls -->\nmiddle\n\
              <!-- bench:summary -->\nkept\n<!-- /bench:summary -->\nend\n"
         );
         // Filling again changes nothing.
-        let again = fill(&filled, &|name| {
+        let again = fill(&filled, &|name, _| {
             (name == "calls").then(|| "| new |\n".into())
         })
         .unwrap();
@@ -267,7 +293,7 @@ mod tests {
         let seen = std::cell::RefCell::new(std::collections::BTreeSet::new());
         for path in documents(&root) {
             let text = std::fs::read_to_string(&path).unwrap();
-            let kept = fill(&text, &|name| {
+            let kept = fill(&text, &|name, _| {
                 seen.borrow_mut().insert(name.to_owned());
                 None
             })
@@ -285,19 +311,19 @@ mod tests {
     #[test]
     fn a_blank_section_says_how_to_produce_it() {
         let text = "<!-- bench:compile-time -->\n<!-- /bench:compile-time -->\n";
-        let filled = fill(text, &|_| None).unwrap();
+        let filled = fill(text, &|_, _| None).unwrap();
         assert!(
             filled.contains(
                 "\nNo results yet: `cargo run --release -p bench-calls --bin compile-time`"
             ),
             "{filled}"
         );
-        assert_eq!(fill(&filled, &|_| None).unwrap(), filled);
+        assert_eq!(fill(&filled, &|_, _| None).unwrap(), filled);
     }
 
     #[test]
     fn bad_markers_are_errors() {
-        let none = |_: &str| None;
+        let none = |_: &str, _: &str| None;
         assert!(
             fill("<!-- bench:nope -->x<!-- /bench:nope -->", &none)
                 .unwrap_err()

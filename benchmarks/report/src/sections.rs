@@ -7,13 +7,16 @@ use serde_json::Value;
 
 use crate::Data;
 
-/// Section `name`, or `None` when its results are missing.
-pub fn render(name: &str, data: &Data) -> Option<String> {
+/// Section `name`, or `None` when its results are missing. `old` is the section's text as it
+/// stands: the sections drawn from several results (`runs`, `targets`) keep from it the rows of
+/// the results that are missing, so that one benchmark can be rerun and reported alone.
+pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
     match name {
-        "runs" => runs(data),
-        "targets" => targets(data),
+        "runs" => runs(data, old),
+        "targets" => targets(data, old),
         "mcp-stdio" => mcp_table(data.get("mcp")?, "stdio"),
         "mcp-http" => mcp_table(data.get("mcp")?, "http"),
+        "mcp-eras" => mcp_eras(data.get("mcp")?),
         "backlog" => backlog(data.get("backlog")?),
         "footprint" => footprint(data.get("footprint")?),
         "footprint-deps" => footprint_deps(data.get("footprint")?),
@@ -176,7 +179,7 @@ fn command(input: &str, v: &Value) -> String {
 /// What a section says while no run has written it: how to produce its results.
 pub fn pending(name: &str) -> String {
     let input = match name {
-        "mcp-stdio" | "mcp-http" => "mcp",
+        "mcp-stdio" | "mcp-http" | "mcp-eras" => "mcp",
         "footprint" | "footprint-deps" => "footprint",
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
@@ -205,7 +208,21 @@ fn from(input: &str, v: &Value) -> String {
 // ---------------------------------------------------------------------------------------------
 // The run and the machine.
 
-fn runs(data: &Data) -> Option<String> {
+/// The rows of `old`'s table (lines that begin with `| ` and are not its heading or rule),
+/// each with the input it belongs to by `input_of`; `None` drops a row.
+fn old_rows(
+    old: &str,
+    input_of: impl Fn(&str) -> Option<&'static str>,
+) -> Vec<(&'static str, &str)> {
+    let mut lines = old.lines().filter(|l| l.starts_with("| "));
+    // The first is the heading (the rule begins with `|-`).
+    lines.next();
+    lines
+        .filter_map(|l| input_of(l).map(|input| (input, l)))
+        .collect()
+}
+
+fn runs(data: &Data, old: &str) -> Option<String> {
     if data.is_empty() {
         return None;
     }
@@ -232,17 +249,28 @@ fn runs(data: &Data) -> Option<String> {
         )
         .ok()?;
     }
-    // The command of each run is under its tables.
+    // The command of each run is under its tables. A results file that is missing keeps its
+    // row, if the section had one.
+    let kept = old_rows(old, |row| {
+        crate::INPUTS
+            .iter()
+            .find(|(_, f)| row.starts_with(&format!("| `{f}` |")))
+            .map(|(n, _)| *n)
+    });
     out.push_str("| results | commit | date | profile |\n|---|---|---|---|\n");
-    for (input, v) in data {
+    let mut inputs = crate::INPUTS.to_vec();
+    inputs.sort();
+    for (input, file) in inputs {
+        let Some(v) = data.get(input) else {
+            for (_, row) in kept.iter().filter(|(i, _)| *i == input) {
+                writeln!(out, "{row}").ok()?;
+            }
+            continue;
+        };
         let s = source(v);
         writeln!(
             out,
-            "| `{}` | {} | {} | `{}` |",
-            crate::INPUTS
-                .iter()
-                .find(|(n, _)| n == input)
-                .map_or("?", |(_, f)| f),
+            "| `{file}` | {} | {} | `{}` |",
             commit(v),
             s["time"].as_u64().map(date).unwrap_or_else(|| "?".into()),
             s["profile"].as_str().unwrap_or("?"),
@@ -255,15 +283,40 @@ fn runs(data: &Data) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // Targets.
 
-fn targets(data: &Data) -> Option<String> {
-    let mut rows = String::new();
-    let mut row = |target: &str, wanted: &str, measured: String, floor: String, pass: bool| {
+/// The results a row of the targets table comes from, by how [`targets`] writes it: mcp-load's
+/// begin with their transport, mcp-footprint's with lean-200, compile-time's with "compile
+/// time"; the rest are the calls bench's.
+fn target_input(row: &str) -> &'static str {
+    if row.starts_with("| stdio, ") || row.starts_with("| http, ") {
+        "mcp"
+    } else if row.starts_with("| lean-200") {
+        "footprint"
+    } else if row.starts_with("| compile time of ") {
+        "compile-time"
+    } else {
+        "calls"
+    }
+}
+
+fn targets(data: &Data, old: &str) -> Option<String> {
+    let kept = old_rows(old, |row| Some(target_input(row)));
+    let rows = std::cell::RefCell::new(String::new());
+    // The rows of a missing results file, as the section had them.
+    let keep = |input: &str| {
+        for (_, row) in kept.iter().filter(|(i, _)| *i == input) {
+            let _ = writeln!(rows.borrow_mut(), "{row}");
+        }
+    };
+    let row = |target: &str, wanted: &str, measured: String, floor: String, pass: bool| {
         let _ = writeln!(
-            rows,
+            rows.borrow_mut(),
             "| {target} | {wanted} | {measured} | {floor} | {} |",
             verdict(pass)
         );
     };
+    if data.get("mcp").is_none() {
+        keep("mcp");
+    }
     if let Some(mcp) = data.get("mcp") {
         for t in mcp["targets"].as_array().into_iter().flatten() {
             let what = t["what"].as_str().unwrap_or("?");
@@ -301,6 +354,9 @@ fn targets(data: &Data) -> Option<String> {
                 t["pass"].as_bool() == Some(true),
             );
         }
+    }
+    if data.get("footprint").is_none() {
+        keep("footprint");
     }
     if let Some(fp) = data.get("footprint")
         && let Some(lean) = row_of(&fp["results"], "server", "lean")
@@ -341,6 +397,9 @@ fn targets(data: &Data) -> Option<String> {
             );
         }
     }
+    if data.get("calls").is_none() {
+        keep("calls");
+    }
     if let Some(calls) = data.get("calls") {
         for r in calls["rows"].as_array().into_iter().flatten() {
             let Some(max) = r["target_max"].as_f64() else {
@@ -355,6 +414,9 @@ fn targets(data: &Data) -> Option<String> {
                 ratio <= max,
             );
         }
+    }
+    if data.get("compile-time").is_none() {
+        keep("compile-time");
     }
     if let Some(ct) = data.get("compile-time") {
         for r in ct["rows"].as_array().into_iter().flatten() {
@@ -372,7 +434,13 @@ fn targets(data: &Data) -> Option<String> {
             );
         }
     }
-    if rows.is_empty() {
+    let rows = rows.into_inner();
+    // Nothing measured: the section stays as it is.
+    if rows.is_empty()
+        || ["mcp", "footprint", "calls", "compile-time"]
+            .iter()
+            .all(|i| data.get(i).is_none())
+    {
         return None;
     }
     Some(format!(
@@ -387,12 +455,33 @@ fn row_of<'a>(rows: &'a Value, key: &str, value: &str) -> Option<&'a Value> {
 // ---------------------------------------------------------------------------------------------
 // MCP servers.
 
-/// The medians of one server in mcp.json.
+/// A row's protocol era in mcp.json: `session`, or `2026-07-28` (rows written before the era
+/// axis have none and are of the session era).
+fn mcp_era(r: &Value) -> &str {
+    r["era"].as_str().unwrap_or("session")
+}
+
+/// The medians of one server in mcp.json, in the session era.
 fn mcp_median<'a>(mcp: &'a Value, transport: &str, server: &str, tools: u64) -> Option<&'a Value> {
+    mcp_median_in(mcp, transport, "session", server, tools)
+}
+
+fn mcp_median_in<'a>(
+    mcp: &'a Value,
+    transport: &str,
+    era: &str,
+    server: &str,
+    tools: u64,
+) -> Option<&'a Value> {
     mcp["results"]
         .as_array()?
         .iter()
-        .find(|r| r["transport"] == transport && r["server"] == server && r["tools"] == tools)
+        .find(|r| {
+            r["transport"] == transport
+                && mcp_era(r) == era
+                && r["server"] == server
+                && r["tools"] == tools
+        })
         .map(|r| &r["median"])
         .filter(|m| m.is_object())
 }
@@ -412,7 +501,7 @@ fn mcp_table(mcp: &Value, transport: &str) -> Option<String> {
     );
     let mut any = false;
     for r in mcp["results"].as_array()? {
-        if r["transport"] != transport {
+        if r["transport"] != transport || mcp_era(r) != "session" {
             continue;
         }
         any = true;
@@ -474,6 +563,86 @@ fn mcp_table(mcp: &Value, transport: &str) -> Option<String> {
         meta["stdio_starts_per_round"],
         load(&meta["machine_before"]),
         load(&meta["machine_after"]),
+    )
+    .ok()?;
+    out.push_str(&from("mcp", mcp));
+    Some(out)
+}
+
+/// The servers measured over stdio in 2026-07-28, beside their session-era figures of the same
+/// run: calls/s of each phase in both eras and 2026-07-28's over the session's, and the
+/// start-up of each (to the `initialize` answer, to the `server/discover` answer); then who was
+/// left out of 2026-07-28 and why.
+fn mcp_eras(mcp: &Value) -> Option<String> {
+    let mut out = String::from(
+        "| server | tools | sequential/s, session | 2026-07-28 | 2026 / session | 64 in flight/s, session | 2026-07-28 | 2026 / session | start-up, session | 2026-07-28 |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut any = false;
+    for r in mcp["results"].as_array()? {
+        if r["transport"] != "stdio" || mcp_era(r) != "2026-07-28" {
+            continue;
+        }
+        any = true;
+        let tools = r["tools"].as_u64().unwrap_or(0);
+        let label = r["label"].as_str().unwrap_or("?");
+        let m = &r["median"];
+        if !m.is_object() {
+            let why = r["failures"][0].as_str().unwrap_or("no sample");
+            writeln!(
+                out,
+                "| {label} | {tools} | failed in 2026-07-28: {} |||||||||",
+                why.replace('|', "/")
+            )
+            .ok()?;
+            continue;
+        }
+        let server = r["server"].as_str().unwrap_or("?");
+        let session = mcp_median(mcp, "stdio", server, tools);
+        let cells = |key: &str| {
+            let now = num(&m[key]);
+            match session {
+                Some(s) => (rate(num(&s[key])), rate(now), times(now / num(&s[key]))),
+                None => ("-".into(), rate(now), String::new()),
+            }
+        };
+        let (s_seq, x_seq, r_seq) = cells("seq_req_per_s");
+        let (s_64, x_64, r_64) = cells("inflight_req_per_s");
+        let start = session.map_or("-".into(), |s| format!("{:.1} ms", num(&s["startup_ms"])));
+        writeln!(
+            out,
+            "| {label} | {tools} | {s_seq} | {x_seq} | {r_seq} | {s_64} | {x_64} | {r_64} | {start} | {:.1} ms |",
+            num(&m["startup_ms"]),
+        )
+        .ok()?;
+    }
+    if !any {
+        return None;
+    }
+    let meta = &mcp["meta"];
+    let left: Vec<String> = meta["left_out"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| l["era"] == "2026-07-28")
+        .map(|l| {
+            format!(
+                "{}: {}",
+                l["label"].as_str().unwrap_or("?"),
+                l["why"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    writeln!(
+        out,
+        "\nMedians of {} rounds, both eras in each round (the order rotating). Not measured in \
+         2026-07-28: {}.",
+        meta["rounds"],
+        if left.is_empty() {
+            "none".to_owned()
+        } else {
+            left.join("; ")
+        },
     )
     .ok()?;
     out.push_str(&from("mcp", mcp));
@@ -1173,7 +1342,7 @@ mod tests {
         assert!(pending("footprint-deps").contains("`benchmarks/mcp/run --footprint`"));
         assert!(pending("summary").contains("BENCHMARKS.md"));
         for (name, _) in crate::SECTIONS {
-            assert!(render(name, &Data::new()).is_none(), "{name}");
+            assert!(render(name, &Data::new(), "").is_none(), "{name}");
             assert!(pending(name).contains("bench-report"), "{name}");
         }
     }
@@ -1245,5 +1414,94 @@ mod tests {
             "{table}"
         );
         assert!(summary(&Data::new()).is_none());
+    }
+
+    fn mcp_with_eras() -> Value {
+        let m = |seq: f64, start: f64| {
+            json!({"seq_req_per_s": seq, "inflight_req_per_s": seq * 10.0,
+                   "startup_ms": start, "idle_rss_mib": 9.0})
+        };
+        let row = |era: Option<&str>, server: &str, label: &str, median: Value| {
+            let mut r = json!({"transport": "stdio", "server": server, "label": label,
+                               "tools": 200, "median": median, "failures": []});
+            if let Some(era) = era {
+                r["era"] = era.into();
+            }
+            r
+        };
+        json!({
+            "meta": {"source": {"commit": "abc1234", "dirty": true, "time": 0, "args": []},
+                     "rounds": 3,
+                     "left_out": [{"era": "2026-07-28", "server": "floor",
+                                   "label": "the floor", "why": "no resultType"}]},
+            "results": [
+                // Written before the era axis: the session era.
+                row(None, "tool-core", "tool-core", m(20_000.0, 3.0)),
+                row(Some("session"), "rmcp-best", "rmcp best", m(10_000.0, 2.0)),
+                row(Some("2026-07-28"), "tool-core", "tool-core", m(19_000.0, 2.5)),
+                row(Some("2026-07-28"), "rmcp-best", "rmcp best", json!(null)),
+            ],
+        })
+    }
+
+    #[test]
+    fn the_eras_table_sets_2026_beside_the_session() {
+        let mcp = mcp_with_eras();
+        let table = mcp_eras(&mcp).unwrap();
+        assert!(
+            table.contains(
+                "| tool-core | 200 | 20.0k | 19.0k | 0.95× | 200.0k | 190.0k | 0.95× | 3.0 ms | 2.5 ms |"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("| rmcp best | 200 | failed in 2026-07-28: no sample"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Not measured in 2026-07-28: the floor: no resultType."),
+            "{table}"
+        );
+        // The session table and the summary read the session era only.
+        let stdio = mcp_table(&mcp, "stdio").unwrap();
+        assert!(!stdio.contains("19.0k"), "{stdio}");
+        assert!(stdio.contains("| rmcp best | 200 | 10.0k |"), "{stdio}");
+        let mut old = mcp;
+        old["results"].as_array_mut().unwrap().truncate(2);
+        assert!(mcp_eras(&old).is_none());
+    }
+
+    #[test]
+    fn runs_and_targets_keep_the_rows_of_missing_results() {
+        let mut data = Data::new();
+        data.insert("mcp", mcp_with_eras());
+        let old_runs = "\nMachine: x.\n\n| results | commit | date | profile |\n|---|---|---|---|\n\
+                        | `calls.json` | `old` | 2026-01-01 | `release` |\n\
+                        | `mcp.json` | `old` | 2026-01-01 | `release` |\n";
+        let runs = runs(&data, old_runs).unwrap();
+        assert!(runs.contains("| `calls.json` | `old` | 2026-01-01 | `release` |\n| `mcp.json` | `abc1234` + changes | 1970-01-01 |"), "{runs}");
+        assert!(!runs.contains("| `mcp.json` | `old`"), "{runs}");
+
+        let old_targets = "\n| target | wanted | measured | the floor | |\n|---|---|---:|---:|---|\n\
+                           | stdio, old mcp row | ≥ 1× | 1× |  | met |\n\
+                           | lean-200 (`p`): idle RSS | < 10 MiB | 8 MiB |  | met |\n\
+                           | registry.call, 1 tools | ≤ 1.2× | 1.1× |  | met |\n\
+                           | compile time of 200 tools, debug, against rmcp's | ≤ 0.7× | 0.3× |  | met |\n";
+        data.get_mut("mcp").unwrap()["targets"] = json!([{"mode": "stdio",
+            "what": "1 tool(s), sequential: tool-core / rmcp macros, best", "value": 2.0,
+            "target": ">= 1x", "pass": true, "floor": null}]);
+        let targets = targets(&data, old_targets).unwrap();
+        assert!(!targets.contains("old mcp row"), "{targets}");
+        let order: Vec<&str> = targets.lines().skip(2).map(target_input).collect();
+        assert_eq!(
+            order,
+            ["mcp", "footprint", "calls", "compile-time"],
+            "{targets}"
+        );
+        assert!(
+            targets.contains("| stdio, 1 tool, sequential / rmcp best | ≥ 1× | 2.00× |  | met |"),
+            "{targets}"
+        );
+        assert!(super::targets(&Data::new(), old_targets).is_none());
     }
 }

@@ -229,8 +229,11 @@ fn main() -> ExitCode {
             let (server, row) = (&servers[k], &mut rows[k]);
             let mut run = || -> Result<(), String> {
                 for _ in 0..a.starts {
-                    row.startup_samples
-                        .push(driver::stdio::time_start(server, &cfg)?);
+                    row.startup_samples.push(driver::stdio::time_start(
+                        server,
+                        &cfg,
+                        driver::Era::Session,
+                    )?);
                 }
                 let (startup, rss, hwm) = driver::stdio::idle(server, &cfg, round)?;
                 row.startup_samples.push(startup);

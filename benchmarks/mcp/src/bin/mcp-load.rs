@@ -1,16 +1,21 @@
 //! `mcp-load`: the MCP server benchmark. Runs tool-core's server, rmcp's macro servers (default
 //! and best), the TypeScript SDK and the Python SDK, each with 1 and 200 tools, and a
 //! hand-written loop with no SDK (the floor: stdio, 1 tool), round by round (the order
-//! rotating), over stdio and Streamable HTTP; prints a table with ratios and the targets, and
-//! writes the JSON results.
+//! rotating), over stdio and Streamable HTTP; over stdio in both protocol eras (a session
+//! begun with `initialize`, and stateless 2026-07-28 requests, the servers that speak it
+//! interleaved with the session-era runs in each round); prints a table with ratios, the
+//! eras side by side and the targets, and writes the JSON results.
 //!
 //! ```text
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
-//!          [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]
+//!          [--tools 1,200] [--transport stdio,http] [--era session,2026-07-28] [--awake]
+//!          [--out FILE] [--root DIR]
 //! ```
 //! KIND: tool-core, baseline, lean, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor (`baseline`:
 //! tool-core built from the commit in `BENCH_MCP_BASELINE_DIR`, when set; `lean`: `lean-200`,
-//! only when named). `--awake` keeps every CPU
+//! only when named). `--era` picks the eras (default both; 2026-07-28 over stdio only, and
+//! only for the servers that speak it: not the TypeScript SDK nor the floor, see
+//! [`Kind::not_in`]). `--awake` keeps every CPU
 //! out of halt for the run (see [`driver::awake`]). Exit status 1 when a server
 //! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
 //! failed.
@@ -20,13 +25,14 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use bench_mcp::driver::report::{self, Results};
-use bench_mcp::driver::{self, Config, Kind, Mode};
+use bench_mcp::driver::{self, Config, Era, Kind, Mode};
 
 struct Args {
     cfg: Config,
     only: Vec<Kind>,
     counts: Vec<usize>,
     modes: Vec<Mode>,
+    eras: Vec<Era>,
     out: PathBuf,
     root: PathBuf,
     quick: bool,
@@ -53,6 +59,7 @@ fn parse() -> Result<Args, String> {
         only: Vec::new(),
         counts: vec![1, 200],
         modes: vec![Mode::Stdio, Mode::Http],
+        eras: Era::ALL.to_vec(),
         out: target.join("bench/mcp.json"),
         root,
         quick: false,
@@ -102,13 +109,15 @@ fn parse() -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "--era" => a.eras = Era::parse_list(&value()?)?,
             "--awake" => a.awake = true,
             "--out" => a.out = value()?.into(),
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
                      [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,baseline,lean,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
-                     [--tools 1,200] [--transport stdio,http] [--awake] [--out FILE] [--root DIR]"
+                     [--tools 1,200] [--transport stdio,http] [--era session,2026-07-28] [--awake] \
+                     [--out FILE] [--root DIR]"
                     .into());
             }
             _ => return Err(format!("unknown argument {arg} (see --help)")),
@@ -149,31 +158,67 @@ fn main() -> ExitCode {
         }
         spinners => spinners,
     };
+    // Who is left out of an era, and why (once, for the log and the JSON).
+    let mut left_out = Vec::new();
+    for &era in &args.eras {
+        let mut seen = Vec::new();
+        for server in &servers {
+            if let Some(why) = server.kind.not_in(era)
+                && !seen.contains(&server.kind)
+            {
+                seen.push(server.kind);
+                eprintln!(
+                    "mcp-load: {} is not measured in {}: {why}",
+                    server.kind.label(),
+                    era.key()
+                );
+                left_out.push(serde_json::json!({
+                    "era": era.key(), "server": server.kind.key(),
+                    "label": server.kind.label(), "why": why,
+                }));
+            }
+        }
+    }
+    if args.eras.contains(&Era::Stateless) && args.modes.contains(&Mode::Http) {
+        eprintln!(
+            "mcp-load: {} is measured over stdio only",
+            Era::Stateless.key()
+        );
+    }
     let before = driver::machine();
     let began = Instant::now();
     let mut results = Results::new();
     let mut failed = false;
     for &mode in &args.modes {
+        // Every server in every era it is measured in, on this transport: one run each a round.
+        let runs_of_round: Vec<(&driver::Server, Era)> = servers
+            .iter()
+            .flat_map(|server| args.eras.iter().map(move |&era| (server, era)))
+            .filter(|(server, era)| match mode {
+                Mode::Stdio => server.kind.not_in(*era).is_none(),
+                Mode::Http => *era == Era::Session && server.http_args.is_some(),
+            })
+            .collect();
         for round in 0..cfg.rounds {
-            // Alternate: each round starts one server later, so none is always first.
-            let n = servers.len();
+            // Alternate: each round starts one run later, so none is always first.
+            let n = runs_of_round.len();
             for i in 0..n {
-                let server = &servers[(i + round) % n];
-                if mode == Mode::Http && server.http_args.is_none() {
-                    continue;
-                }
+                let (server, era) = runs_of_round[(i + round) % n];
                 let sample = match mode {
-                    Mode::Stdio => driver::stdio::run(server, cfg, round),
+                    Mode::Stdio => driver::stdio::run(server, cfg, era, round),
                     Mode::Http => runtime.block_on(driver::http::run(server, cfg, round)),
                 };
                 let runs = results
-                    .entry((mode, server.kind, server.tools))
+                    .entry((mode, era, server.kind, server.tools))
                     .or_default();
+                let at = match era {
+                    Era::Session => mode.key().to_owned(),
+                    Era::Stateless => format!("{} {}", mode.key(), era.key()),
+                };
                 match sample {
                     Ok(s) => {
                         eprintln!(
-                            "[{}] round {}/{} {:<16} start {:>7.1} ms  seq {:>8.0}/s  64 {:>8.0}/s  rss {:.1}/{:.1} MiB",
-                            mode.key(),
+                            "[{at}] round {}/{} {:<16} start {:>7.1} ms  seq {:>8.0}/s  64 {:>8.0}/s  rss {:.1}/{:.1} MiB",
                             round + 1,
                             cfg.rounds,
                             server.name(),
@@ -186,12 +231,7 @@ fn main() -> ExitCode {
                         runs.samples.push(s);
                     }
                     Err(e) => {
-                        eprintln!(
-                            "[{}] round {} {}: FAILED: {e}",
-                            mode.key(),
-                            round + 1,
-                            server.name()
-                        );
+                        eprintln!("[{at}] round {} {}: FAILED: {e}", round + 1, server.name());
                         failed = true;
                         runs.failures.push(e);
                     }
@@ -206,6 +246,15 @@ fn main() -> ExitCode {
         "source": driver::source(&args.root),
         "seconds": began.elapsed().as_secs_f64(),
         "protocol_version": driver::PROTOCOL_VERSION,
+        "eras": args.eras.iter().map(|e| e.key()).collect::<Vec<_>>(),
+        "stateless_protocol_version": driver::STATELESS_VERSION,
+        "stateless_meta": serde_json::from_str::<serde_json::Value>(&format!(
+            "{{{}}}",
+            driver::STATELESS_META
+        ))
+        .map(|v| v["_meta"].clone())
+        .unwrap_or_default(),
+        "left_out": left_out,
         "rounds": cfg.rounds,
         "calls_per_phase": cfg.calls,
         "warmup": cfg.warmup,
@@ -217,6 +266,10 @@ fn main() -> ExitCode {
     });
     for &mode in &args.modes {
         println!("{}", report::table(&results, mode));
+        let eras = report::eras_table(&results, mode);
+        if !eras.is_empty() {
+            println!("{eras}");
+        }
     }
     if !targets.is_empty() {
         println!("{}", report::targets_table(&targets));

@@ -1,8 +1,11 @@
 //! `mcp-load`: spawns each MCP server, times its start-up, checks its listing, then drives
 //! `tools/call add_numbers` sequentially and with a window of requests in flight, over
-//! newline-delimited JSON-RPC on the child's stdin/stdout or Streamable HTTP on loopback.
-//! Every answer is checked (id, no error, the right sum); each phase is bounded by a count and
-//! a time limit, and a watchdog kills a server that stops answering.
+//! newline-delimited JSON-RPC on the child's stdin/stdout or Streamable HTTP on loopback, in
+//! either protocol era ([`Era`]: a session begun with `initialize`, or stateless 2026-07-28
+//! requests that each carry their `_meta`; the latter over stdio only).
+//! Every answer is checked (id, no error, the right sum, and in 2026-07-28 `resultType`); each
+//! phase is bounded by a count and a time limit, and a watchdog kills a server that stops
+//! answering.
 
 pub mod awake;
 pub mod http;
@@ -22,8 +25,59 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The protocol version every client here asks for.
+/// The protocol version every session-era client here asks for in `initialize`.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The stateless protocol: no `initialize`, every request says in its `_meta` who asks and in
+/// which version, and every result says `"resultType": "complete"` (or asks for more).
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+/// The `_meta` member of every 2026-07-28 request here: the version, the client's capabilities
+/// (none) and its info, the three keys the official Python client stamps on each request.
+pub const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"mcp-load","version":"0.1.0"}}"#;
+
+/// How a client talks to a server: the protocol era of its requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Era {
+    /// `initialize` (protocol [`PROTOCOL_VERSION`]), `notifications/initialized`, then the
+    /// requests of the session.
+    #[default]
+    Session,
+    /// Protocol [`STATELESS_VERSION`]: `server/discover`, then requests that each carry
+    /// [`STATELESS_META`]; no `initialize`. Measured over stdio only.
+    Stateless,
+}
+
+impl Era {
+    pub const ALL: [Era; 2] = [Era::Session, Era::Stateless];
+
+    /// Short key, for `--era`, the JSON file and the logs.
+    pub fn key(self) -> &'static str {
+        match self {
+            Era::Session => "session",
+            Era::Stateless => STATELESS_VERSION,
+        }
+    }
+
+    /// The protocol version its requests name.
+    pub fn protocol(self) -> &'static str {
+        match self {
+            Era::Session => PROTOCOL_VERSION,
+            Era::Stateless => STATELESS_VERSION,
+        }
+    }
+
+    /// Eras named by their keys, comma-separated (`--era`; `2025-06-18` names the session era).
+    pub fn parse_list(keys: &str) -> Result<Vec<Era>, String> {
+        keys.split(',')
+            .map(|k| match k {
+                "session" | PROTOCOL_VERSION => Ok(Era::Session),
+                STATELESS_VERSION => Ok(Era::Stateless),
+                _ => Err(format!("--era: session or {STATELESS_VERSION}, not {k}")),
+            })
+            .collect()
+    }
+}
 
 /// Which implementation a server is: the targets compare tool-core against the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -100,6 +154,23 @@ impl Kind {
             Kind::Floor => "hand-written loop, no SDK (floor)",
             Kind::Baseline => "tool-core at the baseline commit",
             Kind::Lean => "tool-core + tool-mcp only (lean-200)",
+        }
+    }
+
+    /// Why it is not measured in `era`, when it is not: each server was sent a 2026-07-28
+    /// `server/discover`, `tools/list` and `tools/call` by hand (tool-core, rmcp 3.11 and mcp
+    /// 2.3.0 answer them as the protocol says, `resultType` and all).
+    pub fn not_in(self, era: Era) -> Option<&'static str> {
+        match (self, era) {
+            (Kind::TypeScript, Era::Stateless) => Some(
+                "SDK 1.32.2 does not speak 2026-07-28: `server/discover` is -32601, and it answers \
+                 `tools/list` and `tools/call` as in a session, without `resultType`",
+            ),
+            (Kind::Floor, Era::Stateless) => Some(
+                "it knows only the session-era messages: `server/discover` is -32601, and its \
+                 answers carry no `resultType`",
+            ),
+            _ => None,
         }
     }
 }
@@ -214,13 +285,24 @@ pub fn operands(id: u64) -> (f64, f64) {
     ((id % 10_007) as f64, (id % 997) as f64 + 0.25)
 }
 
-/// The JSON-RPC request for call `id`.
+/// The JSON-RPC request for call `id`, in a session.
 pub fn call_request(out: &mut impl std::io::Write, id: u64) -> std::io::Result<()> {
+    call_request_in(out, Era::Session, id)
+}
+
+/// The JSON-RPC request for call `id` in `era` (in 2026-07-28, with [`STATELESS_META`]).
+pub fn call_request_in(out: &mut impl std::io::Write, era: Era, id: u64) -> std::io::Result<()> {
     let (a, b) = operands(id);
-    write!(
-        out,
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{a},"b":{b}}}}}}}"#
-    )
+    match era {
+        Era::Session => write!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{a},"b":{b}}}}}}}"#
+        ),
+        Era::Stateless => write!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add_numbers","arguments":{{"a":{a},"b":{b}}},{STATELESS_META}}}}}"#
+        ),
+    }
 }
 
 pub fn initialize_request(id: u64) -> String {
@@ -231,12 +313,41 @@ pub fn initialize_request(id: u64) -> String {
 
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
+/// The 2026-07-28 `server/discover` request: what a client of that era may send first.
+pub fn discover_request(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{STATELESS_META}}}}}"#
+    )
+}
+
 pub fn list_request(id: u64, cursor: Option<&str>) -> String {
-    match cursor {
-        Some(c) => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
-            "params": {"cursor": c}})
-        .to_string(),
-        None => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+    list_request_in(Era::Session, id, cursor)
+}
+
+/// A page of `tools/list` in `era`.
+pub fn list_request_in(era: Era, id: u64, cursor: Option<&str>) -> String {
+    let cursor = cursor.map(|c| format!(r#""cursor":{}"#, Value::from(c)));
+    match (era, cursor) {
+        (Era::Session, Some(c)) => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{c}}}}}"#)
+        }
+        (Era::Session, None) => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        (Era::Stateless, Some(c)) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{c},{STATELESS_META}}}}}"#
+        ),
+        (Era::Stateless, None) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{STATELESS_META}}}}}"#
+        ),
+    }
+}
+
+/// In 2026-07-28, that a result says `"resultType": "complete"` (`what` names the request).
+fn check_result_type(era: Era, result_type: Option<&str>, what: &str) -> Result<(), String> {
+    match (era, result_type) {
+        (Era::Session, _) | (Era::Stateless, Some("complete")) => Ok(()),
+        (Era::Stateless, other) => Err(format!(
+            "{what}: resultType {other:?}, expected \"complete\" in {STATELESS_VERSION}"
+        )),
     }
 }
 
@@ -282,6 +393,9 @@ pub struct CallResult {
     pub content: Vec<Content>,
     #[serde(default)]
     pub is_error: bool,
+    /// `"complete"` in 2026-07-28; absent in a session.
+    #[serde(default)]
+    pub result_type: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -293,6 +407,12 @@ pub struct Content {
 /// Checks a decoded `tools/call` response against call `id`: no error, and the sum right in
 /// `structuredContent.result` (every server here returns it so) or, failing that, the text.
 pub fn check_call(msg: &CallMessage, id: u64) -> Result<(), String> {
+    check_call_in(msg, id, Era::Session)
+}
+
+/// [`check_call`] for a call of `era`: in 2026-07-28 the result must also say
+/// `"resultType": "complete"`.
+pub fn check_call_in(msg: &CallMessage, id: u64, era: Era) -> Result<(), String> {
     if let Some(e) = &msg.error {
         return Err(format!("call {id}: JSON-RPC error {e}"));
     }
@@ -303,6 +423,7 @@ pub fn check_call(msg: &CallMessage, id: u64) -> Result<(), String> {
         let text = result.content.first().and_then(|c| c.text.as_deref());
         return Err(format!("call {id}: isError: {}", text.unwrap_or("")));
     }
+    check_result_type(era, result.result_type.as_deref(), &format!("call {id}"))?;
     let (a, b) = operands(id);
     let want = a + b;
     let got = result
@@ -349,13 +470,46 @@ pub fn check_initialize(msg: &Message) -> Result<(), String> {
     }
 }
 
+/// Checks a `server/discover` response: no error, 2026-07-28 among `supportedVersions`, and
+/// `"resultType": "complete"`.
+pub fn check_discover(msg: &Message) -> Result<(), String> {
+    if let Some(e) = &msg.error {
+        return Err(format!("server/discover: error {e}"));
+    }
+    let result = msg.result.as_ref().ok_or("server/discover: no result")?;
+    let versions = result.get("supportedVersions").and_then(Value::as_array);
+    if !versions.is_some_and(|v| v.iter().any(|v| v == STATELESS_VERSION)) {
+        return Err(format!(
+            "server/discover: supportedVersions {versions:?} lack {STATELESS_VERSION}"
+        ));
+    }
+    check_result_type(
+        Era::Stateless,
+        result.get("resultType").and_then(Value::as_str),
+        "server/discover",
+    )
+}
+
 /// Reads one page of `tools/list`: the tool count, whether `add_numbers` is there with `a`
 /// and `b` in its schema, and the next cursor.
 pub fn check_list_page(msg: &Message) -> Result<(usize, bool, Option<String>), String> {
+    check_list_page_in(msg, Era::Session)
+}
+
+/// [`check_list_page`] for a listing of `era` (in 2026-07-28, `resultType` checked too).
+pub fn check_list_page_in(
+    msg: &Message,
+    era: Era,
+) -> Result<(usize, bool, Option<String>), String> {
     if let Some(e) = &msg.error {
         return Err(format!("tools/list: error {e}"));
     }
     let result = msg.result.as_ref().ok_or("tools/list: no result")?;
+    check_result_type(
+        era,
+        result.get("resultType").and_then(Value::as_str),
+        "tools/list",
+    )?;
     let tools = result
         .get("tools")
         .and_then(Value::as_array)
@@ -383,6 +537,7 @@ pub fn check_list_page(msg: &Message) -> Result<(usize, bool, Option<String>), S
 /// `tools/list` read page by page: what to ask next, and what the pages held.
 #[derive(Debug)]
 pub struct Listing {
+    era: Era,
     id: u64,
     cursor: Option<String>,
     listed: usize,
@@ -391,19 +546,25 @@ pub struct Listing {
 
 impl Default for Listing {
     fn default() -> Self {
+        Self::new(Era::Session)
+    }
+}
+
+impl Listing {
+    /// A listing whose requests are of `era`.
+    pub fn new(era: Era) -> Self {
         Self {
+            era,
             id: 1,
             cursor: None,
             listed: 0,
             has_add: false,
         }
     }
-}
 
-impl Listing {
     /// The request for the next page.
     pub fn request(&self) -> String {
-        list_request(self.id, self.cursor.as_deref())
+        list_request_in(self.era, self.id, self.cursor.as_deref())
     }
 
     /// Reads the answer to [`request`](Self::request); true when another page follows (at
@@ -415,7 +576,7 @@ impl Listing {
                 msg.id, self.id
             ));
         }
-        let (n, add, next) = check_list_page(msg)?;
+        let (n, add, next) = check_list_page_in(msg, self.era)?;
         self.listed += n;
         self.has_add |= add;
         self.id += 1;
@@ -675,6 +836,102 @@ mod tests {
         assert_eq!(v["params"]["arguments"]["b"].as_f64(), Some(b));
         let init: Value = serde_json::from_str(&initialize_request(0)).unwrap();
         assert_eq!(init["params"]["protocolVersion"], PROTOCOL_VERSION);
+    }
+
+    #[test]
+    fn stateless_requests_carry_their_meta_and_answers_their_result_type() {
+        let meta = |v: &Value| {
+            let m = &v["params"]["_meta"];
+            assert_eq!(
+                m["io.modelcontextprotocol/protocolVersion"],
+                STATELESS_VERSION
+            );
+            assert!(
+                m["io.modelcontextprotocol/clientCapabilities"].is_object(),
+                "{v}"
+            );
+            assert_eq!(m["io.modelcontextprotocol/clientInfo"]["name"], "mcp-load");
+        };
+        let mut out = Vec::new();
+        call_request_in(&mut out, Era::Stateless, 5).unwrap();
+        let call: Value = serde_json::from_slice(&out).unwrap();
+        meta(&call);
+        assert_eq!(
+            call["params"]["arguments"]["a"].as_f64(),
+            Some(operands(5).0)
+        );
+        let discover: Value = serde_json::from_str(&discover_request(0)).unwrap();
+        assert_eq!(discover["method"], "server/discover");
+        meta(&discover);
+        let first: Value = serde_json::from_str(&list_request_in(Era::Stateless, 1, None)).unwrap();
+        meta(&first);
+        let next: Value =
+            serde_json::from_str(&list_request_in(Era::Stateless, 2, Some("c\"2"))).unwrap();
+        meta(&next);
+        assert_eq!(next["params"]["cursor"], "c\"2");
+        let session: Value = serde_json::from_str(&list_request(2, Some("c2"))).unwrap();
+        assert_eq!(session["params"], serde_json::json!({"cursor": "c2"}));
+
+        let (a, b) = operands(7);
+        let sum = a + b;
+        let complete = format!(
+            r#"{{"id":7,"result":{{"resultType":"complete","structuredContent":{{"result":{sum}}}}}}}"#
+        );
+        check_call_in(&answer(&complete), 7, Era::Stateless).unwrap();
+        let bare = format!(r#"{{"id":7,"result":{{"structuredContent":{{"result":{sum}}}}}}}"#);
+        check_call_in(&answer(&bare), 7, Era::Session).unwrap();
+        assert!(
+            check_call_in(&answer(&bare), 7, Era::Stateless)
+                .unwrap_err()
+                .contains("resultType None")
+        );
+
+        let msg = |v: Value| -> Message { serde_json::from_value(v).unwrap() };
+        let found = serde_json::json!({"id": 0, "result": {"resultType": "complete",
+            "supportedVersions": ["2025-11-25", "2026-07-28"]}});
+        check_discover(&msg(found)).unwrap();
+        let old = serde_json::json!({"id": 0, "result": {"resultType": "complete",
+            "supportedVersions": ["2025-11-25"]}});
+        assert!(check_discover(&msg(old)).unwrap_err().contains("lack"));
+        let refused = serde_json::json!({"id": 0, "error": {"code": -32601, "message": "no"}});
+        assert!(check_discover(&msg(refused)).is_err());
+
+        let page = serde_json::json!({"id": 1, "result": {"tools": [{"name": "add_numbers",
+            "inputSchema": {"properties": {"a": {}, "b": {}}}}]}});
+        let mut listing = Listing::new(Era::Stateless);
+        assert!(
+            listing
+                .request()
+                .contains("io.modelcontextprotocol/protocolVersion")
+        );
+        assert!(
+            listing
+                .read(&msg(page.clone()))
+                .unwrap_err()
+                .contains("resultType")
+        );
+        let mut page = page;
+        page["result"]["resultType"] = "complete".into();
+        assert!(!listing.read(&msg(page)).unwrap());
+        listing.finish(1).unwrap();
+    }
+
+    #[test]
+    fn eras_are_named_and_some_servers_left_out() {
+        assert_eq!(
+            Era::parse_list("session,2026-07-28").unwrap(),
+            Era::ALL.to_vec()
+        );
+        assert_eq!(Era::parse_list("2025-06-18").unwrap(), vec![Era::Session]);
+        assert!(Era::parse_list("2025-11-25").is_err());
+        for kind in Kind::ALL {
+            assert!(kind.not_in(Era::Session).is_none());
+        }
+        let left: Vec<Kind> = Kind::ALL
+            .into_iter()
+            .filter(|k| k.not_in(Era::Stateless).is_some())
+            .collect();
+        assert_eq!(left, [Kind::TypeScript, Kind::Floor]);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Medians over rounds, the table with ratios, the targets, and the JSON results file.
+//! Medians over rounds, the tables with ratios (between servers, and between protocol eras),
+//! the targets, and the JSON results file.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -6,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Kind, Mode, Sample};
+use super::{Era, Kind, Mode, Sample};
 
 /// Every sample of one server on one transport.
 #[derive(Debug, Default)]
@@ -69,8 +70,8 @@ impl Runs {
     }
 }
 
-/// Results keyed by transport, implementation and tool count.
-pub type Results = BTreeMap<(Mode, Kind, usize), Runs>;
+/// Results keyed by transport, protocol era, implementation and tool count.
+pub type Results = BTreeMap<(Mode, Era, Kind, usize), Runs>;
 
 /// One target of the issue, evaluated.
 #[derive(Debug, Clone, Serialize)]
@@ -85,11 +86,18 @@ pub struct Target {
     pub floor: Option<f64>,
 }
 
+/// The medians of a server in the session era (what the targets and the main tables compare).
 fn get(results: &Results, mode: Mode, kind: Kind, tools: usize) -> Option<Medians> {
-    results.get(&(mode, kind, tools)).and_then(Runs::medians)
+    get_in(results, mode, Era::Session, kind, tools)
 }
 
-/// The issue's targets for tool-core, for every pair measured.
+fn get_in(results: &Results, mode: Mode, era: Era, kind: Kind, tools: usize) -> Option<Medians> {
+    results
+        .get(&(mode, era, kind, tools))
+        .and_then(Runs::medians)
+}
+
+/// The issue's targets for tool-core (in the session era), for every pair measured.
 pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
     let mut out = Vec::new();
     for &mode in modes {
@@ -178,7 +186,8 @@ fn us(v: f64) -> String {
     }
 }
 
-/// The markdown table: one row per server, with tool-core's throughput over each row's.
+/// The markdown table of the session era: one row per server, with tool-core's throughput over
+/// each row's.
 pub fn table(results: &Results, mode: Mode) -> String {
     let mut out = String::new();
     writeln!(
@@ -192,8 +201,8 @@ pub fn table(results: &Results, mode: Mode) -> String {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     .unwrap();
-    for ((m, kind, tools), runs) in results {
-        if *m != mode {
+    for ((m, era, kind, tools), runs) in results {
+        if *m != mode || *era != Era::Session {
             continue;
         }
         let Some(x) = runs.medians() else {
@@ -236,6 +245,57 @@ pub fn table(results: &Results, mode: Mode) -> String {
     out
 }
 
+/// The stdio servers measured in 2026-07-28 beside their session-era figures from the same
+/// run: calls/s of each phase in both eras, and 2026-07-28's over the session's. Empty when no
+/// server was measured in 2026-07-28.
+pub fn eras_table(results: &Results, mode: Mode) -> String {
+    let mut out = String::new();
+    for ((m, era, kind, tools), runs) in results {
+        if *m != mode || *era != Era::Stateless {
+            continue;
+        }
+        if out.is_empty() {
+            writeln!(
+                out,
+                "| server ({}) | tools | seq session | seq 2026-07-28 | 2026 / session | 64 session | 64 2026-07-28 | 2026 / session |\n|---|---:|---:|---:|---:|---:|---:|---:|",
+                mode.key()
+            )
+            .unwrap();
+        }
+        let session = get_in(results, mode, Era::Session, *kind, *tools);
+        let Some(x) = runs.medians() else {
+            writeln!(
+                out,
+                "| {} | {tools} | failed in 2026-07-28: {} | | | | | |",
+                kind.label(),
+                runs.failures
+                    .first()
+                    .map_or("", String::as_str)
+                    .replace('|', "/")
+            )
+            .unwrap();
+            continue;
+        };
+        let cells = |rate: fn(&Medians) -> f64| match &session {
+            Some(s) => (
+                k(rate(s)),
+                k(rate(&x)),
+                format!("{:.2}x", rate(&x) / rate(s)),
+            ),
+            None => ("-".into(), k(rate(&x)), "-".into()),
+        };
+        let (s_seq, x_seq, r_seq) = cells(|m| m.seq_req_per_s);
+        let (s_64, x_64, r_64) = cells(|m| m.inflight_req_per_s);
+        writeln!(
+            out,
+            "| {} | {tools} | {s_seq} | {x_seq} | {r_seq} | {s_64} | {x_64} | {r_64} |",
+            kind.label()
+        )
+        .unwrap();
+    }
+    out
+}
+
 /// The targets as a markdown table; for a ratio, the floor's ratio to the same server beside it.
 pub fn targets_table(targets: &[Target]) -> String {
     let mut out = String::from(
@@ -261,13 +321,16 @@ pub fn targets_table(targets: &[Target]) -> String {
     out
 }
 
-/// Everything, for plotting.
+/// Everything, for plotting. Each row names its protocol era (`era`: `session` or
+/// `2026-07-28`) and the version its requests named.
 pub fn json(results: &Results, targets: &[Target], meta: Value) -> Value {
     let rows: Vec<Value> = results
         .iter()
-        .map(|((mode, kind, tools), runs)| {
+        .map(|((mode, era, kind, tools), runs)| {
             json!({
                 "transport": mode.key(),
+                "era": era.key(),
+                "protocol_version": era.protocol(),
                 "server": kind.key(),
                 "label": kind.label(),
                 "tools": tools,
@@ -303,9 +366,15 @@ mod tests {
     #[test]
     fn ratios_carry_the_floors_ratio_to_the_same_server() {
         let mut results = Results::new();
-        results.insert((Mode::Stdio, Kind::ToolCore, 1), runs(20_000.0, 200_000.0));
-        results.insert((Mode::Stdio, Kind::Python, 1), runs(1_000.0, 1_000.0));
-        results.insert((Mode::Stdio, Kind::Floor, 1), runs(24_000.0, 300_000.0));
+        let session = |kind| (Mode::Stdio, Era::Session, kind, 1);
+        results.insert(session(Kind::ToolCore), runs(20_000.0, 200_000.0));
+        results.insert(session(Kind::Python), runs(1_000.0, 1_000.0));
+        results.insert(session(Kind::Floor), runs(24_000.0, 300_000.0));
+        // Another era's figures do not count towards the targets.
+        results.insert(
+            (Mode::Stdio, Era::Stateless, Kind::ToolCore, 1),
+            runs(1.0, 1.0),
+        );
         let found = targets(&results, &[Mode::Stdio]);
         let [seq, inflight] = &found[..] else {
             panic!("two targets against Python with one tool: {found:?}");
@@ -321,11 +390,42 @@ mod tests {
             "{table}"
         );
 
-        results.remove(&(Mode::Stdio, Kind::Floor, 1));
+        results.remove(&session(Kind::Floor));
         assert!(
             targets(&results, &[Mode::Stdio])
                 .iter()
                 .all(|t| t.floor.is_none())
         );
+    }
+
+    #[test]
+    fn the_eras_table_sets_2026_beside_the_session() {
+        let mut results = Results::new();
+        assert_eq!(eras_table(&results, Mode::Stdio), "");
+        results.insert(
+            (Mode::Stdio, Era::Session, Kind::ToolCore, 200),
+            runs(20_000.0, 200_000.0),
+        );
+        results.insert(
+            (Mode::Stdio, Era::Stateless, Kind::ToolCore, 200),
+            runs(19_000.0, 220_000.0),
+        );
+        results.insert(
+            (Mode::Stdio, Era::Stateless, Kind::Python, 200),
+            Runs {
+                samples: Vec::new(),
+                failures: vec!["call 3: no result".into()],
+            },
+        );
+        let eras = eras_table(&results, Mode::Stdio);
+        assert!(
+            eras.contains(
+                "| tool-core (toolctl serve) | 200 | 20.0k | 19.0k | 0.95x | 200.0k | 220.0k | 1.10x |"
+            ),
+            "{eras}"
+        );
+        assert!(eras.contains("failed in 2026-07-28: call 3"), "{eras}");
+        // The session-era table leaves the 2026-07-28 rows out.
+        assert!(!table(&results, Mode::Stdio).contains("19.0k"));
     }
 }

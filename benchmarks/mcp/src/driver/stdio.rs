@@ -1,5 +1,6 @@
 //! The stdio client: newline-delimited JSON-RPC on a child's stdin and stdout, on this thread
-//! (no hand-off per message), with a watchdog thread that kills a server that stops answering.
+//! (no hand-off per message), with a watchdog thread that kills a server that stops answering;
+//! in either protocol era ([`Era`]).
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -10,8 +11,9 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 
 use super::{
-    CallMessage, Config, INITIALIZED, Listing, Message, Phase, Sample, Server, call_request,
-    check_call, check_initialize, id_of, initialize_request, memory_mib, server_log,
+    CallMessage, Config, Era, INITIALIZED, Listing, Message, Phase, Sample, Server,
+    call_request_in, check_call_in, check_discover, check_initialize, discover_request, id_of,
+    initialize_request, memory_mib, server_log,
 };
 
 /// Kills the child when the current step's deadline passes.
@@ -120,8 +122,8 @@ impl Conn {
             .map_err(|e| format!("writing stdin: {e}"))
     }
 
-    fn queue_call(&mut self, id: u64) -> Result<(), String> {
-        call_request(&mut self.writer, id)
+    fn queue_call(&mut self, era: Era, id: u64) -> Result<(), String> {
+        call_request_in(&mut self.writer, era, id)
             .and_then(|()| self.writer.write_all(b"\n"))
             .map_err(|e| format!("writing stdin: {e}"))
     }
@@ -133,18 +135,22 @@ impl Conn {
     }
 }
 
-/// Starts `server` on pipes and measures it once; its start-up is the median of this start
-/// and `cfg.starts` more.
-pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String> {
-    let (stderr, log) = server_log(cfg, server, "stdio", round)?;
+/// Starts `server` on pipes and measures it once in `era`; its start-up is the median of this
+/// start and `cfg.starts` more.
+pub fn run(server: &Server, cfg: &Config, era: Era, round: usize) -> Result<Sample, String> {
+    let transport = match era {
+        Era::Session => "stdio".to_owned(),
+        Era::Stateless => format!("stdio-{}", era.key()),
+    };
+    let (stderr, log) = server_log(cfg, server, &transport, round)?;
     let mut starts = Vec::with_capacity(cfg.starts + 1);
     for _ in 0..cfg.starts {
-        starts.push(time_start(server, cfg).map_err(|e| format!("a start to time: {e}"))?);
+        starts.push(time_start(server, cfg, era).map_err(|e| format!("a start to time: {e}"))?);
     }
     let begun = Instant::now();
     let (mut conn, child, dog) = spawn(server, stderr.into())?;
     let pid = child.lock().unwrap_or_else(|e| e.into_inner()).id();
-    let result = measure(&mut conn, server, cfg, begun, pid, &dog);
+    let result = measure(&mut conn, server, cfg, era, begun, pid, &dog);
     let result = result.map_err(|e| {
         let why = if dog.fired() {
             format!("{e} (killed after its time limit)")
@@ -163,11 +169,11 @@ pub fn run(server: &Server, cfg: &Config, round: usize) -> Result<Sample, String
     })
 }
 
-/// One start of `server`, timed: milliseconds from the spawn to the checked `initialize`
-/// answer.
-pub fn time_start(server: &Server, cfg: &Config) -> Result<f64, String> {
+/// One start of `server`, timed: milliseconds from the spawn to the checked answer to the
+/// first request of `era` (`initialize`, or 2026-07-28's `server/discover`).
+pub fn time_start(server: &Server, cfg: &Config, era: Era) -> Result<f64, String> {
     let (mut conn, child, dog) = spawn(server, Stdio::null())?;
-    let started = start(&mut conn, &dog, cfg, Instant::now());
+    let started = start(&mut conn, &dog, cfg, era, Instant::now());
     drop(conn);
     stop(child, dog);
     started
@@ -180,7 +186,7 @@ pub fn idle(server: &Server, cfg: &Config, round: usize) -> Result<(f64, f64, f6
     let begun = Instant::now();
     let (mut conn, child, dog) = spawn(server, stderr.into())?;
     let pid = child.lock().unwrap_or_else(|e| e.into_inner()).id();
-    let result = handshake(&mut conn, server, cfg, begun, &dog).map(|startup_ms| {
+    let result = handshake(&mut conn, server, cfg, Era::Session, begun, &dog).map(|startup_ms| {
         let (rss, hwm) = memory_mib(pid);
         (startup_ms, rss, hwm)
     });
@@ -208,13 +214,29 @@ fn spawn(server: &Server, stderr: Stdio) -> Result<(Conn, Arc<Mutex<Child>>, Wat
     Ok((conn, child, dog))
 }
 
-/// Milliseconds from `begun` (the spawn) to the checked `initialize` answer.
-fn start(conn: &mut Conn, dog: &Watchdog, cfg: &Config, begun: Instant) -> Result<f64, String> {
+/// Milliseconds from `begun` (the spawn) to the checked answer to `era`'s first request:
+/// `initialize`, or `server/discover`.
+fn start(
+    conn: &mut Conn,
+    dog: &Watchdog,
+    cfg: &Config,
+    era: Era,
+    begun: Instant,
+) -> Result<f64, String> {
     dog.arm(cfg.start_limit);
-    conn.send(&initialize_request(0))?;
-    let init: Message = conn.read_message()?;
+    conn.send(&match era {
+        Era::Session => initialize_request(0),
+        Era::Stateless => discover_request(0),
+    })?;
+    let first: Message = conn.read_message()?;
     let ms = begun.elapsed().as_secs_f64() * 1000.0;
-    check_initialize(&init)?;
+    if id_of(&first.id) != Some(0) {
+        return Err(format!("first answer to id {:?}, asked 0", first.id));
+    }
+    match era {
+        Era::Session => check_initialize(&first)?,
+        Era::Stateless => check_discover(&first)?,
+    }
     Ok(ms)
 }
 
@@ -240,40 +262,45 @@ fn measure(
     conn: &mut Conn,
     server: &Server,
     cfg: &Config,
+    era: Era,
     begun: Instant,
     pid: u32,
     dog: &Watchdog,
 ) -> Result<Sample, String> {
     let mut sample = Sample {
-        startup_ms: handshake(conn, server, cfg, begun, dog)?,
+        startup_ms: handshake(conn, server, cfg, era, begun, dog)?,
         ..Sample::default()
     };
     sample.idle_rss_mib = memory_mib(pid).0;
 
     let limit = cfg.phase_limit;
     dog.arm(limit + Duration::from_secs(20));
-    sequential(conn, 1_000, cfg.warmup, limit)?;
+    sequential(conn, era, 1_000, cfg.warmup, limit)?;
     dog.arm(limit + Duration::from_secs(20));
-    sample.sequential = sequential(conn, 1_000_000, cfg.calls, limit)?;
+    sample.sequential = sequential(conn, era, 1_000_000, cfg.calls, limit)?;
     dog.arm(limit + Duration::from_secs(20));
-    sample.in_flight = pipelined(conn, 2_000_000, cfg.calls, cfg.in_flight, limit)?;
+    sample.in_flight = pipelined(conn, era, 2_000_000, cfg.calls, cfg.in_flight, limit)?;
     dog.arm(Duration::from_secs(20));
     sample.peak_rss_mib = memory_mib(pid).1;
     Ok(sample)
 }
 
-/// `initialize` (timed from `begun`, the spawn), `notifications/initialized`, then every page
-/// of `tools/list`, checked against `server.listed`; the start-up in milliseconds.
+/// `initialize` (timed from `begun`, the spawn) and `notifications/initialized`, or in
+/// 2026-07-28 `server/discover` (timed alike); then every page of `tools/list` in `era`,
+/// checked against `server.listed`. The start-up in milliseconds.
 fn handshake(
     conn: &mut Conn,
     server: &Server,
     cfg: &Config,
+    era: Era,
     begun: Instant,
     dog: &Watchdog,
 ) -> Result<f64, String> {
-    let startup_ms = start(conn, dog, cfg, begun)?;
-    conn.send(INITIALIZED)?;
-    let mut listing = Listing::default();
+    let startup_ms = start(conn, dog, cfg, era, begun)?;
+    if era == Era::Session {
+        conn.send(INITIALIZED)?;
+    }
+    let mut listing = Listing::new(era);
     loop {
         conn.send(&listing.request())?;
         if !listing.read(&conn.read_message()?)? {
@@ -285,7 +312,13 @@ fn handshake(
 }
 
 /// One call at a time: `n` calls at most, none started after `limit`.
-fn sequential(conn: &mut Conn, base: u64, n: usize, limit: Duration) -> Result<Phase, String> {
+fn sequential(
+    conn: &mut Conn,
+    era: Era,
+    base: u64,
+    n: usize,
+    limit: Duration,
+) -> Result<Phase, String> {
     let mut lat = Vec::with_capacity(n);
     let start = Instant::now();
     for i in 0..n as u64 {
@@ -294,13 +327,13 @@ fn sequential(conn: &mut Conn, base: u64, n: usize, limit: Duration) -> Result<P
         }
         let id = base + i;
         let sent = Instant::now();
-        conn.queue_call(id)?;
+        conn.queue_call(era, id)?;
         conn.flush()?;
         let msg: CallMessage = conn.read_message()?;
         if id_of(&msg.id) != Some(id) {
             return Err(format!("answer to id {:?}, asked {id}", msg.id));
         }
-        check_call(&msg, id)?;
+        check_call_in(&msg, id, era)?;
         lat.push(sent.elapsed().as_nanos() as u64);
     }
     Ok(Phase::from_latencies(lat, start.elapsed().as_secs_f64()))
@@ -310,6 +343,7 @@ fn sequential(conn: &mut Conn, base: u64, n: usize, limit: Duration) -> Result<P
 /// no further answer is already buffered.
 fn pipelined(
     conn: &mut Conn,
+    era: Era,
     base: u64,
     n: usize,
     window: usize,
@@ -321,7 +355,7 @@ fn pipelined(
     let mut sent = 0usize;
     while sent < n.min(window) {
         sent_at[sent] = Some(Instant::now());
-        conn.queue_call(base + sent as u64)?;
+        conn.queue_call(era, base + sent as u64)?;
         sent += 1;
     }
     conn.flush()?;
@@ -339,12 +373,12 @@ fn pipelined(
         let at = sent_at[slot]
             .take()
             .ok_or_else(|| format!("a second answer to id {id}"))?;
-        check_call(&msg, id)?;
+        check_call_in(&msg, id, era)?;
         lat.push((now - at).as_nanos() as u64);
         done += 1;
         if sent < n && start.elapsed() <= limit {
             sent_at[sent] = Some(Instant::now());
-            conn.queue_call(base + sent as u64)?;
+            conn.queue_call(era, base + sent as u64)?;
             sent += 1;
         }
         if conn.reader.buffer().is_empty() {

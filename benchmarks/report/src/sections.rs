@@ -318,6 +318,18 @@ fn targets(data: &Data, old: &str) -> Option<String> {
         keep("mcp");
     }
     if let Some(mcp) = data.get("mcp") {
+        // A transport the run did not measure (`--transport stdio`) keeps its rows.
+        for transport in ["stdio", "http"] {
+            let measured = mcp["results"]
+                .as_array()
+                .is_some_and(|rows| rows.iter().any(|r| r["transport"] == transport));
+            if !measured {
+                let prefix = format!("| {transport}, ");
+                for (_, row) in kept.iter().filter(|(_, r)| r.starts_with(&prefix)) {
+                    let _ = writeln!(rows.borrow_mut(), "{row}");
+                }
+            }
+        }
         for t in mcp["targets"].as_array().into_iter().flatten() {
             let what = t["what"].as_str().unwrap_or("?");
             // The baseline's rows belong to a comparison against a commit, not to the targets.
@@ -1503,5 +1515,14 @@ mod tests {
             "{targets}"
         );
         assert!(super::targets(&Data::new(), old_targets).is_none());
+
+        // A run over stdio alone keeps the rows of HTTP.
+        let with_http = old_targets.replace(
+            "| stdio, old mcp row |",
+            "| stdio, old mcp row | x | x |  | met |\n| http, old http row |",
+        );
+        let stdio_only = super::targets(&data, &with_http).unwrap();
+        assert!(stdio_only.contains("| http, old http row |"), "{stdio_only}");
+        assert!(!stdio_only.contains("old mcp row"), "{stdio_only}");
     }
 }

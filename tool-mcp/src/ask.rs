@@ -5,7 +5,7 @@
 //! `requestState`, and the tool runs again, this time finding its answers ([`Round`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -233,8 +233,8 @@ impl FromContext for McpPeer {
 /// questions this run asks that it has no answer for.
 #[derive(Debug)]
 pub(crate) struct Round {
-    /// The request's `clientCapabilities`, as JSON: read only when the tool asks.
-    capabilities: Option<Value>,
+    /// The request's `clientCapabilities` (none when absent or not capabilities).
+    capabilities: ClientCapabilities,
     state: Mutex<RoundState>,
 }
 
@@ -274,7 +274,9 @@ impl Round {
     /// and carried `answers` (from [`RequestStates::open`]).
     pub(crate) fn new(capabilities: Option<Value>, answers: BTreeMap<String, Value>) -> Self {
         Self {
-            capabilities,
+            capabilities: capabilities
+                .and_then(|c| serde_json::from_value(c).ok())
+                .unwrap_or_default(),
             state: Mutex::new(RoundState {
                 answers,
                 ..RoundState::default()
@@ -312,12 +314,7 @@ impl Round {
                 }
             };
         }
-        let capabilities: ClientCapabilities = self
-            .capabilities
-            .clone()
-            .and_then(|c| serde_json::from_value(c).ok())
-            .unwrap_or_default();
-        if !declares(&capabilities, what) {
+        if !declares(&self.capabilities, what) {
             state
                 .refusal
                 .get_or_insert_with(|| McpError::missing_required_client_capability(needed(what)));
@@ -329,9 +326,28 @@ impl Round {
         )))
     }
 
+    /// Gives the round the answers a retry brought (from [`RequestStates::open`]).
+    pub(crate) fn answer(&mut self, answers: BTreeMap<String, Value>) {
+        self.state
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .answers = answers;
+    }
+
+    /// Whether the tool may ask the client anything: only then can the round end in a state
+    /// to seal.
+    pub(crate) fn may_ask(&self) -> bool {
+        declares(&self.capabilities, "sampling") || declares(&self.capabilities, "elicitation")
+    }
+
     /// How the call ends, once its tool has run: sealed with `states` and `binding` when it
-    /// asked something it has no answer for.
-    pub(crate) fn end(&self, states: &RequestStates, binding: &[u8]) -> Result<RoundEnd, McpError> {
+    /// asked something it has no answer for. `binding` may be `None` when the round cannot
+    /// ask ([`may_ask`](Self::may_ask)).
+    pub(crate) fn end(
+        &self,
+        states: &RequestStates,
+        binding: Option<&[u8]>,
+    ) -> Result<RoundEnd, McpError> {
         let mut state = lock(&self.state);
         if let Some(refusal) = state.refusal.take() {
             return Err(refusal);
@@ -339,6 +355,12 @@ impl Round {
         if state.asked.is_empty() {
             return Ok(RoundEnd::Complete);
         }
+        let Some(binding) = binding else {
+            return Err(McpError::internal_error(
+                "a call asked its client without a binding for its requestState",
+                None,
+            ));
+        };
         let asked = std::mem::take(&mut state.asked);
         let used = std::mem::take(&mut state.used);
         let answers = std::mem::take(&mut state.answers);
@@ -537,7 +559,7 @@ mod tests {
         let binding = binding("ask_name", &json!({"a": 1}), None);
         let first = Round::new(declared(), BTreeMap::new());
         assert!(ask(&first, "Your name?").is_err());
-        let RoundEnd::InputRequired(result) = first.end(&states, &binding).unwrap() else {
+        let RoundEnd::InputRequired(result) = first.end(&states, Some(&binding)).unwrap() else {
             panic!("the first round asks");
         };
         let requests = result.input_requests.clone().unwrap();
@@ -555,7 +577,7 @@ mod tests {
         let got = ask(&second, "Your name?").unwrap();
         assert_eq!(got.content.unwrap()["name"], "Ada");
         assert!(matches!(
-            second.end(&states, &binding),
+            second.end(&states, Some(&binding)),
             Ok(RoundEnd::Complete)
         ));
     }
@@ -570,7 +592,7 @@ mod tests {
         );
         let round = Round::new(declared(), BTreeMap::new());
         let _ = ask(&round, "Your name?");
-        let RoundEnd::InputRequired(result) = round.end(&states, &binding).unwrap() else {
+        let RoundEnd::InputRequired(result) = round.end(&states, Some(&binding)).unwrap() else {
             panic!("asks");
         };
         let state = result.request_state.as_deref();
@@ -611,7 +633,7 @@ mod tests {
         let quick = RequestStates::new(RequestStates::random_codec(), Duration::from_millis(1));
         let round = Round::new(declared(), BTreeMap::new());
         let _ = ask(&round, "Your name?");
-        let RoundEnd::InputRequired(result) = round.end(&quick, &binding).unwrap() else {
+        let RoundEnd::InputRequired(result) = round.end(&quick, Some(&binding)).unwrap() else {
             panic!("asks");
         };
         std::thread::sleep(Duration::from_millis(20));
@@ -625,7 +647,7 @@ mod tests {
     fn a_client_without_the_capability_gets_the_protocol_error() {
         let round = Round::new(Some(json!({"sampling": {}})), BTreeMap::new());
         assert!(ask(&round, "Your name?").is_err());
-        let error = round.end(&states(), b"b").err().unwrap();
+        let error = round.end(&states(), Some(b"b")).err().unwrap();
         assert_eq!(
             error.code,
             rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
@@ -637,13 +659,13 @@ mod tests {
     fn an_answer_that_is_not_one_is_invalid_params() {
         let round = Round::new(declared(), BTreeMap::new());
         let _ = ask(&round, "Your name?");
-        let RoundEnd::InputRequired(result) = round.end(&states(), b"b").unwrap() else {
+        let RoundEnd::InputRequired(result) = round.end(&states(), Some(b"b")).unwrap() else {
             panic!("asks");
         };
         let key = result.input_requests.unwrap().into_keys().next().unwrap();
         let round = Round::new(declared(), BTreeMap::from([(key, json!("yes"))]));
         assert!(ask(&round, "Your name?").is_err());
-        let error = round.end(&states(), b"b").err().unwrap();
+        let error = round.end(&states(), Some(b"b")).err().unwrap();
         assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
         assert!(
             error.message.contains("inputResponses."),
@@ -659,7 +681,7 @@ mod tests {
         for message in ["Your name?", "Your name?", "Your age?"] {
             let _ = ask(&round, message);
         }
-        let RoundEnd::InputRequired(result) = round.end(&states(), b"b").unwrap() else {
+        let RoundEnd::InputRequired(result) = round.end(&states(), Some(b"b")).unwrap() else {
             panic!("asks");
         };
         assert_eq!(result.input_requests.unwrap().len(), 3);

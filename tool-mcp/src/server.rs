@@ -1,6 +1,7 @@
 //! The MCP server handler: `tools/list` and `tools/call` over an executor whose tool set may
 //! change while clients are connected.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
@@ -331,18 +332,26 @@ impl McpServer {
         let round = match era {
             Era::Session => None,
             Era::Modern => {
-                let caller = self.caller(&cx).map(identity);
-                let caller = caller.as_ref().map(|(issuer, subject)| {
-                    (issuer.as_deref().unwrap_or_default(), subject.as_str())
+                let mut round =
+                    Round::new(cx.meta.get(CLIENT_CAPABILITIES).cloned(), BTreeMap::new());
+                // A state to open or one to seal needs the binding: a call whose client can
+                // be asked nothing, and that brings no state, is spared the digest.
+                let binding = (request.request_state.is_some() || round.may_ask()).then(|| {
+                    let caller = self.caller(&cx).map(identity);
+                    let caller = caller.as_ref().map(|(issuer, subject)| {
+                        (issuer.as_deref().unwrap_or_default(), subject.as_str())
+                    });
+                    ask::binding(tool.name(), &input, caller)
                 });
-                let binding = ask::binding(tool.name(), &input, caller);
-                let answers = self.shared.states.open(
-                    request.request_state.as_deref(),
-                    request.input_responses.take(),
-                    &binding,
-                )?;
-                let capabilities = cx.meta.get(CLIENT_CAPABILITIES).cloned();
-                Some((Arc::new(Round::new(capabilities, answers)), binding))
+                if let Some(binding) = &binding {
+                    let answers = self.shared.states.open(
+                        request.request_state.as_deref(),
+                        request.input_responses.take(),
+                        binding,
+                    )?;
+                    round.answer(answers);
+                }
+                Some((Arc::new(round), binding))
             }
         };
         let ctx = self.call_context(&cx, call_id, &notifier, round.as_ref().map(|(r, _)| r));
@@ -358,7 +367,7 @@ impl McpServer {
         let Some((round, binding)) = round else {
             return Ok(CallAnswer::Complete(outcome));
         };
-        Ok(match round.end(&self.shared.states, &binding)? {
+        Ok(match round.end(&self.shared.states, binding.as_deref())? {
             RoundEnd::Complete => CallAnswer::Complete(outcome),
             RoundEnd::InputRequired(result) => CallAnswer::InputRequired(result),
         })

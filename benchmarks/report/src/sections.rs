@@ -1522,7 +1522,10 @@ mod tests {
             "| stdio, old mcp row | x | x |  | met |\n| http, old http row |",
         );
         let stdio_only = super::targets(&data, &with_http).unwrap();
-        assert!(stdio_only.contains("| http, old http row |"), "{stdio_only}");
+        assert!(
+            stdio_only.contains("| http, old http row |"),
+            "{stdio_only}"
+        );
         assert!(!stdio_only.contains("old mcp row"), "{stdio_only}");
     }
 }

@@ -1,9 +1,12 @@
 //! The floor: an MCP server over stdio with no SDK, one blocking loop on the main thread that
 //! reads a line, answers it and reads the next. It serves `add_numbers` only and knows just the
-//! messages the driver sends (`initialize`, `tools/list`, `tools/call`, notifications), so a
+//! messages the driver sends (`initialize`, or 2026-07-28's `server/discover`, `tools/list`,
+//! `tools/call`, notifications), so a
 //! server that does more should not be faster, beyond a run's noise. Run in the same rounds as
 //! the others, it shows what the machine allows that day: a sequential call here is little more
-//! than two pipe wake-ups.
+//! than two pipe wake-ups. A request that names protocol 2026-07-28 in its `_meta` gets the
+//! fields that era adds (`resultType`, `serverInfo` in `_meta`, cache hints), as tool-core
+//! writes them: the floor's own 2026/session ratio is what the era's heavier messages cost.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
@@ -28,7 +31,18 @@ struct Params {
     arguments: Option<Arguments>,
     #[serde(default, rename = "protocolVersion")]
     protocol_version: Option<String>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Meta>,
 }
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Option<String>,
+}
+
+/// What a 2026-07-28 result adds to a session's, after its `resultType`.
+const MODERN: &str = r#""resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"floor","version":"0.1.0"}},"#;
 
 #[derive(Deserialize)]
 struct Arguments {
@@ -45,7 +59,16 @@ fn answer(req: &Request, out: &mut impl Write) -> std::io::Result<()> {
     };
     write!(out, r#"{{"jsonrpc":"2.0","id":{id},"#)?;
     let params = req.params.as_ref();
+    let modern = params
+        .and_then(|p| p.meta.as_ref())
+        .and_then(|m| m.protocol_version.as_deref())
+        == Some("2026-07-28");
+    let extra = if modern { MODERN } else { "" };
     match req.method.as_str() {
+        "server/discover" => write!(
+            out,
+            r#""result":{{{extra}"supportedVersions":["2025-06-18","2026-07-28"],"capabilities":{{"tools":{{}}}},"ttlMs":0,"cacheScope":"private"}}}}"#
+        )?,
         "initialize" => {
             let version = params
                 .and_then(|p| p.protocol_version.as_deref())
@@ -56,13 +79,18 @@ fn answer(req: &Request, out: &mut impl Write) -> std::io::Result<()> {
                 Value::from(version)
             )?;
         }
+        "tools/list" if modern => write!(
+            out,
+            r#""result":{{{extra}"ttlMs":60000,"cacheScope":"public",{}}}"#,
+            &TOOLS[1..]
+        )?,
         "tools/list" => write!(out, r#""result":{TOOLS}}}"#)?,
         "tools/call" => match params.map(|p| (p.name.as_deref(), p.arguments.as_ref())) {
             Some((Some("add_numbers"), Some(Arguments { a, b }))) => {
                 let sum = Value::from(a + b);
                 write!(
                     out,
-                    r#""result":{{"content":[{{"type":"text","text":"{sum}"}}],"structuredContent":{{"result":{sum}}},"isError":false}}}}"#
+                    r#""result":{{{extra}"content":[{{"type":"text","text":"{sum}"}}],"structuredContent":{{"result":{sum}}},"isError":false}}}}"#
                 )?;
             }
             _ => write!(

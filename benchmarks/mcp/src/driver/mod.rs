@@ -166,10 +166,6 @@ impl Kind {
                 "SDK 1.32.2 does not speak 2026-07-28: `server/discover` is -32601, and it answers \
                  `tools/list` and `tools/call` as in a session, without `resultType`",
             ),
-            (Kind::Floor, Era::Stateless) => Some(
-                "it knows only the session-era messages: `server/discover` is -32601, and its \
-                 answers carry no `resultType`",
-            ),
             _ => None,
         }
     }
@@ -931,7 +927,7 @@ mod tests {
             .into_iter()
             .filter(|k| k.not_in(Era::Stateless).is_some())
             .collect();
-        assert_eq!(left, [Kind::TypeScript, Kind::Floor]);
+        assert_eq!(left, [Kind::TypeScript]);
     }
 
     #[test]

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-core", 2),
     ("tool-http", 3),
     ("tool-embed", 3),
+    ("tool-tasks", 3),
     ("tool-mcp", 4),
     ("tool-agent", 4),
     ("tool-presence", 4),

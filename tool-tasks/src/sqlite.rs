@@ -1,0 +1,473 @@
+//! Tasks in one SQLite file: the embedded store, which needs no server and outlives the process.
+//!
+//! SQLite is compiled in (rusqlite's `bundled`), so no system library is needed. Every operation
+//! is one SQL statement, run on Tokio's blocking pool over one connection; processes sharing the
+//! file are kept apart by SQLite's own locking (WAL, with a busy timeout), which makes each
+//! conditional update atomic across them too.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde_json::Value;
+
+use crate::record::{Ending, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus};
+use crate::store::{StoreError, StoreFuture, TaskStore};
+
+/// The schema's version, in `PRAGMA user_version`: a file from a newer schema is refused.
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS tasks (
+    id               TEXT PRIMARY KEY,
+    owner            TEXT,
+    tool             TEXT NOT NULL,
+    arguments        TEXT NOT NULL,
+    origin           TEXT NOT NULL,
+    idempotent       INTEGER NOT NULL,
+    status           TEXT NOT NULL,
+    status_message   TEXT,
+    created_ms       INTEGER NOT NULL,
+    updated_ms       INTEGER NOT NULL,
+    ttl_ms           INTEGER,
+    poll_interval_ms INTEGER,
+    outcome          TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    holder           TEXT,
+    lease_until_ms   INTEGER NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX IF NOT EXISTS tasks_running ON tasks (lease_until_ms)
+    WHERE status IN ('working', 'input_required');
+CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created_ms);
+";
+
+const COLUMNS: &str = "id, owner, tool, arguments, origin, idempotent, status, status_message, \
+     created_ms, updated_ms, ttl_ms, poll_interval_ms, outcome, cancel_requested, holder, \
+     lease_until_ms, attempts";
+
+/// Running, in SQL.
+const RUNNING: &str = "status IN ('working', 'input_required')";
+
+/// Not past its time to live at `?now`, in SQL.
+const ALIVE: &str = "(ttl_ms IS NULL OR created_ms + ttl_ms > :now)";
+
+/// A [`TaskStore`] in a SQLite file.
+///
+/// ```
+/// use tool_tasks::{SqliteStore, TaskStore};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let store = SqliteStore::open(dir.path().join("tasks.sqlite3"))?;
+/// assert_eq!(store.kind(), "sqlite");
+/// assert!(store.get("no-such-task", 0).await?.is_none());
+/// # Ok::<_, tool_tasks::StoreError>(()) }).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    path: Arc<Path>,
+}
+
+fn backend(error: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend {
+        store: "sqlite",
+        message: error.to_string(),
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory when missing) the store in the file at `path`.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self, StoreError> {
+        let path: PathBuf = path.into();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Backend {
+                store: "sqlite",
+                message: format!("cannot create {}: {e}", dir.display()),
+            })?;
+        }
+        let conn = Connection::open(&path)
+            .map_err(|e| backend(format!("cannot open {}: {e}", path.display())))?;
+        Self::prepare(&conn).map_err(|e| backend(format!("{}: {e}", path.display())))?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+            path: path.into(),
+        })
+    }
+
+    /// The file the store is in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn prepare(conn: &Connection) -> Result<(), String> {
+        conn.busy_timeout(Duration::from_secs(5))
+            .map_err(|e| e.to_string())?;
+        // WAL lets readers go on while one process writes; `normal` sync is durable across a
+        // process crash (which is what a task must survive), and costs far less than `full`.
+        conn.pragma_update(None, "journal_mode", "wal")
+            .map_err(|e| e.to_string())?;
+        conn.pragma_update(None, "synchronous", "normal")
+            .map_err(|e| e.to_string())?;
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(|e| e.to_string())?;
+        if version > SCHEMA_VERSION {
+            return Err(format!(
+                "the file holds tasks of schema version {version}, newer than this program's \
+                 {SCHEMA_VERSION}"
+            ));
+        }
+        conn.execute_batch(SCHEMA).map_err(|e| e.to_string())?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Runs `work` on the connection, on the blocking pool.
+    fn with<'a, T, F>(&'a self, work: F) -> StoreFuture<'a, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = self.conn.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+                work(&conn)
+            })
+            .await
+            .map_err(backend)?
+        })
+    }
+}
+
+fn sql(error: rusqlite::Error) -> StoreError {
+    backend(error)
+}
+
+fn ms(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn read_json(id: &str, what: &str, text: Option<String>) -> Result<Option<Value>, StoreError> {
+    text.map(|text| {
+        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            store: "sqlite",
+            id: id.to_owned(),
+            what: format!("{what}: {e}"),
+        })
+    })
+    .transpose()
+}
+
+/// A row's columns, before the JSON and the status are checked.
+struct RawRow {
+    id: String,
+    owner: Option<String>,
+    tool: String,
+    arguments: String,
+    origin: String,
+    idempotent: bool,
+    status: String,
+    status_message: Option<String>,
+    created_ms: i64,
+    updated_ms: i64,
+    ttl_ms: Option<i64>,
+    poll_interval_ms: Option<i64>,
+    outcome: Option<String>,
+    cancel_requested: bool,
+    holder: Option<String>,
+    lease_until_ms: i64,
+    attempts: i64,
+}
+
+fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok(RawRow {
+        id: row.get(0)?,
+        owner: row.get(1)?,
+        tool: row.get(2)?,
+        arguments: row.get(3)?,
+        origin: row.get(4)?,
+        idempotent: row.get(5)?,
+        status: row.get(6)?,
+        status_message: row.get(7)?,
+        created_ms: row.get(8)?,
+        updated_ms: row.get(9)?,
+        ttl_ms: row.get(10)?,
+        poll_interval_ms: row.get(11)?,
+        outcome: row.get(12)?,
+        cancel_requested: row.get(13)?,
+        holder: row.get(14)?,
+        lease_until_ms: row.get(15)?,
+        attempts: row.get(16)?,
+    })
+}
+
+fn unsigned(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+impl RawRow {
+    fn record(self) -> Result<TaskRecord, StoreError> {
+        let status = TaskStatus::parse(&self.status).ok_or_else(|| StoreError::Corrupt {
+            store: "sqlite",
+            id: self.id.clone(),
+            what: format!("status {:?} is none of MCP's", self.status),
+        })?;
+        Ok(TaskRecord {
+            arguments: read_json(&self.id, "arguments", Some(self.arguments))?
+                .unwrap_or(Value::Null),
+            origin: read_json(&self.id, "origin", Some(self.origin))?.unwrap_or(Value::Null),
+            outcome: read_json(&self.id, "outcome", self.outcome)?,
+            id: self.id,
+            owner: self.owner,
+            tool: self.tool,
+            idempotent: self.idempotent,
+            status,
+            status_message: self.status_message,
+            created_ms: unsigned(self.created_ms),
+            updated_ms: unsigned(self.updated_ms),
+            ttl_ms: self.ttl_ms.map(unsigned),
+            poll_interval_ms: self.poll_interval_ms.map(unsigned),
+            cancel_requested: self.cancel_requested,
+            holder: self.holder,
+            lease_until_ms: unsigned(self.lease_until_ms),
+            attempts: u32::try_from(self.attempts).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+fn records(rows: Vec<RawRow>) -> Result<Vec<TaskRecord>, StoreError> {
+    rows.into_iter().map(RawRow::record).collect()
+}
+
+impl TaskStore for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn create(&self, task: NewTask) -> StoreFuture<'_, ()> {
+        self.with(move |conn| {
+            let record = task.into_record();
+            let inserted = conn
+                .execute(
+                    "INSERT INTO tasks (id, owner, tool, arguments, origin, idempotent, status, \
+                     status_message, created_ms, updated_ms, ttl_ms, poll_interval_ms, holder, \
+                     lease_until_ms, attempts) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13, 1) \
+                     ON CONFLICT (id) DO NOTHING",
+                    params![
+                        record.id,
+                        record.owner,
+                        record.tool,
+                        record.arguments.to_string(),
+                        record.origin.to_string(),
+                        record.idempotent,
+                        record.status.as_str(),
+                        record.status_message,
+                        ms(record.created_ms),
+                        record.ttl_ms.map(ms),
+                        record.poll_interval_ms.map(ms),
+                        record.holder,
+                        ms(record.lease_until_ms),
+                    ],
+                )
+                .map_err(sql)?;
+            if inserted == 0 {
+                return Err(StoreError::Duplicate {
+                    store: "sqlite",
+                    id: record.id,
+                });
+            }
+            Ok(())
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, Option<TaskRecord>> {
+        let id = id.to_owned();
+        self.with(move |conn| {
+            let row = conn
+                .query_row(
+                    &format!("SELECT {COLUMNS} FROM tasks WHERE id = :id AND {ALIVE}"),
+                    rusqlite::named_params! {":id": id, ":now": ms(now_ms)},
+                    raw,
+                )
+                .optional()
+                .map_err(sql)?;
+            row.map(RawRow::record).transpose()
+        })
+    }
+
+    fn list(&self, filter: ListFilter, now_ms: u64) -> StoreFuture<'_, Vec<TaskRecord>> {
+        self.with(move |conn| {
+            let mut statement = conn
+                .prepare(&format!(
+                    "SELECT {COLUMNS} FROM tasks WHERE {ALIVE} ORDER BY created_ms DESC, id"
+                ))
+                .map_err(sql)?;
+            let rows = statement
+                .query_map(rusqlite::named_params! {":now": ms(now_ms)}, raw)
+                .map_err(sql)?;
+            let mut found = Vec::new();
+            for row in rows {
+                let record = row.map_err(sql)?.record()?;
+                if filter.admits(&record) {
+                    found.push(record);
+                    if filter.limit.is_some_and(|limit| found.len() >= limit) {
+                        break;
+                    }
+                }
+            }
+            Ok(found)
+        })
+    }
+
+    fn renew<'a>(
+        &'a self,
+        id: &'a str,
+        holder: &'a str,
+        lease_until_ms: u64,
+        status_message: Option<String>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Renewal> {
+        let (id, holder) = (id.to_owned(), holder.to_owned());
+        self.with(move |conn| {
+            let cancel: Option<bool> = conn
+                .query_row(
+                    &format!(
+                        "UPDATE tasks SET lease_until_ms = :lease, \
+                         updated_ms = CASE WHEN :message IS NOT NULL \
+                             AND :message IS NOT status_message THEN :now ELSE updated_ms END, \
+                         status_message = COALESCE(:message, status_message) \
+                         WHERE id = :id AND holder = :holder AND {RUNNING} \
+                         RETURNING cancel_requested"
+                    ),
+                    rusqlite::named_params! {
+                        ":lease": ms(lease_until_ms),
+                        ":message": status_message,
+                        ":now": ms(now_ms),
+                        ":id": id,
+                        ":holder": holder,
+                    },
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(sql)?;
+            Ok(match cancel {
+                Some(cancel_requested) => Renewal::Held { cancel_requested },
+                None => Renewal::Lost,
+            })
+        })
+    }
+
+    fn finish<'a>(&'a self, id: &'a str, holder: &'a str, ending: Ending) -> StoreFuture<'a, bool> {
+        let (id, holder) = (id.to_owned(), holder.to_owned());
+        self.with(move |conn| {
+            let changed = conn
+                .execute(
+                    &format!(
+                        "UPDATE tasks SET status = :status, \
+                         status_message = COALESCE(:message, status_message), \
+                         outcome = :outcome, updated_ms = :now, holder = NULL \
+                         WHERE id = :id AND holder = :holder AND {RUNNING}"
+                    ),
+                    rusqlite::named_params! {
+                        ":status": ending.status.as_str(),
+                        ":message": ending.status_message,
+                        ":outcome": ending.outcome.map(|o| o.to_string()),
+                        ":now": ms(ending.now_ms),
+                        ":id": id,
+                        ":holder": holder,
+                    },
+                )
+                .map_err(sql)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, bool> {
+        let id = id.to_owned();
+        self.with(move |conn| {
+            let changed = conn
+                .execute(
+                    &format!(
+                        "UPDATE tasks SET cancel_requested = 1 \
+                         WHERE id = :id AND {RUNNING} AND {ALIVE}"
+                    ),
+                    rusqlite::named_params! {":id": id, ":now": ms(now_ms)},
+                )
+                .map_err(sql)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn claim_expired<'a>(
+        &'a self,
+        holder: &'a str,
+        now_ms: u64,
+        lease_until_ms: u64,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<TaskRecord>> {
+        let holder = holder.to_owned();
+        self.with(move |conn| {
+            // One statement: SQLite's write lock makes the choice and the take-over one step,
+            // for every process on the file.
+            let mut statement = conn
+                .prepare(&format!(
+                    "UPDATE tasks SET holder = :holder, lease_until_ms = :lease, \
+                     attempts = attempts + 1 \
+                     WHERE id IN (SELECT id FROM tasks WHERE {RUNNING} AND lease_until_ms < :now \
+                                  ORDER BY created_ms, id LIMIT :limit) \
+                     RETURNING {COLUMNS}"
+                ))
+                .map_err(sql)?;
+            let rows = statement
+                .query_map(
+                    rusqlite::named_params! {
+                        ":holder": holder,
+                        ":lease": ms(lease_until_ms),
+                        ":now": ms(now_ms),
+                        ":limit": i64::try_from(limit).unwrap_or(i64::MAX),
+                    },
+                    raw,
+                )
+                .map_err(sql)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(sql)?;
+            let mut claimed = records(rows)?;
+            // RETURNING gives rows in no set order.
+            claimed.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));
+            Ok(claimed)
+        })
+    }
+
+    fn release<'a>(&'a self, id: &'a str, holder: &'a str) -> StoreFuture<'a, bool> {
+        let (id, holder) = (id.to_owned(), holder.to_owned());
+        self.with(move |conn| {
+            let changed = conn
+                .execute(
+                    &format!(
+                        "UPDATE tasks SET lease_until_ms = 0 \
+                         WHERE id = :id AND holder = :holder AND {RUNNING}"
+                    ),
+                    rusqlite::named_params! {":id": id, ":holder": holder},
+                )
+                .map_err(sql)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn purge(&self, now_ms: u64) -> StoreFuture<'_, u64> {
+        self.with(move |conn| {
+            let removed = conn
+                .execute(
+                    "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= :now",
+                    rusqlite::named_params! {":now": ms(now_ms)},
+                )
+                .map_err(sql)?;
+            Ok(removed as u64)
+        })
+    }
+}

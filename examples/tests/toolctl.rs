@@ -125,6 +125,13 @@ fn list_json_has_the_eight_bundled_tools_with_full_definitions() {
             t["name"]
         );
         assert!(!t["examples"].as_array().unwrap().is_empty());
+        let long = ["wait_duration", "fetch_url"].contains(&t["name"].as_str().unwrap());
+        assert_eq!(
+            t.get("task"),
+            long.then_some(&Value::Bool(true)),
+            "{} task",
+            t["name"]
+        );
     }
     let convert = &tools[4];
     assert_eq!(

@@ -210,8 +210,9 @@ pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&
 }
 
 /// A tool's full definition, as `list --json` and `show` print it: its icons as given (the
-/// MCP rendering carries those that meet the icon rule) and `"mirror": false` when its MCP
-/// results leave out their text mirror.
+/// MCP rendering carries those that meet the icon rule), `"mirror": false` when its MCP
+/// results leave out their text mirror, and `"task": true` when a call over MCP may be answered
+/// with a task.
 ///
 /// ```
 /// use serde_json::json;
@@ -226,6 +227,15 @@ pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&
 /// let def = tool_cli::definition_json(registry.get("get_stats").unwrap());
 /// assert_eq!(def["icons"], json!([{"src": "https://example.com/stats.svg", "mime_type": "image/svg+xml"}]));
 /// assert_eq!(def["mirror"], false);
+/// assert!(def.get("task").is_none());
+///
+/// registry.register(
+///     DynamicTool::new("export_report", "Returns the report.", json!({"type": "object"}))
+///         .task(true),
+/// ).unwrap();
+/// let def = tool_cli::definition_json(registry.get("export_report").unwrap());
+/// assert_eq!(def["task"], true);
+/// assert!(def.get("mirror").is_none());
 /// ```
 pub fn definition_json(tool: &Tool) -> Value {
     let mut def = json!({
@@ -264,6 +274,9 @@ pub fn definition_json(tool: &Tool) -> Value {
         }
         if !tool.mirror() {
             map.insert("mirror".into(), false.into());
+        }
+        if tool.task() {
+            map.insert("task".into(), true.into());
         }
     }
     def

@@ -204,6 +204,10 @@ pub struct ToolDef {
     /// A sync function that may block for long: run on the blocking pool, not on the async
     /// workers.
     pub blocking: bool,
+    /// The tool may run long: over MCP, a call from a client that declared the tasks extension
+    /// (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the
+    /// client polls, instead of the result. For every other caller it is a normal call.
+    pub task: bool,
     /// Per-tool time limit, enforced by the executor.
     pub timeout: Option<Duration>,
     /// Attempts after the first for transient errors, enforced by the executor.

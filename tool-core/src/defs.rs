@@ -5,8 +5,10 @@
 //! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::Tool::scopes)). Its
 //! MCP `icons` are kept ([`Tool::icons`](crate::Tool::icons)), and the tool-core settings an MCP
 //! rendering writes in `_meta` are read back: `tool-core/domain`, `tool-core/hint`,
-//! `tool-core/label`, `tool-core/core` and `tool-core/mirror` (`false` for a tool whose MCP
-//! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)).
+//! `tool-core/label`, `tool-core/core`, `tool-core/mirror` (`false` for a tool whose MCP
+//! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)) and
+//! `tool-core/task` (`true` for a tool a call to which may be answered with a task,
+//! [`Tool::task`](crate::Tool::task)).
 //!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
 //! [`check`](crate::check), not refused here (an icon whose `src`, size or theme breaks the
@@ -373,7 +375,9 @@ fn name_of(item: &Value, origin: &str) -> String {
 /// with a string `src` is left out), so a mounted server's tools show its icons; whether they
 /// meet the icon rule is [`check`](crate::check)'s to say, and MCP renderings carry only those
 /// that do. `_meta."tool-core/mirror": false` (what [`render::mcp`](crate::render::mcp) writes
-/// for [`Tool::mirror`](crate::Tool::mirror)) turns the text mirror off.
+/// for [`Tool::mirror`](crate::Tool::mirror)) turns the text mirror off, and
+/// `_meta."tool-core/task": true` (for [`Tool::task`](crate::Tool::task)) marks a tool that may
+/// be answered with a task.
 ///
 /// It reads no `scopes`: what a server lists does not decide who may call its tools here.
 /// [`parse`] reads them from a definitions file; a mount takes them from its own settings.
@@ -425,6 +429,7 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
         .annotations(annotations)
         .core(meta_flag("core").unwrap_or(false))
         .mirror(meta_flag("mirror").unwrap_or(true))
+        .task(meta_flag("task").unwrap_or(false))
         .origin(origin);
     for icon in icons_of(item) {
         tool = tool.icon(icon);
@@ -486,6 +491,29 @@ mod tests {
         // The output schema comes back in its MCP form.
         rendered["outputSchema"] = json!({"type": "object"});
         assert_eq!(rendered, item);
+    }
+
+    #[test]
+    fn the_task_flag_round_trips_what_the_mcp_renderer_writes() {
+        let item = json!({
+            "name": "export_report", "title": "Exporting", "description": "d",
+            "inputSchema": {"type": "object"},
+            "annotations": {"title": "Exporting", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+            "_meta": {"tool-core/domain": "reports", "tool-core/hint": "Reports", "tool-core/label": "Exporting", "tool-core/core": false, "tool-core/task": true}
+        });
+        let mut r = Registry::empty();
+        r.register_all(parse(&json!([item]).to_string(), "f.json").unwrap())
+            .unwrap();
+        let t = r.get("export_report").unwrap();
+        assert!(t.task());
+        assert_eq!(crate::render::mcp(t), item);
+        // Without the key, or with it `false`, a tool is not a task.
+        for meta in [json!({}), json!({"tool-core/task": false})] {
+            let item = json!({"name": "get_x", "inputSchema": {"type": "object"}, "_meta": meta});
+            let mut r = Registry::empty();
+            r.register(from_mcp_tool(&item, "f")).unwrap();
+            assert!(!r.get("get_x").unwrap().task(), "{meta}");
+        }
     }
 
     #[test]

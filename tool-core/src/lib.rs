@@ -282,6 +282,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
 /// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
+/// | `task` | flag: the tool may run long. Over MCP, a call from a client that declared the tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the client polls, instead of the result; for every other caller it is a normal call ([below](#tasks)) | false |
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
 /// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
@@ -486,6 +487,32 @@ pub use tokio_util::sync::CancellationToken;
 /// fn get_counters() -> serde_json::Value {
 ///     serde_json::json!({"requests": 7})
 /// }
+/// ```
+///
+/// # Tasks
+///
+/// `task` marks a tool that may run long. Over MCP, a call from a client that declared the
+/// tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with
+/// a task the client polls, instead of the result. For every other caller (a client without
+/// the extension or of an older protocol, the agent loops, `toolctl call`) it is a normal call.
+/// The MCP listing says so in `_meta."tool-core/task": true`; [`Tool::task`] reads it, and
+/// [`DynamicTool::task`] sets it on a tool made at run time.
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub reports, "Reports of the service");
+///
+/// /// Builds the monthly report and returns its text.
+/// #[tool(domain = reports, label = "Exporting", hint = "Monthly report", task)]
+/// async fn export_report(month: String) -> String {
+///     format!("report for {month}")
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("export_report").unwrap();
+/// assert!(tool.task());
+/// assert_eq!(tool_core::render::mcp(tool)["_meta"]["tool-core/task"], true);
 /// ```
 ///
 /// # Scopes

@@ -159,6 +159,7 @@ struct ToolInner {
     annotations: Annotations,
     voiced: bool,
     blocking: bool,
+    task: bool,
     feeds_back: bool,
     mirror: bool,
     timeout: Option<Duration>,
@@ -230,6 +231,7 @@ impl Tool {
                 annotations: def.annotations,
                 voiced: def.voiced,
                 blocking: def.blocking,
+                task: def.task,
                 feeds_back: def.feeds_back,
                 mirror: def.mirror,
                 timeout: def.timeout,
@@ -308,6 +310,13 @@ impl Tool {
     /// pool instead of the async workers.
     pub fn is_blocking(&self) -> bool {
         self.inner.blocking
+    }
+    /// Whether the tool may run long (`#[tool(task)]`): over MCP, a call from a client that
+    /// declared the tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may
+    /// be answered with a task the client polls, instead of the result. For every other caller
+    /// it is a normal call. The MCP listing says so in `_meta."tool-core/task": true`.
+    pub fn task(&self) -> bool {
+        self.inner.task
     }
     /// Whether the result goes back to the model.
     pub fn feeds_back(&self) -> bool {
@@ -491,6 +500,7 @@ impl DynamicTool {
                 annotations: Annotations::default(),
                 voiced: false,
                 blocking: false,
+                task: false,
                 feeds_back: true,
                 mirror: true,
                 timeout: None,
@@ -577,6 +587,24 @@ impl DynamicTool {
     /// ```
     pub fn mirror(mut self, mirror: bool) -> Self {
         self.inner.mirror = mirror;
+        self
+    }
+
+    /// Whether the tool may run long, so that over MCP a client that declared the tasks
+    /// extension may be answered with a task to poll (default false); see [`Tool::task`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{DynamicTool, Registry};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("export_report", "Returns the report.", json!({"type": "object"}))
+    ///         .task(true),
+    /// ).unwrap();
+    /// assert!(registry.get("export_report").unwrap().task());
+    /// ```
+    pub fn task(mut self, task: bool) -> Self {
+        self.inner.task = task;
         self
     }
 

@@ -354,10 +354,11 @@ impl Serialize for McpIcon<'_> {
 
 /// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag, and
 /// `"tool-core/mirror": false` for a tool whose results leave out their text mirror
-/// ([`Tool::mirror`]); part of [`mcp`]'s definition, for adapters that write the definition
-/// field by field.
+/// ([`Tool::mirror`]), and `"tool-core/task": true` for a tool a call to which may be answered
+/// with a task ([`Tool::task`]); part of [`mcp`]'s definition, for adapters that write the
+/// definition field by field.
 pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
-    let mut meta = Map::with_capacity(5);
+    let mut meta = Map::with_capacity(6);
     meta.insert(
         "tool-core/domain".into(),
         tool.domain().name.as_ref().into(),
@@ -367,6 +368,9 @@ pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
     meta.insert("tool-core/core".into(), tool.is_core().into());
     if !tool.mirror() {
         meta.insert("tool-core/mirror".into(), false.into());
+    }
+    if tool.task() {
+        meta.insert("tool-core/task".into(), true.into());
     }
     meta
 }
@@ -553,6 +557,29 @@ mod tests {
         assert_eq!(d["_meta"]["tool-core/mirror"], false);
         let on = mcp(registry().get("get_weather").unwrap());
         assert!(on["_meta"].get("tool-core/mirror").is_none(), "{on}");
+    }
+
+    #[test]
+    fn mcp_meta_says_when_the_tool_may_be_a_task() {
+        let mut r = Registry::empty();
+        r.register(
+            DynamicTool::new(
+                "export_report",
+                "Returns the report.",
+                json!({"type": "object"}),
+            )
+            .task(true),
+        )
+        .unwrap();
+        let d = mcp(r.get("export_report").unwrap());
+        assert_eq!(d["_meta"]["tool-core/task"], true);
+        assert_eq!(
+            mcp_meta(r.get("export_report").unwrap())["tool-core/task"],
+            true
+        );
+        // Not a task: the key is left out, not written `false`.
+        let plain = mcp(registry().get("get_weather").unwrap());
+        assert!(plain["_meta"].get("tool-core/task").is_none(), "{plain}");
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "open_world",
     "voiced",
     "blocking",
+    "task",
     "feeds_back",
     "mirror",
     "timeout",
@@ -107,6 +108,9 @@ pub struct ToolAttrs {
     pub open_world: Option<Flag>,
     pub voiced: Option<Flag>,
     pub blocking: Option<Flag>,
+    /// `task`: the tool may run long, so an MCP client that declared tasks may be answered with
+    /// a task to poll.
+    pub task: Option<Flag>,
     pub feeds_back: Option<Flag>,
     pub mirror: Option<Flag>,
     pub timeout: Option<Timeout>,
@@ -181,7 +185,7 @@ fn tool_key(
         "scopes" => attrs.scopes = scopes(cx, meta)?,
         "icon" => attrs.icons.extend(icon(cx, meta)?),
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-        | "blocking" | "feeds_back" | "mirror" | "check" => {
+        | "blocking" | "task" | "feeds_back" | "mirror" | "check" => {
             let flag = flag(cx, key, meta)?;
             let slot = match key {
                 "core" => &mut attrs.core,
@@ -191,6 +195,7 @@ fn tool_key(
                 "open_world" => &mut attrs.open_world,
                 "voiced" => &mut attrs.voiced,
                 "blocking" => &mut attrs.blocking,
+                "task" => &mut attrs.task,
                 "feeds_back" => &mut attrs.feeds_back,
                 "mirror" => &mut attrs.mirror,
                 _ => &mut attrs.check,
@@ -906,5 +911,29 @@ mod tests {
         assert_eq!(attrs.examples.len(), 2);
         assert!(!attrs.feeds_back.unwrap().value);
         assert_eq!(attrs.timeout.unwrap().millis, 250);
+    }
+
+    #[test]
+    fn task_is_a_flag_in_all_three_forms() {
+        for (args, value) in [
+            (quote!(task), true),
+            (quote!(task = true), true),
+            (quote!(task = false), false),
+        ] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args.clone());
+            assert!(cx.check().is_ok(), "{args}");
+            assert_eq!(attrs.task.map(|f| f.value), Some(value), "{args}");
+        }
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(domain = time));
+        assert!(cx.check().is_ok() && attrs.task.is_none());
+        let mut cx = Ctxt::default();
+        let attrs = parse_tool_attrs(&mut cx, quote!(task = "yes", core));
+        let messages = messages(cx);
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].contains("`task` is a flag"), "{messages:?}");
+        assert!(attrs.task.is_none() && attrs.core.is_some());
+        assert_eq!(nearest("tasks", TOOL_KEYS), Some("task"));
     }
 }

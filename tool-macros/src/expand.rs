@@ -334,6 +334,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         open_world,
         voiced,
         blocking,
+        task,
         feeds_back,
         mirror,
         retries,
@@ -444,6 +445,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     },
                     voiced: #voiced,
                     blocking: #blocking,
+                    task: #task,
                     feeds_back: #feeds_back,
                     mirror: #mirror,
                     timeout: #timeout,
@@ -542,7 +544,7 @@ mod tests {
                 "5h", "11", "true", "(", ")", "=>", "\"{}\"", "\"[1]\"", "::", "crate",
                 "scopes", "\"a b\"", "\"repo\"", "icon", "src", "sizes", "theme",
                 "mime_type", "mirror", "false", "\"https://example.com/a.png\"", "\"48x48\"",
-                "\"dark\"", "\"image/png\"",
+                "\"dark\"", "\"image/png\"", "task",
             ]),
             0..16,
         )) {
@@ -581,13 +583,14 @@ mod tests {
     }
 
     #[test]
-    fn icons_and_the_mirror_are_submitted() {
+    fn icons_the_mirror_and_task_are_submitted() {
         let out = tool(
             quote!(
                 domain = time,
                 label = "Reading",
                 hint = "Time",
                 mirror = false,
+                task,
                 icon = "https://example.com/a.png",
                 icon(
                     src = "https://example.com/b.svg",
@@ -606,12 +609,13 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("mirror : false"), "{out}");
         assert!(out.contains("mirror_off"), "{out}");
+        assert!(out.contains("task : true"), "{out}");
         assert!(
             out.contains(r#"src : "https://example.com/a.png" , mime_type : :: core :: option :: Option :: None , sizes : & [] , theme : :: core :: option :: Option :: None"#),
             "{out}"
         );
         assert!(out.contains(r#"sizes : & ["any"]"#), "{out}");
-        // The default: the mirror on, no check asked of the compiler.
+        // The default: the mirror on, no check asked of the compiler, not a task.
         let out = tool(
             quote!(domain = time, label = "Reading", hint = "Time"),
             quote!(
@@ -626,6 +630,7 @@ mod tests {
             out.contains("mirror : true") && !out.contains("mirror_off"),
             "{out}"
         );
+        assert!(out.contains("task : false"), "{out}");
         assert!(out.contains("icons : & []"), "{out}");
     }
 

@@ -21,6 +21,9 @@ pub struct Resolved {
     pub core: bool,
     pub voiced: bool,
     pub blocking: bool,
+    /// Whether the tool may run long, so an MCP client that declared tasks may be answered with
+    /// a task to poll.
+    pub task: bool,
     pub feeds_back: bool,
     /// Whether MCP results carry the text mirror; `false` needs an output schema, which the
     /// expansion has the compiler check for a typed return (a missing one is checked here).
@@ -110,6 +113,7 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         core: attrs.core.is_some_and(|f| f.value),
         voiced: attrs.voiced.is_some_and(|f| f.value),
         blocking: check_blocking(cx, attrs, f),
+        task: attrs.task.is_some_and(|f| f.value),
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
         mirror,
         timeout_ms: attrs.timeout.map(|t| t.millis),

@@ -15,3 +15,21 @@ pub mod domains;
 pub mod fs;
 pub mod time;
 pub mod web;
+
+#[cfg(test)]
+mod tests {
+    use tool_core::Registry;
+
+    #[test]
+    fn only_the_tools_that_may_run_long_are_tasks() {
+        let registry = Registry::linked().unwrap();
+        let mut tasks: Vec<_> = registry
+            .tools()
+            .iter()
+            .filter(|t| t.task())
+            .map(|t| t.name())
+            .collect();
+        tasks.sort_unstable();
+        assert_eq!(tasks, ["fetch_url", "wait_duration"]);
+    }
+}

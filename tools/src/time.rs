@@ -120,6 +120,7 @@ const MAX_WAIT: f64 = 600.0;
     domain = time,
     label = "Waiting",
     hint = "Pauses for a number of seconds",
+    task,
     timeout = 11m,
     examples("Wait two seconds" => r#"{"seconds": 2}"#),
 )]

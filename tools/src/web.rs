@@ -54,6 +54,7 @@ pub struct WebPage {
     label = "Fetching a web page",
     hint = "Fetches a URL and returns the page as text",
     open_world,
+    task,
     timeout = 30s,
     examples(
         "A page" => r#"{"url": "https://example.com/"}"#,

@@ -19,6 +19,7 @@ tool_core::domain!(pub demo, "Demo tools");
     idempotent,
     open_world,
     voiced,
+    task,
     feeds_back = false,
     timeout = 30s,
     retries = 3,
@@ -40,7 +41,7 @@ fn append_line(line: String) -> usize {
 }
 
 /// Sends a message.
-#[tool(domain = demo, label = "Sending", hint = "Sends a message", read_only = false, core = false, timeout = 2m, retries = 0)]
+#[tool(domain = demo, label = "Sending", hint = "Sends a message", read_only = false, core = false, task = false, timeout = 2m, retries = 0)]
 fn send_message(text: String) -> usize {
     text.len()
 }
@@ -64,6 +65,7 @@ fn main() {
         Annotations { read_only: false, destructive: true, idempotent: true, open_world: true }
     );
     assert!(t.voiced());
+    assert!(t.task());
     assert!(!t.feeds_back());
     assert_eq!(t.timeout(), Some(Duration::from_secs(30)));
     assert_eq!(t.retries(), 3);
@@ -98,6 +100,7 @@ fn main() {
         Annotations { read_only: false, destructive: false, idempotent: false, open_world: false }
     );
     assert!(!t.is_core());
+    assert!(!t.task());
     assert_eq!(t.timeout(), Some(Duration::from_secs(120)));
     assert_eq!(t.retries(), 0);
 
@@ -107,6 +110,7 @@ fn main() {
     assert_eq!(t.annotations(), Annotations::READ_ONLY);
     assert!(!t.voiced());
     assert!(!t.is_blocking());
+    assert!(!t.task());
     assert!(t.feeds_back());
     assert_eq!(t.timeout(), None);
     assert_eq!(t.retries(), 0);

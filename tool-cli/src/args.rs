@@ -150,6 +150,14 @@ pub struct ServeArgs {
     /// random key of this process's own).
     #[arg(long, value_name = "VAR")]
     pub request_state_key_env: Option<String>,
+    /// Where the tasks of long calls are kept (MCP tasks, for 2026-07-28 clients that declare
+    /// the extension): `sqlite:PATH`, `memory` (lost with the process) or `off`. Default: SQLite
+    /// in $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
+    #[arg(long, value_name = "STORE", value_parser = task_store)]
+    pub tasks: Option<TaskStoreArg>,
+    /// Seconds a call of a tool marked `task` runs as a plain call before it becomes a task.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = grace)]
+    pub task_after: f64,
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     pub embed: crate::EmbedArgs,
@@ -163,6 +171,48 @@ fn forward_header(name: &str) -> Result<String, String> {
         Some(why) => Err(format!("`{name}` never reaches tools: {why}")),
         None => Ok(name.to_ascii_lowercase()),
     }
+}
+
+/// Where `serve --tasks` keeps tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskStoreArg {
+    /// A SQLite file.
+    Sqlite(std::path::PathBuf),
+    /// This process's memory.
+    Memory,
+    /// No tasks: every call is a plain call.
+    Off,
+}
+
+fn task_store(text: &str) -> Result<TaskStoreArg, String> {
+    match text {
+        "memory" => Ok(TaskStoreArg::Memory),
+        "off" => Ok(TaskStoreArg::Off),
+        _ => match text.strip_prefix("sqlite:") {
+            Some("") => Err(
+                "`sqlite:` needs the file's path, e.g. sqlite:/var/lib/toolctl/tasks.sqlite3"
+                    .into(),
+            ),
+            Some(path) => Ok(TaskStoreArg::Sqlite(path.into())),
+            None => Err(format!(
+                "`{text}` is not a task store: give sqlite:PATH, memory or off"
+            )),
+        },
+    }
+}
+
+/// The default task store's file: `$XDG_DATA_HOME/toolctl/tasks.sqlite3`, else
+/// `$HOME/.local/share/toolctl/tasks.sqlite3`; `None` when neither variable is set.
+pub fn default_task_file() -> Option<std::path::PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|home| std::path::Path::new(&home).join(".local/share"))
+        })?;
+    Some(data.join("toolctl").join("tasks.sqlite3"))
 }
 
 fn grace(text: &str) -> Result<f64, String> {

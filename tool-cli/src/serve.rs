@@ -6,7 +6,7 @@ use tool_core::{Registry, ToolContext};
 use tool_mcp::{self as mcp, DeferredTools, HttpOptions, McpServer, ServerOptions};
 
 use crate::OAuthSetupError;
-use crate::args::ServeArgs;
+use crate::args::{ServeArgs, TaskStoreArg};
 use crate::exit::{Exit, Out, failed, usage};
 
 /// Serves `registry` (plus `search_tools`) as `args` say, each call's context derived from
@@ -62,6 +62,7 @@ pub(crate) async fn serve(
             .map_err(|e| usage(err, format!("--request-state-key-env {var}: {e}")))?;
         options.request_state = Some(codec);
     }
+    options.tasks = task_options(args);
     let server = McpServer::with_options(Executor::new(registry), options)
         .with_base_context(base)
         .with_catalog(catalog);
@@ -119,4 +120,27 @@ pub(crate) async fn serve(
     mcp::serve_http(server, listener, &http, shutdown)
         .await
         .map_err(|e| failed(err, e.to_string()))
+}
+
+/// The tasks `serve` offers: the store `--tasks` names, by default the embedded one.
+fn task_options(args: &ServeArgs) -> Option<mcp::TaskOptions> {
+    use tool_tasks::{MemoryStore, SqliteStore};
+    let store: std::sync::Arc<dyn tool_tasks::TaskStore> = match &args.tasks {
+        Some(TaskStoreArg::Off) => return None,
+        Some(TaskStoreArg::Memory) => std::sync::Arc::new(MemoryStore::new()),
+        Some(TaskStoreArg::Sqlite(path)) => std::sync::Arc::new(SqliteStore::open_lazily(path)),
+        None => match crate::args::default_task_file() {
+            // Opened at its first use, on the blocking pool: start-up does not wait for it.
+            Some(path) => std::sync::Arc::new(SqliteStore::open_lazily(path)),
+            None => {
+                eprintln!(
+                    "toolctl serve: neither XDG_DATA_HOME nor HOME is set: tasks are kept in memory"
+                );
+                std::sync::Arc::new(MemoryStore::new())
+            }
+        },
+    };
+    let mut tasks = mcp::TaskOptions::new(store);
+    tasks.after = std::time::Duration::from_secs_f64(args.task_after);
+    Some(tasks)
 }

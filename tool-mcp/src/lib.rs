@@ -52,6 +52,8 @@ mod serve;
 mod server;
 mod signal;
 mod stdio;
+#[cfg(feature = "tasks")]
+mod tasks;
 mod tcp;
 // tool-core's generator of random JSON for property tests, shared rather than copied.
 #[cfg(test)]
@@ -66,6 +68,10 @@ pub use serve::{HttpOptions, ServeError, http_router, serve_http};
 pub use server::McpServer;
 pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};
+#[cfg(feature = "tasks")]
+pub use tasks::TaskOptions;
+#[cfg(feature = "tasks")]
+pub use tool_tasks;
 
 /// The MCP SDK this crate is built on, for its protocol types.
 pub use rmcp;

@@ -61,6 +61,12 @@ pub struct ServerOptions {
     /// How long a sealed `requestState` opens: the time a client has to ask its user and
     /// call again. Default 10 minutes.
     pub request_state_ttl: Duration,
+    /// Long calls as tasks (MCP's `io.modelcontextprotocol/tasks`, feature `tasks`): a call of a
+    /// tool marked `task`, from a 2026-07-28 client that declared the extension, is answered
+    /// with a task once it has run [`TaskOptions::after`](crate::TaskOptions::after). `None`
+    /// (the default): every call is a plain call.
+    #[cfg(feature = "tasks")]
+    pub tasks: Option<crate::TaskOptions>,
 }
 
 impl Default for ServerOptions {
@@ -77,6 +83,8 @@ impl Default for ServerOptions {
             list_ttl: Duration::from_secs(60),
             request_state: None,
             request_state_ttl: Duration::from_secs(600),
+            #[cfg(feature = "tasks")]
+            tasks: None,
         }
     }
 }

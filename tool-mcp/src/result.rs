@@ -60,6 +60,10 @@ pub(super) enum CallAnswer {
     Complete(CallOutcome),
     /// Questions for the client (2026-07-28): the call is made again with the answers.
     InputRequired(rmcp::model::InputRequiredResult),
+    /// The call became a task (2026-07-28, a client that declared the extension): the client
+    /// follows it with `tasks/get`.
+    #[cfg(feature = "tasks")]
+    Task(rmcp::model::CreateTaskResult),
 }
 
 /// A call's outcome, with what the shape of its answer depends on.

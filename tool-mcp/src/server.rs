@@ -24,9 +24,14 @@ use super::notify::Notifier;
 use super::options::{DeferredTools, ServerOptions};
 use super::request::Era;
 use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
+#[cfg(feature = "tasks")]
+use super::tasks::{self, Tasks};
 use tool_core::catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{LogLevel, Principal, Registry, RequestHeaders, Tool, ToolContext};
+
+#[cfg(feature = "tasks")]
+mod task_calls;
 
 /// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
 ///
@@ -56,6 +61,12 @@ struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// Long calls as tasks, when the options ask for them.
+    #[cfg(feature = "tasks")]
+    tasks: Option<Arc<Tasks>>,
+    /// Whether this server's sweep of the task store has begun.
+    #[cfg(feature = "tasks")]
+    sweeping: AtomicBool,
 }
 
 /// The tool set as it is now: the executor and the tools `tools/list` shows, in order. Their
@@ -129,6 +140,8 @@ impl McpServer {
             .clone()
             .unwrap_or_else(RequestStates::random_codec);
         let states = RequestStates::new(codec, options.request_state_ttl);
+        #[cfg(feature = "tasks")]
+        let tasks = options.tasks.clone().map(|t| Arc::new(Tasks::new(t)));
         Self {
             shared: Arc::new(Shared {
                 options,
@@ -140,6 +153,10 @@ impl McpServer {
                 catalog: None,
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
+                #[cfg(feature = "tasks")]
+                tasks,
+                #[cfg(feature = "tasks")]
+                sweeping: AtomicBool::new(false),
             }),
             session: Arc::default(),
         }
@@ -181,6 +198,10 @@ impl McpServer {
                 catalog,
                 peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
                 listeners: Mutex::new(std::mem::take(&mut *lock(&shared.listeners))),
+                #[cfg(feature = "tasks")]
+                tasks: shared.tasks.clone(),
+                #[cfg(feature = "tasks")]
+                sweeping: AtomicBool::new(false),
             }),
             session: Arc::default(),
         }
@@ -188,6 +209,8 @@ impl McpServer {
 
     /// A handle for a new connection: the same tools, its own negotiated state.
     pub fn connection(&self) -> Self {
+        #[cfg(feature = "tasks")]
+        self.start_sweep();
         Self {
             shared: self.shared.clone(),
             session: Arc::default(),
@@ -354,11 +377,31 @@ impl McpServer {
                 Some((Arc::new(round), binding))
             }
         };
-        let ctx = self.call_context(&cx, call_id, &notifier, round.as_ref().map(|(r, _)| r));
+        #[cfg(feature = "tasks")]
+        if let Some(tasks) = self.tasks_for(tool, era, &cx) {
+            return self
+                .call_may_become_task(tasks, &live, tool, input, &cx, call_id, notifier, round)
+                .await;
+        }
+        let round_ref = round.as_ref().map(|(r, _)| r);
+        let ctx = self.call_context(&cx, call_id, notifier.sink(), cx.ct.clone(), round_ref);
         // The context is this call's alone: the executor takes it over.
         let result = live.executor.call_in(tool.name(), input, ctx).await;
         // Every notification the call sent goes out before its result.
         notifier.finish().await;
+        self.answer(tool, era, result, &cx, round)
+    }
+
+    /// The answer to a call of `tool` whose tool has run: its result, or the questions its round
+    /// asked.
+    fn answer(
+        &self,
+        tool: &Tool,
+        era: Era,
+        result: tool_core::exec::CallResult,
+        cx: &RequestContext<RoleServer>,
+        round: Option<(Arc<Round>, Option<Vec<u8>>)>,
+    ) -> Result<CallAnswer, McpError> {
         let outcome = match era {
             Era::Session => CallOutcome::new(tool, result),
             Era::Modern => CallOutcome::modern(tool, result),
@@ -380,7 +423,8 @@ impl McpServer {
         &self,
         cx: &RequestContext<RoleServer>,
         call_id: String,
-        notifier: &Notifier,
+        events: Arc<dyn tool_core::EventSink>,
+        cancel: tokio_util::sync::CancellationToken,
         round: Option<&Arc<Round>>,
     ) -> ToolContext {
         // How a tool reaches the client depends on the request's era: a 2026-07-28 call's
@@ -401,11 +445,9 @@ impl McpServer {
                 .derive(),
         };
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
-        // the client's `notifications/cancelled`: no further child is needed.
-        builder = builder
-            .call_id(call_id)
-            .cancellation(cx.ct.clone())
-            .events(notifier.sink());
+        // the client's `notifications/cancelled`: no further child is needed. (A call that may
+        // become a task has one of its own, which outlives the request.)
+        builder = builder.call_id(call_id).cancellation(cancel).events(events);
         if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
             builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
             // The caller an authenticating middleware found (OAuth) replaces the base's.
@@ -562,6 +604,17 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        #[cfg(feature = "tasks")]
+        let capabilities = if self.shared.tasks.is_some() {
+            let mut capabilities = capabilities;
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(tasks::EXTENSION.into(), Default::default());
+            capabilities
+        } else {
+            capabilities
+        };
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new(
             self.shared.options.name.clone(),
@@ -631,7 +684,39 @@ impl ServerHandler for McpServer {
                 result.into()
             }
             CallAnswer::InputRequired(result) => info.input_required(result).into(),
+            #[cfg(feature = "tasks")]
+            CallAnswer::Task(mut result) => {
+                result.meta = Some(info.added_to(result.meta.take()));
+                CallToolResponse::Task(result)
+            }
         })
+    }
+
+    #[cfg(feature = "tasks")]
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, McpError> {
+        self.get_task_of(request, cx).await
+    }
+
+    #[cfg(feature = "tasks")]
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.update_task_of(request, cx).await
+    }
+
+    #[cfg(feature = "tasks")]
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.cancel_task_of(request, cx).await
     }
 
     async fn set_level(

@@ -100,8 +100,8 @@ pub struct TaskRecord {
     /// Until when the holder's lease runs, in milliseconds since the epoch: past it, the holder
     /// is taken to have stopped.
     pub lease_until_ms: u64,
-    /// How many times the call was started (more than once only for idempotent calls whose
-    /// instance stopped).
+    /// How many instances took the task on: the one that created it, and each that took it
+    /// over from an instance that stopped (and then ran it again, or failed it).
     pub attempts: u32,
 }
 

@@ -66,7 +66,8 @@ const ALIVE: &str = "(ttl_ms IS NULL OR created_ms + ttl_ms > :now)";
 /// ```
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    conn: Arc<Mutex<Connection>>,
+    /// `None` until opened (see [`SqliteStore::open_lazily`]).
+    conn: Arc<Mutex<Option<Connection>>>,
     path: Arc<Path>,
 }
 
@@ -81,19 +82,34 @@ impl SqliteStore {
     /// Opens (creating it and its directory when missing) the store in the file at `path`.
     pub fn open(path: impl Into<PathBuf>) -> Result<Self, StoreError> {
         let path: PathBuf = path.into();
+        let conn = Self::connect(&path)?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(Some(conn))),
+            path: path.into(),
+        })
+    }
+
+    /// The store in the file at `path`, opened at its first operation (on the blocking pool):
+    /// a server starts without waiting for the file. A file that cannot be opened fails each
+    /// operation with the reason, until it can.
+    pub fn open_lazily(path: impl Into<PathBuf>) -> Self {
+        Self {
+            conn: Arc::new(Mutex::new(None)),
+            path: path.into().into(),
+        }
+    }
+
+    fn connect(path: &Path) -> Result<Connection, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Backend {
                 store: "sqlite",
                 message: format!("cannot create {}: {e}", dir.display()),
             })?;
         }
-        let conn = Connection::open(&path)
+        let conn = Connection::open(path)
             .map_err(|e| backend(format!("cannot open {}: {e}", path.display())))?;
         Self::prepare(&conn).map_err(|e| backend(format!("{}: {e}", path.display())))?;
-        Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
-            path: path.into(),
-        })
+        Ok(conn)
     }
 
     /// The file the store is in.
@@ -131,11 +147,17 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        let conn = self.conn.clone();
+        let (conn, path) = (self.conn.clone(), self.path.clone());
         Box::pin(async move {
             tokio::task::spawn_blocking(move || {
-                let conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
-                work(&conn)
+                let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+                if conn.is_none() {
+                    *conn = Some(Self::connect(&path)?);
+                }
+                match conn.as_ref() {
+                    Some(conn) => work(conn),
+                    None => Err(backend("the connection is not open")),
+                }
             })
             .await
             .map_err(backend)?

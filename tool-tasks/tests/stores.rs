@@ -293,6 +293,14 @@ fn sqlite_refuses_a_file_from_a_newer_schema_and_one_that_is_no_database() {
     assert!(error.contains("schema version 99"), "{error}");
     assert!(error.contains("tasks.sqlite3"), "{error}");
 
+    // Opened lazily, the same refusal comes with the first operation.
+    let lazy = SqliteStore::open_lazily(&path);
+    let error = runtime()
+        .block_on(lazy.get("x", 0))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("schema version 99"), "{error}");
+
     let junk = dir.path().join("junk.sqlite3");
     std::fs::write(
         &junk,

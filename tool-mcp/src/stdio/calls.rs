@@ -562,6 +562,14 @@ fn queue_answer(
             let result = ServerResult::from(CallToolResponse::InputRequired(result));
             return out.queue(&ServerJsonRpcMessage::response(result, id));
         }
+        #[cfg(feature = "tasks")]
+        Ok(CallAnswer::Task(mut result)) => {
+            if let Some(info) = modern {
+                result.meta = Some(info.added_to(result.meta.take()));
+            }
+            let result = ServerResult::from(CallToolResponse::Task(result));
+            return out.queue(&ServerJsonRpcMessage::response(result, id));
+        }
         Err(error) => return out.queue(&ServerJsonRpcMessage::error(error, Some(id))),
     };
     if let Some(result) = text_result(&outcome) {

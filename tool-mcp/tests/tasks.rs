@@ -1,0 +1,530 @@
+//! Long calls as MCP tasks, over raw JSON-RPC on the stdio transport (and the SDK's own loop):
+//! a call that becomes a task and is polled to its end, its result as `tools/call` would give
+//! it; failed and cancelled tasks; another caller refused; a client without the extension, and
+//! a session, answered as today; results past their time to live gone; and tasks that outlive
+//! the process that ran them (SQLite), taken over when it stopped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::ElicitRequestParams;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use tool_core::exec::Executor;
+use tool_core::{
+    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolContext, ToolError,
+    ToolOutput,
+};
+use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};
+use tool_mcp::{McpPeer, McpServer, ServerOptions, TaskOptions, serve_io};
+
+const MODERN: &str = "2026-07-28";
+
+fn tools() -> Registry {
+    let mut registry = Registry::empty();
+    let object = json!({"type": "object"});
+    let idempotent = Annotations {
+        idempotent: true,
+        ..Annotations::default()
+    };
+    let writes = Annotations {
+        read_only: false,
+        idempotent: false,
+        ..Annotations::default()
+    };
+    registry
+        .register_all([
+            // Sleeps `ms`, telling its progress, and answers how long it slept.
+            DynamicTool::new("wait_ms", "Waits.", object.clone())
+                .task(true)
+                .annotations(idempotent)
+                .handler(|input, ctx| async move {
+                    let ms = input["ms"].as_u64().unwrap_or(0);
+                    ctx.progress(0, Some(ms), "started waiting");
+                    tokio::time::sleep(Duration::from_millis(ms / 2)).await;
+                    ctx.progress(ms / 2, Some(ms), "half way");
+                    tokio::time::sleep(Duration::from_millis(ms - ms / 2)).await;
+                    Ok(ToolOutput::new(json!({"slept_ms": ms})))
+                }),
+            // The same, but neither idempotent nor read-only: never run twice.
+            DynamicTool::new("send_report", "Sends a report.", object.clone())
+                .task(true)
+                .annotations(writes)
+                .handler(|input, _| async move {
+                    let ms = input["ms"].as_u64().unwrap_or(0);
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    Ok(ToolOutput::new(json!({"sent": true})))
+                }),
+            // Fails in its own terms after a while: a completed task whose result is an error.
+            DynamicTool::new("break_slowly", "Fails.", object.clone())
+                .task(true)
+                .handler(|_, _| async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    Err::<ToolOutput, _>(ToolError::failed("the build broke"))
+                }),
+            // Asks its user only after it became a task: the task fails, saying why.
+            DynamicTool::new("ask_late", "Asks late.", object.clone())
+                .task(true)
+                .handler(|_, ctx: ToolContext| async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    let client = McpPeer::from_context(&ctx)?;
+                    let params: ElicitRequestParams = serde_json::from_value(json!({
+                        "message": "Your name?",
+                        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+                    }))
+                    .map_err(ToolError::internal)?;
+                    let answer = client.elicit(params).await?;
+                    Ok(ToolOutput::new(serde_json::to_value(answer).unwrap()))
+                }),
+            // Not marked: never a task.
+            DynamicTool::new("wait_plain", "Waits.", object).handler(|input, _| async move {
+                let ms = input["ms"].as_u64().unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(ToolOutput::new(json!({"slept_ms": ms})))
+            }),
+        ])
+        .unwrap();
+    registry
+}
+
+fn task_options(store: Arc<dyn TaskStore>) -> TaskOptions {
+    let mut tasks = TaskOptions::new(store);
+    tasks.after = Duration::from_millis(50);
+    tasks.lease = Duration::from_millis(300);
+    tasks.poll_interval = Duration::from_millis(20);
+    tasks
+}
+
+fn server(tasks: TaskOptions, caller: Option<&str>, sdk_transport: bool) -> McpServer {
+    let mut options = ServerOptions::named("tasks", "1.0.0");
+    options.tasks = Some(tasks);
+    options.sdk_transport = sdk_transport;
+    let server = McpServer::with_options(Executor::new(tools()), options);
+    match caller {
+        Some(subject) => server.with_base_context(
+            ToolContext::builder()
+                .principal(Principal::new(subject).with_issuer("https://issuer.test"))
+                .build(),
+        ),
+        None => server,
+    }
+}
+
+/// A client on one stdio connection, raw JSON-RPC.
+struct Client {
+    read: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+    write: tokio::io::WriteHalf<DuplexStream>,
+    next: i64,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl Client {
+    fn connect(server: McpServer) -> Self {
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(served);
+        let serving = tokio::spawn(async move {
+            let _ = serve_io(server, read, write, Default::default()).await;
+        });
+        let (read, write) = tokio::io::split(client);
+        Self {
+            read: BufReader::new(read),
+            write,
+            next: 1,
+            serving,
+        }
+    }
+
+    /// Sends a request and reads lines until its answer (notifications are skipped).
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        loop {
+            let mut line = String::new();
+            let n = tokio::time::timeout(Duration::from_secs(20), self.read.read_line(&mut line))
+                .await
+                .expect("an answer within 20 s")
+                .unwrap();
+            assert!(n > 0, "the server ended before answering {method}");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    async fn initialize(&mut self, capabilities: Value) {
+        let answer = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                       "clientInfo": {"name": "t", "version": "1"}}),
+            )
+            .await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        self.write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+            .await
+            .unwrap();
+    }
+
+    /// Ends the input; the server must then end (a task still running does not hold it).
+    async fn close(mut self) {
+        self.write.shutdown().await.unwrap();
+        tokio::time::timeout(Duration::from_secs(10), self.serving)
+            .await
+            .expect("the server ends at the end of its input")
+            .unwrap();
+    }
+}
+
+/// `_meta` of a 2026-07-28 request; `tasks`: the client declares the extension.
+fn meta(tasks: bool, more: Value) -> Value {
+    let mut capabilities = if tasks {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({})
+    };
+    if let (Some(c), Some(more)) = (capabilities.as_object_mut(), more.as_object()) {
+        c.extend(more.clone());
+    }
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    })
+}
+
+fn call(tool: &str, arguments: Value, tasks: bool) -> Value {
+    json!({"name": tool, "arguments": arguments, "_meta": meta(tasks, json!({}))})
+}
+
+fn task_ref(id: &str) -> Value {
+    json!({"taskId": id, "_meta": meta(true, json!({}))})
+}
+
+/// Polls `tasks/get` until the task is terminal; its last answer.
+async fn poll(client: &mut Client, id: &str) -> Value {
+    for _ in 0..500 {
+        let answer = client.request("tasks/get", task_ref(id)).await;
+        let status = answer["result"]["status"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"));
+        if matches!(status, "completed" | "failed" | "cancelled") {
+            return answer["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} did not end");
+}
+
+/// Starts a call that must become a task; its id.
+async fn start(client: &mut Client, tool: &str, arguments: Value) -> String {
+    let answer = client
+        .request("tools/call", call(tool, arguments, true))
+        .await;
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "task", "{answer}");
+    assert_eq!(result["status"], "working", "{answer}");
+    result["taskId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_becomes_a_task_polled_to_its_result() {
+    for sdk_transport in [false, true] {
+        let store = Arc::new(MemoryStore::new());
+        let mut client = Client::connect(server(task_options(store), None, sdk_transport));
+        let answer = client
+            .request("tools/call", call("wait_ms", json!({"ms": 400}), true))
+            .await;
+        let created = &answer["result"];
+        assert_eq!(created["resultType"], "task", "{answer}");
+        let id = created["taskId"].as_str().unwrap();
+        assert_eq!(id.len(), 32, "{answer}");
+        assert_eq!(created["ttlMs"], 3_600_000, "{answer}");
+        assert_eq!(created["pollIntervalMs"], 20, "{answer}");
+        assert!(
+            created["createdAt"].as_str().unwrap().ends_with('Z'),
+            "{answer}"
+        );
+        assert_eq!(
+            created["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "tasks",
+            "{answer}"
+        );
+        assert!(created.get("requestState").is_none(), "{answer}");
+
+        // The progress of the running tool is the task's status line.
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let running = client.request("tasks/get", task_ref(id)).await;
+        assert_eq!(running["result"]["resultType"], "complete", "{running}");
+        assert_eq!(running["result"]["status"], "working", "{running}");
+        assert_eq!(running["result"]["statusMessage"], "half way", "{running}");
+
+        let done = poll(&mut client, id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        // Exactly what `tools/call` answers a client without the extension.
+        let plain = client
+            .request("tools/call", call("wait_ms", json!({"ms": 400}), false))
+            .await;
+        assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+        let mut expected = plain["result"].clone();
+        expected.as_object_mut().unwrap().remove("resultType");
+        let mut got = done["result"].clone();
+        got.as_object_mut().unwrap().remove("resultType");
+        assert_eq!(got, expected, "sdk_transport: {sdk_transport}");
+        assert_eq!(got["structuredContent"], json!({"slept_ms": 400}));
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_calls_and_clients_without_the_extension_get_plain_results() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store.clone()), None, false));
+    // Done before the threshold: a plain result.
+    let quick = client
+        .request("tools/call", call("wait_ms", json!({"ms": 1}), true))
+        .await;
+    assert_eq!(quick["result"]["resultType"], "complete", "{quick}");
+    // A tool not marked `task`, however long.
+    let unmarked = client
+        .request("tools/call", call("wait_plain", json!({"ms": 200}), true))
+        .await;
+    assert_eq!(unmarked["result"]["resultType"], "complete", "{unmarked}");
+    // A client that did not declare the extension waits for the result.
+    let undeclared = client
+        .request("tools/call", call("wait_ms", json!({"ms": 200}), false))
+        .await;
+    assert_eq!(
+        undeclared["result"]["resultType"], "complete",
+        "{undeclared}"
+    );
+    assert_eq!(
+        undeclared["result"]["structuredContent"],
+        json!({"slept_ms": 200})
+    );
+    // And may not follow tasks: -32021, the capability it lacks.
+    let refused = client
+        .request(
+            "tasks/get",
+            json!({"taskId": "x", "_meta": meta(false, json!({}))}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let unknown = client.request("tasks/get", task_ref("no-such-task")).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        store
+            .list(Default::default(), u64::MAX / 2)
+            .await
+            .unwrap()
+            .is_empty(),
+        "no call became a task"
+    );
+    client.close().await;
+
+    // A session (`initialize`) never gets a task, even declaring the extension there.
+    let mut session = Client::connect(server(task_options(store.clone()), None, false));
+    session
+        .initialize(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+        .await;
+    let answer = session
+        .request(
+            "tools/call",
+            json!({"name": "wait_ms", "arguments": {"ms": 200}}),
+        )
+        .await;
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"slept_ms": 200}),
+        "{answer}"
+    );
+    assert!(answer["result"].get("taskId").is_none(), "{answer}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_and_cancelled_tasks() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store.clone()), None, false));
+
+    // A tool's own error: the task completes, its result the error result.
+    let id = start(&mut client, "break_slowly", json!({})).await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "the build broke",
+        "{done}"
+    );
+
+    // A question after the call became a task: failed, with the JSON-RPC error saying why.
+    let answer = client
+        .request(
+            "tools/call",
+            json!({"name": "ask_late", "arguments": {},
+                   "_meta": meta(true, json!({"elicitation": {"form": {}}}))}),
+        )
+        .await;
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    let failed = poll(&mut client, &id).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(message.contains("after the call became a task"), "{failed}");
+    assert_eq!(failed["statusMessage"], message, "{failed}");
+    assert!(failed.get("result").is_none(), "{failed}");
+
+    // Cancelled while it runs: cancelled, never completed, and cancelling again is fine.
+    let id = start(&mut client, "wait_ms", json!({"ms": 30_000})).await;
+    let ack = client.request("tasks/cancel", task_ref(&id)).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let cancelled = poll(&mut client, &id).await;
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert!(cancelled.get("result").is_none(), "{cancelled}");
+    let again = client.request("tasks/cancel", task_ref(&id)).await;
+    assert_eq!(again["result"]["resultType"], "complete", "{again}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let still = client.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(still["result"]["status"], "cancelled", "{still}");
+    // tasks/update is acknowledged; no task of ours waits for input.
+    let update = client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {}, "_meta": meta(true, json!({}))}),
+        )
+        .await;
+    assert_eq!(update["result"]["resultType"], "complete", "{update}");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_its_callers_alone_on_every_instance() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut alice = Client::connect(server(task_options(store.clone()), Some("alice"), false));
+    let mut bob = Client::connect(server(task_options(store.clone()), Some("bob"), false));
+    // Alice again, on another instance sharing the store.
+    let mut alice_elsewhere =
+        Client::connect(server(task_options(store.clone()), Some("alice"), false));
+    let id = start(&mut alice, "wait_ms", json!({"ms": 300})).await;
+    for method in ["tasks/get", "tasks/cancel"] {
+        let refused = bob.request(method, task_ref(&id)).await;
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("of yours"),
+            "{refused}"
+        );
+    }
+    let done = poll(&mut alice_elsewhere, &id).await;
+    assert_eq!(
+        done["status"], "completed",
+        "bob's cancel did nothing: {done}"
+    );
+    for client in [alice, bob, alice_elsewhere] {
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_go_when_their_time_to_live_is_over() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut options = task_options(store.clone());
+    options.ttl = Some(Duration::from_millis(700));
+    let mut client = Client::connect(server(options, None, false));
+    let id = start(&mut client, "wait_ms", json!({"ms": 100})).await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["ttlMs"], 700, "{done}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let gone = client.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    // The sweep removed it from the store too.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(store.list(Default::default(), 0).await.unwrap().is_empty());
+    client.close().await;
+}
+
+/// Runs `work` against a server on a runtime of its own, then drops the runtime with
+/// whatever still runs on it: as if the process had been killed.
+fn in_process_that_dies<F, Fut>(work: F)
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(work());
+        runtime.shutdown_background();
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn tasks_outlive_the_process_and_a_stopped_ones_are_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.sqlite3");
+    let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
+    {
+        let (path, ids) = (path.clone(), ids.clone());
+        in_process_that_dies(move || async move {
+            let store: Arc<dyn TaskStore> = Arc::new(SqliteStore::open(&path).unwrap());
+            let mut client = Client::connect(server(task_options(store), None, false));
+            let done = start(&mut client, "wait_ms", json!({"ms": 100})).await;
+            assert_eq!(poll(&mut client, &done).await["status"], "completed");
+            // Two that are still running when the process dies.
+            let again = start(&mut client, "wait_ms", json!({"ms": 500})).await;
+            let never_twice = start(&mut client, "send_report", json!({"ms": 500})).await;
+            ids.lock().unwrap().extend([done, again, never_twice]);
+        });
+    }
+    let [done, again, never_twice] = <[String; 3]>::try_from(ids.lock().unwrap().clone()).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = Arc::new(SqliteStore::open(&path).unwrap());
+        let mut client = Client::connect(server(task_options(store.clone()), None, false));
+        // The result written before the restart.
+        let kept = client.request("tasks/get", task_ref(&done)).await;
+        assert_eq!(kept["result"]["status"], "completed", "{kept}");
+        assert_eq!(
+            kept["result"]["result"]["structuredContent"],
+            json!({"slept_ms": 100})
+        );
+        // The idempotent call is run again once its lease runs out, and finishes.
+        let rerun = poll(&mut client, &again).await;
+        assert_eq!(rerun["status"], "completed", "{rerun}");
+        assert_eq!(
+            rerun["result"]["structuredContent"],
+            json!({"slept_ms": 500})
+        );
+        // The other is failed with the reason, not run again.
+        let failed = poll(&mut client, &never_twice).await;
+        assert_eq!(failed["status"], "failed", "{failed}");
+        let message = failed["error"]["message"].as_str().unwrap();
+        assert!(message.contains("stopped before it finished"), "{message}");
+        assert!(
+            message.contains("`send_report` is not marked idempotent"),
+            "{message}"
+        );
+        let records = store.list(Default::default(), 0).await.unwrap();
+        let attempts = |id: &str| records.iter().find(|r| r.id == id).unwrap().attempts;
+        assert_eq!((attempts(&again), attempts(&never_twice)), (2, 2));
+        assert!(records.iter().all(|r| r.status.is_terminal()));
+        assert!(records.iter().any(|r| r.status == TaskStatus::Failed));
+        client.close().await;
+    });
+}

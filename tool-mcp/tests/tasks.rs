@@ -2,7 +2,8 @@
 //! a call that becomes a task and is polled to its end, its result as `tools/call` would give
 //! it; failed and cancelled tasks; another caller refused; a client without the extension, and
 //! a session, answered as today; results past their time to live gone; and tasks that outlive
-//! the process that ran them (SQLite), taken over when it stopped.
+//! the process that ran them (SQLite), taken over when it stopped; and the SDK's own client
+//! following a task.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -527,4 +528,94 @@ fn tasks_outlive_the_process_and_a_stopped_ones_are_taken_over() {
         assert!(records.iter().any(|r| r.status == TaskStatus::Failed));
         client.close().await;
     });
+}
+
+/// A client of the SDK's own that declares the extension.
+#[derive(Clone, Default)]
+struct TaskClient;
+
+impl rmcp::ClientHandler for TaskClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build();
+        info
+    }
+}
+
+/// The SDK's own client (rmcp, 2026-07-28 by `server/discover`): the server advertises the
+/// extension, a call comes back as a task, `tasks/get` polls it to the tool's result, and a
+/// cancelled one ends cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sdks_client_follows_a_task() {
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, ProtocolVersion,
+        TaskPayload,
+    };
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let (served, pipe) = tokio::io::duplex(1 << 16);
+    let server = server(task_options(store), None, false);
+    tokio::spawn(async move {
+        let (read, write) = tokio::io::split(served);
+        let _ = serve_io(server, read, write, Default::default()).await;
+    });
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = TaskClient
+        .serve_with_lifecycle(pipe, lifecycle)
+        .await
+        .expect("discover succeeds");
+    let info = client.peer_info().expect("the server's capabilities");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+
+    let call = |ms: u64| {
+        let arguments = json!({"ms": ms}).as_object().cloned().unwrap();
+        CallToolRequestParams::new("wait_ms").with_arguments(arguments)
+    };
+    let CallToolResponse::Task(created) = client.call_tool_once(call(300)).await.unwrap() else {
+        panic!("a task");
+    };
+    let id = created.task.task_id.clone();
+    let done = loop {
+        let got = client
+            .get_task(GetTaskParams::new(id.clone()))
+            .await
+            .unwrap();
+        if got.task.status().is_terminal() {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let TaskPayload::Completed { result } = &done.task.payload else {
+        panic!("completed: {done:?}");
+    };
+    assert_eq!(result["structuredContent"], json!({"slept_ms": 300}));
+
+    let CallToolResponse::Task(long) = client.call_tool_once(call(30_000)).await.unwrap() else {
+        panic!("a task");
+    };
+    let id = long.task.task_id.clone();
+    client
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    let ended = loop {
+        let got = client
+            .get_task(GetTaskParams::new(id.clone()))
+            .await
+            .unwrap();
+        if got.task.status().is_terminal() {
+            break got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(
+        matches!(ended.task.payload, TaskPayload::Cancelled),
+        "{ended:?}"
+    );
+    let _ = client.cancel().await;
 }

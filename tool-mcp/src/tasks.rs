@@ -190,7 +190,8 @@ impl StatusLine {
         line.0.clone()
     }
 
-    fn peek(&self) -> Option<String> {
+    /// The latest message.
+    pub(crate) fn peek(&self) -> Option<String> {
         lock(&self.line).0.clone()
     }
 }

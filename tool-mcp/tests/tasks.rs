@@ -267,6 +267,8 @@ async fn a_long_call_becomes_a_task_polled_to_its_result() {
 
         let done = poll(&mut client, id).await;
         assert_eq!(done["status"], "completed", "{done}");
+        // The tool's last progress, not the one the store saw at a renewal.
+        assert_eq!(done["statusMessage"], "half way", "{done}");
         // Exactly what `tools/call` answers a client without the extension.
         let plain = client
             .request("tools/call", call("wait_ms", json!({"ms": 400}), false))

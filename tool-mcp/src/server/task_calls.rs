@@ -180,7 +180,9 @@ impl McpServer {
             tracing::debug!(task = %id, "a task's lease was lost: it was stopped");
             return;
         };
-        let ending = self.ending(&tool, joined_result(joined), round, cancel.is_cancelled());
+        let mut ending = self.ending(&tool, joined_result(joined), round, cancel.is_cancelled());
+        // The tool's last word, not the one the last renewal carried.
+        ending.status_message = ending.status_message.or_else(|| status.peek());
         match tasks.store().finish(&id, &tasks.instance, ending).await {
             Ok(true) => {}
             Ok(false) => tracing::debug!(task = %id, "a task ended after its lease was lost"),

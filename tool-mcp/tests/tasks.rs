@@ -532,6 +532,21 @@ fn tasks_outlive_the_process_and_a_stopped_ones_are_taken_over() {
     });
 }
 
+/// Polls the task with the SDK's client until it ends; its last state.
+async fn until_ended(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, TaskClient>,
+    id: &str,
+) -> rmcp::model::GetTaskResult {
+    loop {
+        let params = rmcp::model::GetTaskParams::new(id);
+        let got = client.get_task(params).await.unwrap();
+        if got.task.status().is_terminal() {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// A client of the SDK's own that declares the extension.
 #[derive(Clone, Default)]
 struct TaskClient;
@@ -552,8 +567,7 @@ impl rmcp::ClientHandler for TaskClient {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sdks_client_follows_a_task() {
     use rmcp::model::{
-        CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, ProtocolVersion,
-        TaskPayload,
+        CallToolRequestParams, CallToolResponse, CancelTaskParams, ProtocolVersion, TaskPayload,
     };
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 
@@ -582,16 +596,7 @@ async fn the_sdks_client_follows_a_task() {
         panic!("a task");
     };
     let id = created.task.task_id.clone();
-    let done = loop {
-        let got = client
-            .get_task(GetTaskParams::new(id.clone()))
-            .await
-            .unwrap();
-        if got.task.status().is_terminal() {
-            break got;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let done = until_ended(&client, &id).await;
     let TaskPayload::Completed { result } = &done.task.payload else {
         panic!("completed: {done:?}");
     };
@@ -605,19 +610,183 @@ async fn the_sdks_client_follows_a_task() {
         .cancel_task(CancelTaskParams::new(id.clone()))
         .await
         .unwrap();
-    let ended = loop {
-        let got = client
-            .get_task(GetTaskParams::new(id.clone()))
-            .await
-            .unwrap();
-        if got.task.status().is_terminal() {
-            break got;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let ended = until_ended(&client, &id).await;
     assert!(
         matches!(ended.task.payload, TaskPayload::Cancelled),
         "{ended:?}"
     );
     let _ = client.cancel().await;
+}
+
+/// A POST to the Streamable HTTP endpoint; the JSON-RPC message of its answer (a JSON body,
+/// or the last `data:` of an event stream).
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (u16, Option<String>, Value) {
+    let mut request = http
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(body);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let reply = request.send().await.unwrap();
+    let status = reply.status().as_u16();
+    let session = reply
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let text = reply.text().await.unwrap();
+    let json = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .rfind(|d| !d.is_empty())
+        .unwrap_or(text.trim());
+    let message = if json.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    (status, session, message)
+}
+
+async fn serve_http(stateless: bool) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let mut http = tool_mcp::HttpOptions::default();
+    http.stateless = stateless;
+    let server = server(task_options(Arc::new(MemoryStore::new())), None, false);
+    tokio::spawn(async move {
+        let _ = tool_mcp::serve_http(server, listener, &http, Default::default()).await;
+    });
+    url
+}
+
+/// Over Streamable HTTP: a stateless server's 2026-07-28 call becomes a task, followed with
+/// `tasks/get` and `tasks/cancel` (each naming the task in `Mcp-Name`); a session begun with
+/// `initialize` gets the plain result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_streamable_http_stateless_and_sessions() {
+    // Plain HTTP on loopback; the client still needs its TLS set up to be built.
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(tool_http::tls_config().unwrap())
+        .build()
+        .unwrap();
+    let url = serve_http(true).await;
+    let call_headers = |tool: &'static str| {
+        [
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", tool),
+        ]
+    };
+    let body = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let (status, _, created) = post(
+        &http,
+        &url,
+        &body(1, "tools/call", call("wait_ms", json!({"ms": 300}), true)),
+        &call_headers("wait_ms"),
+    )
+    .await;
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let task_headers = |method: &'static str, id: &str| {
+        vec![
+            ("MCP-Protocol-Version", MODERN.to_owned()),
+            ("Mcp-Method", method.to_owned()),
+            ("Mcp-Name", id.to_owned()),
+        ]
+    };
+    let send_task = |method: &'static str, id: String, n: u64| {
+        let http = http.clone();
+        let url = url.clone();
+        async move {
+            let headers = task_headers(method, &id);
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            post(&http, &url, &body(n, method, task_ref(&id)), &headers).await
+        }
+    };
+    let mut done = Value::Null;
+    for n in 0..200 {
+        let (_, _, got) = send_task("tasks/get", id.clone(), 10 + n).await;
+        if got["result"]["status"] == "completed" {
+            done = got;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        done["result"]["result"]["structuredContent"],
+        json!({"slept_ms": 300}),
+        "{done}"
+    );
+
+    let (_, _, long) = post(
+        &http,
+        &url,
+        &body(
+            2,
+            "tools/call",
+            call("wait_ms", json!({"ms": 30_000}), true),
+        ),
+        &call_headers("wait_ms"),
+    )
+    .await;
+    let long = long["result"]["taskId"].as_str().unwrap().to_owned();
+    let (_, _, ack) = send_task("tasks/cancel", long.clone(), 3).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let mut ended = Value::Null;
+    for n in 0..200 {
+        let (_, _, got) = send_task("tasks/get", long.clone(), 300 + n).await;
+        if got["result"]["status"] == "cancelled" {
+            ended = got;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(ended["result"]["status"], "cancelled", "{ended}");
+
+    // Sessions: `initialize`, then the same tool: a plain result.
+    let url = serve_http(false).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, session, _) = post(&http, &url, &init, &[]).await;
+    let session = session.expect("a session id");
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    post(
+        &http,
+        &url,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        &headers,
+    )
+    .await;
+    let (_, _, answer) = post(
+        &http,
+        &url,
+        &body(
+            5,
+            "tools/call",
+            json!({"name": "wait_ms", "arguments": {"ms": 200}}),
+        ),
+        &headers,
+    )
+    .await;
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"slept_ms": 200}),
+        "{answer}"
+    );
+    assert!(answer["result"].get("taskId").is_none(), "{answer}");
 }

@@ -155,6 +155,11 @@ impl Tasks {
         }
     }
 
+    /// Whether the task runs on this instance.
+    pub(crate) fn runs_here(&self, id: &str) -> bool {
+        lock(&self.running).contains_key(id)
+    }
+
     /// The latest status line of a task that runs here (fresher than the store's).
     pub(crate) fn live_status(&self, id: &str) -> Option<String> {
         lock(&self.running).get(id).and_then(|r| r.status.peek())

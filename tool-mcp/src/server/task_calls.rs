@@ -288,6 +288,11 @@ impl McpServer {
     /// A task whose instance stopped, now this instance's: cancelled if that was asked for, run
     /// again if its tool is idempotent (and still served), failed otherwise.
     async fn take_over(&self, tasks: &Arc<Tasks>, record: TaskRecord) {
+        // A lease of ours that ran out while its call still runs here (a renewal held up for a
+        // whole lease): the call goes on, and its next renewal keeps the task.
+        if tasks.runs_here(&record.id) {
+            return;
+        }
         let tool = self.live().executor.registry().get(&record.tool).cloned();
         let end = |status, message: String, outcome| Ending {
             status,

@@ -3,7 +3,8 @@
 //! A server that answers a long call with a task (MCP's `io.modelcontextprotocol/tasks`) keeps
 //! the task here, so that the client's later `tasks/get` finds it on whichever instance it
 //! reaches, after a restart too. [`TaskStore`] is the one interface; [`MemoryStore`] keeps tasks
-//! in memory, [`SqliteStore`] (feature `sqlite`) in a file.
+//! in memory, `SqliteStore` (feature `sqlite`) in a file, and `PostgresStore` (feature
+//! `postgres`) on a PostgreSQL server that several instances share.
 //!
 //! Instances sharing a store coordinate by leases alone: the instance running a task renews its
 //! lease while the call runs ([`TaskStore::renew`], which also tells it of a cancellation asked
@@ -40,6 +41,8 @@
 
 mod id;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod record;
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -47,7 +50,9 @@ mod store;
 
 pub use id::new_task_id;
 pub use memory::MemoryStore;
-pub use record::{Ending, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus};
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+pub use record::{Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 pub use store::{StoreError, StoreFuture, TaskStore};

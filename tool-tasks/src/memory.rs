@@ -3,7 +3,11 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::record::{Ending, ListFilter, NewTask, Renewal, TaskRecord};
+use serde_json::{Map, Value};
+
+use crate::record::{
+    Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus,
+};
 use crate::store::{StoreError, StoreFuture, TaskStore};
 
 /// A [`TaskStore`] in memory: the rules of the durable stores, lost with the process.
@@ -37,6 +41,9 @@ impl MemoryStore {
         self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// The status message of a task cancelled while it waited for input.
+pub(crate) const CANCELLED_WAITING: &str = "cancelled while it waited for input";
 
 fn ready<'a, T: Send + 'a>(value: Result<T, StoreError>) -> StoreFuture<'a, T> {
     Box::pin(std::future::ready(value))
@@ -122,6 +129,57 @@ impl TaskStore for MemoryStore {
         ready(Ok(true))
     }
 
+    fn wait_for_input<'a>(
+        &'a self,
+        id: &'a str,
+        holder: &'a str,
+        input: Input,
+    ) -> StoreFuture<'a, bool> {
+        let mut tasks = self.tasks();
+        let Some(task) = tasks.get_mut(id).filter(|t| held_by(t, holder)) else {
+            return ready(Ok(false));
+        };
+        task.status = TaskStatus::InputRequired;
+        task.input_requests = input.requests;
+        task.answers = input.answers;
+        if input.status_message.is_some() {
+            task.status_message = input.status_message;
+        }
+        task.updated_ms = input.now_ms;
+        task.holder = None;
+        task.lease_until_ms = 0;
+        ready(Ok(true))
+    }
+
+    fn answer<'a>(
+        &'a self,
+        id: &'a str,
+        responses: &'a Map<String, Value>,
+        holder: &'a str,
+        lease_until_ms: u64,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Answered> {
+        let mut tasks = self.tasks();
+        let Some(task) = tasks.get_mut(id).filter(|t| !t.expired(now_ms)) else {
+            return ready(Ok(Answered::NotWaiting));
+        };
+        let Some((answers, outstanding)) = task.with_responses(responses) else {
+            return ready(Ok(Answered::NotWaiting));
+        };
+        task.answers = answers;
+        if !outstanding.is_empty() {
+            let keys = outstanding.keys().cloned().collect();
+            task.input_requests = outstanding;
+            return ready(Ok(Answered::Partial { outstanding: keys }));
+        }
+        task.input_requests = Map::new();
+        task.status = TaskStatus::Working;
+        task.updated_ms = now_ms;
+        task.holder = Some(holder.to_owned());
+        task.lease_until_ms = lease_until_ms;
+        ready(Ok(Answered::Resumed(Box::new(task.clone()))))
+    }
+
     fn request_cancel<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, bool> {
         let mut tasks = self.tasks();
         let Some(task) = tasks
@@ -131,6 +189,13 @@ impl TaskStore for MemoryStore {
             return ready(Ok(false));
         };
         task.cancel_requested = true;
+        if task.status == TaskStatus::InputRequired {
+            // Nothing runs it to see the request: it ends here.
+            task.status = TaskStatus::Cancelled;
+            task.status_message = Some(CANCELLED_WAITING.to_owned());
+            task.input_requests = Map::new();
+            task.updated_ms = now_ms;
+        }
         ready(Ok(true))
     }
 
@@ -144,7 +209,7 @@ impl TaskStore for MemoryStore {
         let mut tasks = self.tasks();
         let mut due: Vec<&mut TaskRecord> = tasks
             .values_mut()
-            .filter(|t| !t.status.is_terminal() && t.lease_until_ms < now_ms)
+            .filter(|t| t.status == TaskStatus::Working && t.lease_until_ms < now_ms)
             .collect();
         // Oldest first, as the SQL stores take them.
         due.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));

@@ -1,6 +1,6 @@
 //! What a store keeps of a task, and what its operations take and give.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Where a task is in its life. The last three are terminal: once reached, the task's state does
 /// not change (MCP's `working`, `input_required`, `completed`, `failed`, `cancelled`).
@@ -95,6 +95,12 @@ pub struct TaskRecord {
     pub outcome: Option<Value>,
     /// Whether someone asked for the task to be cancelled.
     pub cancel_requested: bool,
+    /// The questions the task waits for answers to, by key (MCP's `inputRequests`): empty
+    /// unless the task is [`InputRequired`](TaskStatus::InputRequired).
+    pub input_requests: Map<String, Value>,
+    /// The answers the client gave so far, by question key: the next run of the call finds
+    /// them when it asks the same questions again.
+    pub answers: Map<String, Value>,
     /// The instance running the task, while one does.
     pub holder: Option<String>,
     /// Until when the holder's lease runs, in milliseconds since the epoch: past it, the holder
@@ -160,6 +166,8 @@ impl NewTask {
             poll_interval_ms: self.poll_interval_ms,
             outcome: None,
             cancel_requested: false,
+            input_requests: Map::new(),
+            answers: Map::new(),
             holder: Some(self.holder),
             lease_until_ms: self.lease_until_ms,
             attempts: 1,
@@ -178,6 +186,62 @@ pub struct Ending {
     pub outcome: Option<Value>,
     /// When it ended, in milliseconds since the epoch.
     pub now_ms: u64,
+}
+
+/// A run that ended asking the client for input: the task waits for the answers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Input {
+    /// The questions without an answer yet, by key (MCP's `inputRequests`).
+    pub requests: Map<String, Value>,
+    /// The answers the run used, by key: the next run asks those questions again.
+    pub answers: Map<String, Value>,
+    /// The status message while the task waits (`None` keeps the last one).
+    pub status_message: Option<String>,
+    /// When the run asked, in milliseconds since the epoch.
+    pub now_ms: u64,
+}
+
+/// What [`TaskStore::answer`](crate::TaskStore::answer) did with a client's answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answered {
+    /// The task is not waiting for input (unknown, past its time to live, running or over):
+    /// the answers were ignored.
+    NotWaiting,
+    /// Kept the answers to outstanding questions; others are still outstanding, by key.
+    Partial {
+        /// The keys still without an answer.
+        outstanding: Vec<String>,
+    },
+    /// Every question has its answer: the task runs again, held by the instance that gave
+    /// them, and this is its record (answers included) for that instance to run.
+    Resumed(Box<TaskRecord>),
+}
+
+impl TaskRecord {
+    /// What `responses` make of a task waiting for input: the answers it then holds and the
+    /// questions still outstanding (answers to questions not outstanding are ignored, as MCP
+    /// says); `None` when the task does not wait for input.
+    pub fn with_responses(
+        &self,
+        responses: &Map<String, Value>,
+    ) -> Option<(Map<String, Value>, Map<String, Value>)> {
+        if self.status != TaskStatus::InputRequired {
+            return None;
+        }
+        let mut answers = self.answers.clone();
+        let mut outstanding = Map::new();
+        for (key, request) in &self.input_requests {
+            match responses.get(key) {
+                Some(answer) => {
+                    answers.insert(key.clone(), answer.clone());
+                }
+                None => {
+                    outstanding.insert(key.clone(), request.clone());
+                }
+            }
+        }
+        Some((answers, outstanding))
+    }
 }
 
 /// What a holder learns when it renews its lease.

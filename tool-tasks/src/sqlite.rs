@@ -9,14 +9,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
-use serde_json::Value;
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use serde_json::{Map, Value};
 
-use crate::record::{Ending, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus};
+use crate::memory::CANCELLED_WAITING;
+use crate::record::{
+    Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus,
+};
 use crate::store::{StoreError, StoreFuture, TaskStore};
 
-/// The schema's version, in `PRAGMA user_version`: a file from a newer schema is refused.
-const SCHEMA_VERSION: i64 = 1;
+/// The schema's version, in `PRAGMA user_version`: a file from a newer schema is refused, one
+/// from an older one is brought up to date (version 2 added the columns of tasks that wait for
+/// input, and the revision that makes answering them a compare-and-set).
+const SCHEMA_VERSION: i64 = 2;
+
+/// From version 1 to 2.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE tasks ADD COLUMN input_requests TEXT;
+ALTER TABLE tasks ADD COLUMN answers TEXT;
+ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tasks (
@@ -36,7 +48,10 @@ CREATE TABLE IF NOT EXISTS tasks (
     cancel_requested INTEGER NOT NULL DEFAULT 0,
     holder           TEXT,
     lease_until_ms   INTEGER NOT NULL,
-    attempts         INTEGER NOT NULL DEFAULT 1
+    attempts         INTEGER NOT NULL DEFAULT 1,
+    input_requests   TEXT,
+    answers          TEXT,
+    revision         INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS tasks_running ON tasks (lease_until_ms)
     WHERE status IN ('working', 'input_required');
@@ -45,7 +60,7 @@ CREATE INDEX IF NOT EXISTS tasks_created ON tasks (created_ms);
 
 const COLUMNS: &str = "id, owner, tool, arguments, origin, idempotent, status, status_message, \
      created_ms, updated_ms, ttl_ms, poll_interval_ms, outcome, cancel_requested, holder, \
-     lease_until_ms, attempts";
+     lease_until_ms, attempts, input_requests, answers";
 
 /// Running, in SQL.
 const RUNNING: &str = "status IN ('working', 'input_required')";
@@ -126,7 +141,10 @@ impl SqliteStore {
             .map_err(|e| e.to_string())?;
         conn.pragma_update(None, "synchronous", "normal")
             .map_err(|e| e.to_string())?;
-        let version: i64 = conn
+        // One process at a time reads the version and brings the file up to date.
+        let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+            .map_err(|e| e.to_string())?;
+        let version: i64 = tx
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .map_err(|e| e.to_string())?;
         if version > SCHEMA_VERSION {
@@ -135,9 +153,14 @@ impl SqliteStore {
                  {SCHEMA_VERSION}"
             ));
         }
-        conn.execute_batch(SCHEMA).map_err(|e| e.to_string())?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        if version == 1 {
+            tx.execute_batch(MIGRATE_1_TO_2)
+                .map_err(|e| format!("bringing the file from schema 1 to 2: {e}"))?;
+        }
+        tx.execute_batch(SCHEMA).map_err(|e| e.to_string())?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(|e| e.to_string())?;
+        tx.commit().map_err(|e| e.to_string())?;
         Ok(())
     }
 
@@ -184,6 +207,28 @@ fn read_json(id: &str, what: &str, text: Option<String>) -> Result<Option<Value>
     .transpose()
 }
 
+/// A JSON object column (`NULL` is an empty object).
+fn read_object(
+    id: &str,
+    what: &str,
+    text: Option<String>,
+) -> Result<Map<String, Value>, StoreError> {
+    match read_json(id, what, text)? {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(map)) => Ok(map),
+        Some(other) => Err(StoreError::Corrupt {
+            store: "sqlite",
+            id: id.to_owned(),
+            what: format!("{what}: not an object but {other}"),
+        }),
+    }
+}
+
+/// An object as a column: `NULL` when empty.
+fn object_text(map: &Map<String, Value>) -> Option<String> {
+    (!map.is_empty()).then(|| Value::Object(map.clone()).to_string())
+}
+
 /// A row's columns, before the JSON and the status are checked.
 struct RawRow {
     id: String,
@@ -203,6 +248,8 @@ struct RawRow {
     holder: Option<String>,
     lease_until_ms: i64,
     attempts: i64,
+    input_requests: Option<String>,
+    answers: Option<String>,
 }
 
 fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
@@ -224,6 +271,8 @@ fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
         holder: row.get(14)?,
         lease_until_ms: row.get(15)?,
         attempts: row.get(16)?,
+        input_requests: row.get(17)?,
+        answers: row.get(18)?,
     })
 }
 
@@ -243,6 +292,8 @@ impl RawRow {
                 .unwrap_or(Value::Null),
             origin: read_json(&self.id, "origin", Some(self.origin))?.unwrap_or(Value::Null),
             outcome: read_json(&self.id, "outcome", self.outcome)?,
+            input_requests: read_object(&self.id, "input_requests", self.input_requests)?,
+            answers: read_object(&self.id, "answers", self.answers)?,
             id: self.id,
             owner: self.owner,
             tool: self.tool,
@@ -359,7 +410,7 @@ impl TaskStore for SqliteStore {
             let cancel: Option<bool> = conn
                 .query_row(
                     &format!(
-                        "UPDATE tasks SET lease_until_ms = :lease, \
+                        "UPDATE tasks SET lease_until_ms = :lease, revision = revision + 1, \
                          updated_ms = CASE WHEN :message IS NOT NULL \
                              AND :message IS NOT status_message THEN :now ELSE updated_ms END, \
                          status_message = COALESCE(:message, status_message) \
@@ -392,7 +443,8 @@ impl TaskStore for SqliteStore {
                     &format!(
                         "UPDATE tasks SET status = :status, \
                          status_message = COALESCE(:message, status_message), \
-                         outcome = :outcome, updated_ms = :now, holder = NULL \
+                         outcome = :outcome, updated_ms = :now, holder = NULL, \
+                         revision = revision + 1 \
                          WHERE id = :id AND holder = :holder AND {RUNNING}"
                     ),
                     rusqlite::named_params! {
@@ -409,16 +461,132 @@ impl TaskStore for SqliteStore {
         })
     }
 
-    fn request_cancel<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, bool> {
-        let id = id.to_owned();
+    fn wait_for_input<'a>(
+        &'a self,
+        id: &'a str,
+        holder: &'a str,
+        input: Input,
+    ) -> StoreFuture<'a, bool> {
+        let (id, holder) = (id.to_owned(), holder.to_owned());
         self.with(move |conn| {
             let changed = conn
                 .execute(
                     &format!(
-                        "UPDATE tasks SET cancel_requested = 1 \
+                        "UPDATE tasks SET status = 'input_required', input_requests = :requests, \
+                         answers = :answers, status_message = COALESCE(:message, status_message), \
+                         updated_ms = :now, holder = NULL, lease_until_ms = 0, \
+                         revision = revision + 1 \
+                         WHERE id = :id AND holder = :holder AND {RUNNING}"
+                    ),
+                    rusqlite::named_params! {
+                        ":requests": object_text(&input.requests),
+                        ":answers": object_text(&input.answers),
+                        ":message": input.status_message,
+                        ":now": ms(input.now_ms),
+                        ":id": id,
+                        ":holder": holder,
+                    },
+                )
+                .map_err(sql)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn answer<'a>(
+        &'a self,
+        id: &'a str,
+        responses: &'a Map<String, Value>,
+        holder: &'a str,
+        lease_until_ms: u64,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Answered> {
+        let (id, holder, responses) = (id.to_owned(), holder.to_owned(), responses.clone());
+        self.with(move |conn| {
+            // Read, decide in Rust, write if nothing changed in between (the revision), and
+            // read again if something did: other processes may answer the same task.
+            loop {
+                let row = conn
+                    .query_row(
+                        &format!(
+                            "SELECT {COLUMNS}, revision FROM tasks WHERE id = :id AND {ALIVE}"
+                        ),
+                        rusqlite::named_params! {":id": id, ":now": ms(now_ms)},
+                        |row| Ok((raw(row)?, row.get::<_, i64>(19)?)),
+                    )
+                    .optional()
+                    .map_err(sql)?;
+                let Some((row, revision)) = row else {
+                    return Ok(Answered::NotWaiting);
+                };
+                let record = row.record()?;
+                let Some((answers, outstanding)) = record.with_responses(&responses) else {
+                    return Ok(Answered::NotWaiting);
+                };
+                let resumed = outstanding.is_empty();
+                let changed = conn
+                    .execute(
+                        "UPDATE tasks SET answers = :answers, input_requests = :requests, \
+                         status = CASE WHEN :resumed THEN 'working' ELSE status END, \
+                         updated_ms = CASE WHEN :resumed THEN :now ELSE updated_ms END, \
+                         holder = CASE WHEN :resumed THEN :holder ELSE holder END, \
+                         lease_until_ms = CASE WHEN :resumed THEN :lease ELSE lease_until_ms END, \
+                         revision = revision + 1 \
+                         WHERE id = :id AND revision = :revision",
+                        rusqlite::named_params! {
+                            ":answers": object_text(&answers),
+                            ":requests": object_text(&outstanding),
+                            ":resumed": resumed,
+                            ":now": ms(now_ms),
+                            ":holder": holder,
+                            ":lease": ms(lease_until_ms),
+                            ":id": id,
+                            ":revision": revision,
+                        },
+                    )
+                    .map_err(sql)?;
+                if changed == 0 {
+                    continue;
+                }
+                if !resumed {
+                    return Ok(Answered::Partial {
+                        outstanding: outstanding.keys().cloned().collect(),
+                    });
+                }
+                let mut record = record;
+                record.status = TaskStatus::Working;
+                record.answers = answers;
+                record.input_requests = Map::new();
+                record.updated_ms = now_ms;
+                record.holder = Some(holder);
+                record.lease_until_ms = lease_until_ms;
+                return Ok(Answered::Resumed(Box::new(record)));
+            }
+        })
+    }
+
+    fn request_cancel<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, bool> {
+        let id = id.to_owned();
+        self.with(move |conn| {
+            // A task waiting for input has no holder to see the request: it ends here.
+            let changed = conn
+                .execute(
+                    &format!(
+                        "UPDATE tasks SET cancel_requested = 1, revision = revision + 1, \
+                         status = CASE WHEN status = 'input_required' THEN 'cancelled' \
+                             ELSE status END, \
+                         status_message = CASE WHEN status = 'input_required' THEN :message \
+                             ELSE status_message END, \
+                         input_requests = CASE WHEN status = 'input_required' THEN NULL \
+                             ELSE input_requests END, \
+                         updated_ms = CASE WHEN status = 'input_required' THEN :now \
+                             ELSE updated_ms END \
                          WHERE id = :id AND {RUNNING} AND {ALIVE}"
                     ),
-                    rusqlite::named_params! {":id": id, ":now": ms(now_ms)},
+                    rusqlite::named_params! {
+                        ":id": id,
+                        ":now": ms(now_ms),
+                        ":message": CANCELLED_WAITING,
+                    },
                 )
                 .map_err(sql)?;
             Ok(changed == 1)
@@ -439,8 +607,9 @@ impl TaskStore for SqliteStore {
             let mut statement = conn
                 .prepare(&format!(
                     "UPDATE tasks SET holder = :holder, lease_until_ms = :lease, \
-                     attempts = attempts + 1 \
-                     WHERE id IN (SELECT id FROM tasks WHERE {RUNNING} AND lease_until_ms < :now \
+                     attempts = attempts + 1, revision = revision + 1 \
+                     WHERE id IN (SELECT id FROM tasks WHERE {RUNNING} AND status = 'working' \
+                                  AND lease_until_ms < :now \
                                   ORDER BY created_ms, id LIMIT :limit) \
                      RETURNING {COLUMNS}"
                 ))
@@ -471,7 +640,7 @@ impl TaskStore for SqliteStore {
             let changed = conn
                 .execute(
                     &format!(
-                        "UPDATE tasks SET lease_until_ms = 0 \
+                        "UPDATE tasks SET lease_until_ms = 0, revision = revision + 1 \
                          WHERE id = :id AND holder = :holder AND {RUNNING}"
                     ),
                     rusqlite::named_params! {":id": id, ":holder": holder},

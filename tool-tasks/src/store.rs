@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::record::{Ending, ListFilter, NewTask, Renewal, TaskRecord};
+use crate::record::{Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord};
 
 /// What a store's operations return: a boxed future, so that a server holds any store as
 /// `Arc<dyn TaskStore>`.
@@ -44,11 +44,36 @@ pub trait TaskStore: Send + Sync + 'static {
     /// or not held by `holder`.
     fn finish<'a>(&'a self, id: &'a str, holder: &'a str, ending: Ending) -> StoreFuture<'a, bool>;
 
-    /// Asks for a running task to be cancelled: its holder sees it at its next renewal. `false`
-    /// if the task is unknown or over.
+    /// Puts a running task held by `holder` in `input_required`: its run ended asking the
+    /// client `input.requests`. Nothing runs it while it waits: it has no holder and no lease,
+    /// until [`answer`](Self::answer) resumes it. `false` (and no change) if the task is not
+    /// running or not held by `holder`.
+    fn wait_for_input<'a>(
+        &'a self,
+        id: &'a str,
+        holder: &'a str,
+        input: Input,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Gives a task waiting for input the client's `responses` (MCP's `tasks/update`). Answers
+    /// to outstanding questions are kept, others ignored; once every question has its answer,
+    /// the task is `working` again, held by `holder` until `lease_until_ms`, for that instance to run the call again with the answers. Two instances
+    /// answering at once never both resume it.
+    fn answer<'a>(
+        &'a self,
+        id: &'a str,
+        responses: &'a serde_json::Map<String, serde_json::Value>,
+        holder: &'a str,
+        lease_until_ms: u64,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Answered>;
+
+    /// Asks for a task to be cancelled: a running one's holder sees it at its next renewal; a
+    /// task waiting for input, which nothing runs, is cancelled at once. `false` if the task is
+    /// unknown or over.
     fn request_cancel<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, bool>;
 
-    /// Takes over at most `limit` running tasks whose lease ran out before `now_ms`: each
+    /// Takes over at most `limit` working tasks whose lease ran out before `now_ms`: each
     /// becomes `holder`'s until `lease_until_ms`, with one more attempt counted, and is
     /// returned as it is now. Two instances calling it at once never take the same task.
     fn claim_expired<'a>(

@@ -69,7 +69,8 @@ use super::server::lock;
 /// ```
 #[derive(Clone, Debug)]
 pub struct McpPeer {
-    peer: Peer<RoleServer>,
+    /// The connection the call came in on; none for a task's run, which outlives it.
+    peer: Option<Peer<RoleServer>>,
     reach: Reach,
 }
 
@@ -93,13 +94,27 @@ impl McpPeer {
         } else {
             Reach::Stateless
         };
-        Self { peer, reach }
+        Self {
+            peer: Some(peer),
+            reach,
+        }
     }
 
     /// The client of a 2026-07-28 call, which asks through `round`.
     pub(crate) fn rounds(peer: Peer<RoleServer>, round: Arc<Round>) -> Self {
         Self {
-            peer,
+            peer: Some(peer),
+            reach: Reach::Rounds(round),
+        }
+    }
+
+    /// The client of a task's run after its call was answered (run again with the client's
+    /// answers, or by another instance): it asks through `round`, whose questions the task
+    /// holds until the client answers them with `tasks/update`.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn task(round: Arc<Round>) -> Self {
+        Self {
+            peer: None,
             reach: Reach::Rounds(round),
         }
     }
@@ -119,8 +134,8 @@ impl McpPeer {
                 InputRequest::CreateMessage(CreateMessageRequest::new(params)),
             ),
             _ => {
-                self.can_ask(WHAT)?;
-                let asked = self.peer.create_message(params).await;
+                let peer = self.can_ask(WHAT)?;
+                let asked = peer.create_message(params).await;
                 asked.map_err(|e| refused(WHAT, e))
             }
         }
@@ -139,8 +154,8 @@ impl McpPeer {
                 round.ask(WHAT, InputRequest::Elicitation(ElicitRequest::new(params)))
             }
             _ => {
-                self.can_ask(WHAT)?;
-                let asked = self.peer.create_elicitation(params).await;
+                let peer = self.can_ask(WHAT)?;
+                let asked = peer.create_elicitation(params).await;
                 asked.map_err(|e| refused(WHAT, e))
             }
         }
@@ -149,28 +164,30 @@ impl McpPeer {
     /// The SDK's handle on the client, for what this type does not wrap (notifications,
     /// `roots/list`, the client's info). A request sent through it waits for the client's
     /// answer even where none can come: prefer [`sample`](Self::sample) and
-    /// [`elicit`](Self::elicit).
-    pub fn peer(&self) -> &Peer<RoleServer> {
-        &self.peer
+    /// [`elicit`](Self::elicit). `None` in a task's run once its call was answered (it outlives
+    /// the connection the call came in on).
+    pub fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.as_ref()
     }
 
-    /// `Ok` when a request for `what` can reach the client of a session-era call and the
-    /// client said it serves it.
-    fn can_ask(&self, what: &str) -> Result<(), ToolError> {
-        match &self.reach {
-            Reach::Stateless => Err(ToolError::failed(format!(
+    /// The connection, when a request for `what` can reach the client of a session-era call
+    /// and the client said it serves it.
+    fn can_ask(&self, what: &str) -> Result<&Peer<RoleServer>, ToolError> {
+        match (&self.reach, &self.peer) {
+            (Reach::Stateless, _) => Err(ToolError::failed(format!(
                 "this server is stateless: {what} needs an MCP session, which carries the \
                  server's request to the client, and a stateless server keeps none; serve the \
                  tool with sessions (without --stateless), or call it with protocol 2026-07-28"
             ))),
-            Reach::Session | Reach::Rounds(_) => {
-                let info = self.peer.peer_info();
+            (Reach::Session | Reach::Rounds(_), Some(peer)) => {
+                let info = peer.peer_info();
                 if info.is_some_and(|i| declares(&i.capabilities, what)) {
-                    Ok(())
+                    Ok(peer)
                 } else {
                     Err(not_declared(what))
                 }
             }
+            (_, None) => Err(not_declared(what)),
         }
     }
 }
@@ -261,6 +278,10 @@ pub(crate) enum RoundEnd {
     InputRequired(InputRequiredResult),
 }
 
+/// What a task's run asked without an answer, and the answers it used.
+#[cfg(feature = "tasks")]
+pub(crate) type TaskInput = (InputRequests, BTreeMap<String, Value>);
+
 /// What the sealed `requestState` holds: the answers so far, and the keys of the questions
 /// asked last, whose answers the retry carries.
 #[derive(Serialize, Deserialize)]
@@ -338,6 +359,27 @@ impl Round {
     /// to seal.
     pub(crate) fn may_ask(&self) -> bool {
         declares(&self.capabilities, "sampling") || declares(&self.capabilities, "elicitation")
+    }
+
+    /// The questions a task's run asked without an answer, by key, and the answers it used
+    /// (the next run asks those again): a task keeps both in its store rather than in a sealed
+    /// state. `None` when it asked nothing it had no answer for; `Err` for a refusal.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn take_input(&self) -> Result<Option<TaskInput>, McpError> {
+        let mut state = lock(&self.state);
+        if let Some(refusal) = state.refusal.take() {
+            return Err(refusal);
+        }
+        if state.asked.is_empty() {
+            return Ok(None);
+        }
+        let asked = std::mem::take(&mut state.asked);
+        let used = std::mem::take(&mut state.used);
+        let answers = std::mem::take(&mut state.answers)
+            .into_iter()
+            .filter(|(key, _)| used.contains(key))
+            .collect();
+        Ok(Some((asked, answers)))
     }
 
     /// How the call ends, once its tool has run: sealed with `states` and `binding` when it

@@ -250,19 +250,27 @@ pub(crate) fn owner_key(caller: Option<&Principal>) -> Option<String> {
     caller.map(|p| json!([p.issuer(), p.subject()]).to_string())
 }
 
-/// What a task keeps of its caller, to run its call again elsewhere: who, and with which
-/// scopes (the access token is not kept: a call run again reaches no downstream service with
-/// the caller's token).
-pub(crate) fn origin(caller: Option<&Principal>) -> Value {
-    match caller {
-        None => Value::Null,
-        Some(p) => json!({
-            "subject": p.subject(),
-            "issuer": p.issuer(),
-            "client_id": p.client_id(),
-            "scopes": p.scopes(),
-        }),
+/// What a task keeps of its call, to run it again (on another instance, or with its
+/// client's answers): who called, with which scopes, and what the client declared it can
+/// answer. The access token is not kept: a call run again reaches no downstream service with
+/// the caller's token.
+pub(crate) fn origin(caller: Option<&Principal>, capabilities: Option<&Value>) -> Value {
+    let mut origin = serde_json::Map::new();
+    if let Some(p) = caller {
+        origin.insert("subject".into(), json!(p.subject()));
+        origin.insert("issuer".into(), json!(p.issuer()));
+        origin.insert("client_id".into(), json!(p.client_id()));
+        origin.insert("scopes".into(), json!(p.scopes()));
     }
+    if let Some(capabilities) = capabilities {
+        origin.insert("client_capabilities".into(), capabilities.clone());
+    }
+    Value::Object(origin)
+}
+
+/// The client capabilities [`origin`] kept, if any.
+pub(crate) fn capabilities(origin: &Value) -> Option<Value> {
+    origin.get("client_capabilities").cloned()
 }
 
 /// The caller [`origin`] kept, if any.
@@ -322,8 +330,8 @@ pub(crate) fn created(record: &TaskRecord) -> CreateTaskResult {
     CreateTaskResult::new(wire_task(record, None))
 }
 
-/// A task as `tasks/get` answers it: its fields, and by its status the call's result (as
-/// `tools/call` would have returned it) or its JSON-RPC error.
+/// A task as `tasks/get` answers it: its fields, and by its status the questions it waits on,
+/// the call's result (as `tools/call` would have returned it) or its JSON-RPC error.
 pub(crate) fn detailed(record: &TaskRecord, status_message: Option<String>) -> DetailedTask {
     let object = |value: &Option<Value>| match value {
         Some(Value::Object(map)) => map.clone(),
@@ -331,8 +339,17 @@ pub(crate) fn detailed(record: &TaskRecord, status_message: Option<String>) -> D
     };
     let payload = match record.status {
         TaskStatus::Working => TaskPayload::Working,
-        // No tool of ours waits for input in a task (questions end the call first).
-        TaskStatus::InputRequired => TaskPayload::Working,
+        TaskStatus::InputRequired => TaskPayload::InputRequired {
+            // Written by this server from rmcp's own requests: each reads back.
+            input_requests: record
+                .input_requests
+                .iter()
+                .filter_map(|(key, request)| {
+                    let request = serde_json::from_value(request.clone()).ok()?;
+                    Some((key.clone(), request))
+                })
+                .collect(),
+        },
         TaskStatus::Completed => TaskPayload::Completed {
             result: object(&record.outcome),
         },
@@ -348,6 +365,18 @@ pub(crate) fn detailed(record: &TaskRecord, status_message: Option<String>) -> D
 pub(crate) fn error_object(error: &rmcp::ErrorData) -> Value {
     serde_json::to_value(error)
         .unwrap_or_else(|_| json!({"code": -32603, "message": "internal error"}))
+}
+
+/// The status message of a task whose run asked its client for input.
+pub(crate) const WAITING: &str =
+    "waiting for the client's answers (tasks/get shows the questions; answer with tasks/update)";
+
+/// The error of a task whose tool this server no longer serves, when it was to run again.
+pub(crate) fn gone(tool: &str) -> Value {
+    json!({
+        "code": -32602,
+        "message": format!("`{tool}` is no longer served, so the task cannot go on"),
+    })
 }
 
 /// The error of a task whose instance stopped while it ran, for a tool not run again.

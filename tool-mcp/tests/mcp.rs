@@ -284,7 +284,9 @@ async fn every_call_reaches_its_own_client() {
     )
     .handler(|_, ctx| async move {
         let peer = ctx.extension::<McpPeer>();
-        let reachable = peer.is_some_and(|p| !p.peer().is_transport_closed());
+        let reachable = peer
+            .and_then(|p| p.peer())
+            .is_some_and(|p| !p.is_transport_closed());
         Ok(ToolOutput::new(json!(reachable)))
     });
     tools.register(has_client).unwrap();

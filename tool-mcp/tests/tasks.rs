@@ -63,19 +63,26 @@ fn tools() -> Registry {
                     tokio::time::sleep(Duration::from_millis(150)).await;
                     Err::<ToolOutput, _>(ToolError::failed("the build broke"))
                 }),
-            // Asks its user only after it became a task: the task fails, saying why.
+            // Asks its user two things, one after the other, only after it became a task: the
+            // task waits for each answer and runs again with it.
             DynamicTool::new("ask_late", "Asks late.", object.clone())
                 .task(true)
                 .handler(|_, ctx: ToolContext| async move {
                     tokio::time::sleep(Duration::from_millis(150)).await;
                     let client = McpPeer::from_context(&ctx)?;
-                    let params: ElicitRequestParams = serde_json::from_value(json!({
-                        "message": "Your name?",
-                        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
-                    }))
-                    .map_err(ToolError::internal)?;
-                    let answer = client.elicit(params).await?;
-                    Ok(ToolOutput::new(serde_json::to_value(answer).unwrap()))
+                    let ask = |message: &str| {
+                        serde_json::from_value::<ElicitRequestParams>(json!({
+                            "message": message,
+                            "requestedSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+                        }))
+                        .map_err(ToolError::internal)
+                    };
+                    let name = client.elicit(ask("Your name?")?).await?;
+                    let city = client.elicit(ask("Your city?")?).await?;
+                    Ok(ToolOutput::new(json!({
+                        "name": name.content.unwrap_or_default()["text"],
+                        "city": city.content.unwrap_or_default()["text"],
+                    })))
                 }),
             // Not marked: never a task.
             DynamicTool::new("wait_plain", "Waits.", object).handler(|input, _| async move {
@@ -365,21 +372,16 @@ async fn failed_and_cancelled_tasks() {
         "{done}"
     );
 
-    // A question after the call became a task: failed, with the JSON-RPC error saying why.
-    let answer = client
-        .request(
-            "tools/call",
-            json!({"name": "ask_late", "arguments": {},
-                   "_meta": meta(true, json!({"elicitation": {"form": {}}}))}),
-        )
-        .await;
-    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    // A question the client did not declare it can answer: failed, with the JSON-RPC error
+    // (-32021) naming the capability.
+    let id = start(&mut client, "ask_late", json!({})).await;
     let failed = poll(&mut client, &id).await;
     assert_eq!(failed["status"], "failed", "{failed}");
-    assert_eq!(failed["error"]["code"], -32603, "{failed}");
-    let message = failed["error"]["message"].as_str().unwrap();
-    assert!(message.contains("after the call became a task"), "{failed}");
-    assert_eq!(failed["statusMessage"], message, "{failed}");
+    assert_eq!(failed["error"]["code"], -32021, "{failed}");
+    assert!(
+        failed["error"]["data"]["requiredCapabilities"]["elicitation"].is_object(),
+        "{failed}"
+    );
     assert!(failed.get("result").is_none(), "{failed}");
 
     // Cancelled while it runs: cancelled, never completed, and cancelling again is fine.
@@ -394,7 +396,7 @@ async fn failed_and_cancelled_tasks() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let still = client.request("tasks/get", task_ref(&id)).await;
     assert_eq!(still["result"]["status"], "cancelled", "{still}");
-    // tasks/update is acknowledged; no task of ours waits for input.
+    // tasks/update of a task that waits for nothing is acknowledged, and changes nothing.
     let update = client
         .request(
             "tasks/update",
@@ -403,6 +405,140 @@ async fn failed_and_cancelled_tasks() {
         .await;
     assert_eq!(update["result"]["resultType"], "complete", "{update}");
     client.close().await;
+}
+
+/// `tasks/get` until the task leaves `working`; its last answer.
+async fn poll_while_working(client: &mut Client, id: &str) -> Value {
+    for _ in 0..500 {
+        let answer = client.request("tasks/get", task_ref(id)).await;
+        if answer["result"]["status"] != "working" {
+            return answer["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} stayed working");
+}
+
+/// The one question a task in `input_required` shows: its key and its message.
+fn question(task: &Value) -> (String, String) {
+    assert_eq!(task["status"], "input_required", "{task}");
+    let requests = task["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{task}");
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create", "{task}");
+    (
+        key.clone(),
+        request["params"]["message"].as_str().unwrap().to_owned(),
+    )
+}
+
+fn update(id: &str, responses: Value) -> Value {
+    json!({"taskId": id, "inputResponses": responses, "_meta": meta(true, json!({}))})
+}
+
+fn accept(text: &str) -> Value {
+    json!({"action": "accept", "content": {"text": text}})
+}
+
+/// A task whose tool asks its user after the call became a task: `input_required` with the
+/// question, answered with `tasks/update` (on any instance sharing the store), and run again
+/// with the answers until it completes; answers to keys not asked are ignored; a waiting task
+/// is cancelled at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asks_its_client_and_goes_on_with_the_answers() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store.clone()), Some("ada"), false));
+    let mut elsewhere = Client::connect(server(task_options(store.clone()), Some("ada"), false));
+    let elicits = json!({"elicitation": {"form": {}}});
+    let answer = client
+        .request(
+            "tools/call",
+            json!({"name": "ask_late", "arguments": {}, "_meta": meta(true, elicits.clone())}),
+        )
+        .await;
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let waiting = poll_while_working(&mut client, &id).await;
+    let (first, message) = question(&waiting);
+    assert_eq!(message, "Your name?");
+    assert!(
+        waiting["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("tasks/update"),
+        "{waiting}"
+    );
+    // Asked again, the same question under the same key.
+    let again = client.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(question(&again["result"]), (first.clone(), message));
+
+    // An answer to a key never asked is ignored: still waiting.
+    let ack = elsewhere
+        .request(
+            "tasks/update",
+            update(&id, json!({"never-asked": accept("x")})),
+        )
+        .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let still = elsewhere.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(question(&still["result"]).0, first);
+
+    // Answered on another instance: it runs there again, and asks the second question.
+    let ack = elsewhere
+        .request(
+            "tasks/update",
+            update(&id, json!({first.clone(): accept("Ada")})),
+        )
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let waiting = poll_while_working(&mut client, &id).await;
+    let (second, message) = question(&waiting);
+    assert_eq!(message, "Your city?");
+    assert_ne!(second, first);
+    // A late answer to the first question changes nothing.
+    client
+        .request("tasks/update", update(&id, json!({first: accept("Bob")})))
+        .await;
+    client
+        .request(
+            "tasks/update",
+            update(&id, json!({second: accept("Paris")})),
+        )
+        .await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"name": "Ada", "city": "Paris"}),
+        "{done}"
+    );
+
+    // Cancelled while it waits: cancelled at once, nothing runs it any more.
+    let answer = client
+        .request(
+            "tools/call",
+            json!({"name": "ask_late", "arguments": {}, "_meta": meta(true, elicits)}),
+        )
+        .await;
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    let (key, _) = question(&poll_while_working(&mut client, &id).await);
+    let ack = client.request("tasks/cancel", task_ref(&id)).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let cancelled = client.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert!(
+        cancelled["result"].get("inputRequests").is_none(),
+        "{cancelled}"
+    );
+    client
+        .request("tasks/update", update(&id, json!({key: accept("Ada")})))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let still = client.request("tasks/get", task_ref(&id)).await;
+    assert_eq!(still["result"]["status"], "cancelled", "{still}");
+    client.close().await;
+    elsewhere.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,15 +8,15 @@ use std::sync::atomic::Ordering;
 use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tool_core::exec::{CallResult, Executor};
 use tool_core::{ErrorKind, Tool, ToolContext, ToolError};
-use tool_tasks::{Ending, NewTask, Renewal, TaskRecord, TaskStatus};
+use tool_tasks::{Answered, Ending, Input, NewTask, Renewal, TaskRecord, TaskStatus};
 
 use super::{CLIENT_CAPABILITIES, Live, McpServer};
-use crate::ask::{Round, RoundEnd};
+use crate::ask::{McpPeer, Round};
 use crate::notify::Notifier;
 use crate::request::Era;
 use crate::result::{CallAnswer, CallOutcome, call_result};
@@ -27,6 +27,12 @@ type RoundOf = Option<(Arc<Round>, Option<Vec<u8>>)>;
 
 /// How many expired tasks one sweep takes over at most.
 const CLAIM_BATCH: usize = 16;
+
+/// How a task's run ended: the task's end, or questions for its client.
+enum RunEnd {
+    Finished(Ending),
+    Asked(Input),
+}
 
 impl McpServer {
     /// The tasks a call of `tool` may become one of: a tool marked `task`, called in
@@ -95,7 +101,7 @@ impl McpServer {
             owner: tasks::owner_key(caller),
             tool: tool.name().to_owned(),
             arguments,
-            origin: tasks::origin(caller),
+            origin: tasks::origin(caller, cx.meta.get(CLIENT_CAPABILITIES)),
             idempotent: tool.annotations().idempotent,
             status_message: status.take_new(),
             now_ms: now,
@@ -124,15 +130,16 @@ impl McpServer {
             cancel,
             status,
             tool.clone(),
-            round,
+            round.map(|(round, _)| round),
         );
         tokio::spawn(follow);
         Ok(CallAnswer::Task(tasks::created(&record)))
     }
 
     /// Follows a task this instance runs to its end: renews its lease (and learns of a
-    /// cancellation asked for anywhere), then writes how it ended, once. A task whose lease
-    /// was lost (taken over, or removed past its time to live) is stopped and reports nothing.
+    /// cancellation asked for anywhere), then writes how it ended, once, or the questions it
+    /// asked its client. A task whose lease was lost (taken over, or removed past its time to
+    /// live) is stopped and reports nothing.
     #[allow(clippy::too_many_arguments)]
     async fn follow(
         self,
@@ -142,7 +149,7 @@ impl McpServer {
         cancel: CancellationToken,
         status: Arc<StatusLine>,
         tool: Tool,
-        round: RoundOf,
+        round: Option<Arc<Round>>,
     ) {
         let mut beat = tokio::time::interval(tasks.beat());
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -180,26 +187,47 @@ impl McpServer {
             tracing::debug!(task = %id, "a task's lease was lost: it was stopped");
             return;
         };
-        let mut ending = self.ending(&tool, joined_result(joined), round, cancel.is_cancelled());
-        // The tool's last word, not the one the last renewal carried.
-        ending.status_message = ending.status_message.or_else(|| status.peek());
-        match tasks.store().finish(&id, &tasks.instance, ending).await {
+        let ended = self.run_end(&tool, joined_result(joined), round, cancel.is_cancelled());
+        let written = match ended {
+            RunEnd::Finished(mut ending) => {
+                // The tool's last word, not the one the last renewal carried.
+                ending.status_message = ending.status_message.or_else(|| status.peek());
+                tasks.store().finish(&id, &tasks.instance, ending).await
+            }
+            RunEnd::Asked(input) => {
+                tracing::debug!(task = %id, "a task waits for its client's input");
+                tasks
+                    .store()
+                    .wait_for_input(&id, &tasks.instance, input)
+                    .await
+            }
+        };
+        match written {
             Ok(true) => {}
             Ok(false) => tracing::debug!(task = %id, "a task ended after its lease was lost"),
             Err(error) => tracing::warn!(%error, task = %id, "a task's end was not written"),
         }
     }
 
-    /// How a task ends, from its call's result: cancelled (a cancellation asked for, which
-    /// the call obeyed), completed with the result `tools/call` would have given (a tool's
-    /// error included), or failed with a JSON-RPC error.
-    fn ending(&self, tool: &Tool, result: CallResult, round: RoundOf, cancelled: bool) -> Ending {
+    /// How a task's run ended, from its call's result: cancelled (a cancellation asked for,
+    /// which the call obeyed), waiting for the answers to questions it asked its client,
+    /// completed with the result `tools/call` would have given (a tool's error included), or
+    /// failed with a JSON-RPC error.
+    fn run_end(
+        &self,
+        tool: &Tool,
+        result: CallResult,
+        round: Option<Arc<Round>>,
+        cancelled: bool,
+    ) -> RunEnd {
         let now_ms = now_ms();
-        let end = |status, status_message: Option<&str>, outcome| Ending {
-            status,
-            status_message: status_message.map(str::to_owned),
-            outcome,
-            now_ms,
+        let end = |status, status_message: Option<&str>, outcome| {
+            RunEnd::Finished(Ending {
+                status,
+                status_message: status_message.map(str::to_owned),
+                outcome,
+                now_ms,
+            })
         };
         if cancelled
             && result
@@ -208,25 +236,24 @@ impl McpServer {
         {
             return end(TaskStatus::Cancelled, Some("cancelled"), None);
         }
-        let asked =
-            round.map(|(round, binding)| round.end(&self.shared.states, binding.as_deref()));
-        match asked {
-            Some(Err(error)) => end(
+        match round.map(|round| round.take_input()).transpose() {
+            Err(error) => end(
                 TaskStatus::Failed,
                 Some(&error.message),
                 Some(tasks::error_object(&error)),
             ),
-            Some(Ok(RoundEnd::InputRequired(_))) => {
-                let message = "the tool asked its client for input after the call became a \
-                               task; a tool that asks must ask within the first moments of its \
-                               run, before the call becomes a task";
-                end(
-                    TaskStatus::Failed,
-                    Some(message),
-                    Some(json!({"code": -32603, "message": message})),
-                )
-            }
-            _ => {
+            Ok(Some(Some((requests, answers)))) => RunEnd::Asked(Input {
+                requests: requests
+                    .into_iter()
+                    .map(|(key, request)| {
+                        (key, serde_json::to_value(request).unwrap_or(Value::Null))
+                    })
+                    .collect(),
+                answers: answers.into_iter().collect(),
+                status_message: Some(tasks::WAITING.to_owned()),
+                now_ms,
+            }),
+            Ok(_) => {
                 let mut result = call_result(CallOutcome::modern(tool, result));
                 result.meta = Some(self.shared.server_info.added_to(result.meta.take()));
                 let value = serde_json::to_value(&result).unwrap_or(Value::Null);
@@ -309,7 +336,7 @@ impl McpServer {
             Some(tool) if record.idempotent => {
                 tracing::info!(task = %record.id, tool = %record.tool, attempt = record.attempts,
                     "running a stopped instance's task again");
-                self.run_again(tasks, record, tool);
+                self.run_task(tasks, record, tool);
                 return;
             }
             _ => {
@@ -327,17 +354,22 @@ impl McpServer {
         }
     }
 
-    /// Runs a taken-over task's call again here, as its caller (who and with which scopes; no
-    /// client to ask and no token to forward).
-    fn run_again(&self, tasks: &Arc<Tasks>, record: TaskRecord, tool: Tool) {
+    /// Runs a task's call (again) here, as its caller (who and with which scopes; no token to
+    /// forward): a task taken over from an instance that stopped, or one whose client has
+    /// answered its questions. The run finds the answers the task holds, and asks anything
+    /// else through the task.
+    fn run_task(&self, tasks: &Arc<Tasks>, record: TaskRecord, tool: Tool) {
         let status = Arc::new(StatusLine::default());
         let cancel = CancellationToken::new();
+        let answers = record.answers.into_iter().collect();
+        let round = Arc::new(Round::new(tasks::capabilities(&record.origin), answers));
         let mut builder = self
             .shared
             .base
             .derive()
             .call_id(format!("task_{}", record.id))
             .cancellation(cancel.clone())
+            .extension(McpPeer::task(round.clone()))
             .events(Arc::new(TaskEvents {
                 inner: None,
                 status: status.clone(),
@@ -348,9 +380,15 @@ impl McpServer {
         let ctx: ToolContext = builder.build();
         let run = spawn_call(self.executor(), record.tool.clone(), record.arguments, ctx);
         tasks.track(&record.id, cancel.clone(), status.clone());
-        let follow = self
-            .clone()
-            .follow(tasks.clone(), record.id, run, cancel, status, tool, None);
+        let follow = self.clone().follow(
+            tasks.clone(),
+            record.id,
+            run,
+            cancel,
+            status,
+            tool,
+            Some(round),
+        );
         tokio::spawn(follow);
     }
 
@@ -404,15 +442,53 @@ impl McpServer {
         Ok(GetTaskResult::new(tasks::detailed(&record, live)))
     }
 
-    /// `tasks/update`: no task of this server waits for input (a tool's questions end the
-    /// call before it becomes a task), so answers to keys not outstanding are ignored, as the
-    /// extension says.
+    /// `tasks/update`: the client's answers to the questions a task waits on. Once every one
+    /// has its answer, the call runs again here with them (from the start, as a 2026-07-28
+    /// call asked through `InputRequiredResult` does); answers to keys not outstanding are
+    /// ignored, as the extension says.
     pub(super) async fn update_task_of(
         &self,
         request: UpdateTaskParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.owned_task(&request.task_id, &cx).await?;
+        let (tasks, record) = self.owned_task(&request.task_id, &cx).await?;
+        if record.status != TaskStatus::InputRequired || request.input_responses.is_empty() {
+            return Ok(());
+        }
+        let responses: serde_json::Map<String, Value> =
+            request.input_responses.into_iter().collect();
+        let now = now_ms();
+        let answered = tasks
+            .store()
+            .answer(
+                &record.id,
+                &responses,
+                &tasks.instance,
+                tasks.lease_until(now),
+                now,
+            )
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let Answered::Resumed(record) = answered else {
+            return Ok(());
+        };
+        match self.live().executor.registry().get(&record.tool).cloned() {
+            Some(tool) => self.run_task(&tasks, *record, tool),
+            None => {
+                let error = tasks::gone(&record.tool);
+                let ending = Ending {
+                    status: TaskStatus::Failed,
+                    status_message: error["message"].as_str().map(str::to_owned),
+                    outcome: Some(error),
+                    now_ms: now_ms(),
+                };
+                tasks
+                    .store()
+                    .finish(&record.id, &tasks.instance, ending)
+                    .await
+                    .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            }
+        }
         Ok(())
     }
 

@@ -181,6 +181,7 @@ pub async fn serve_http(
     // the calls in flight have had their grace.
     let streams = CancellationToken::new();
     let flight = Arc::new(InFlight::default());
+    let stopping = server.clone();
     let router = http_router(server, options, streams.clone()).layer(
         middleware::from_fn_with_state(flight.clone(), crate::drain::count_posts),
     );
@@ -189,7 +190,9 @@ pub async fn serve_http(
         .into_future();
     let stopped = async move {
         shutdown.cancelled().await;
-        if !flight.idle_within(grace).await {
+        // Calls and tasks have the same grace, side by side.
+        let (idle, ()) = tokio::join!(flight.idle_within(grace), stopping.stop_tasks(grace));
+        if !idle {
             tracing::warn!("the grace period is over: ending the calls still running");
         }
         streams.cancel();

@@ -217,6 +217,21 @@ impl McpServer {
         }
     }
 
+    /// Ends this instance's part in the tasks it runs (feature `tasks`), as a server does when
+    /// it stops: the tasks running here have `grace` to finish (and are written as they end);
+    /// those still running then are stopped and their leases given up, so that another
+    /// instance sharing the store takes each over at its next sweep (an idempotent call runs
+    /// again there, any other fails with an error that says the instance stopped). No task of
+    /// this server starts or is taken over afterwards. [`serve_http`](super::serve_http) and
+    /// [`serve_stdio`](super::serve_stdio) call it on their way out; call it yourself when you
+    /// mount [`http_router`](super::http_router). Without tasks it returns at once.
+    pub async fn stop_tasks(&self, grace: Duration) {
+        #[cfg(feature = "tasks")]
+        self.stop_tasks_of(grace).await;
+        #[cfg(not(feature = "tasks"))]
+        let _ = grace;
+    }
+
     /// The options it was built with.
     pub fn options(&self) -> &ServerOptions {
         &self.shared.options

@@ -97,6 +97,11 @@ pub(crate) struct Tasks {
     /// This instance's name as a holder of leases: random, so a restarted process is another.
     pub(crate) instance: String,
     running: Mutex<HashMap<String, Running>>,
+    /// Told each time a task stops running here.
+    untracked: tokio::sync::Notify,
+    /// Cancelled when the instance stops: the tasks still running here give up their leases
+    /// for another instance to take over, and the sweep stops.
+    pub(crate) stopping: CancellationToken,
 }
 
 /// A task this instance runs.
@@ -111,6 +116,27 @@ impl Tasks {
             options,
             instance: tool_tasks::new_task_id(),
             running: Mutex::new(HashMap::new()),
+            untracked: tokio::sync::Notify::new(),
+            stopping: CancellationToken::new(),
+        }
+    }
+
+    /// Waits until no task runs here, or `limit` has passed; whether none does.
+    pub(crate) async fn idle_within(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let untracked = self.untracked.notified();
+            tokio::pin!(untracked);
+            untracked.as_mut().enable();
+            if lock(&self.running).is_empty() {
+                return true;
+            }
+            tokio::select! {
+                () = untracked => {}
+                () = tokio::time::sleep_until(deadline) => {
+                    return lock(&self.running).is_empty();
+                }
+            }
         }
     }
 
@@ -142,6 +168,7 @@ impl Tasks {
 
     pub(crate) fn untrack(&self, id: &str) {
         lock(&self.running).remove(id);
+        self.untracked.notify_waiters();
     }
 
     /// Cancels the task if it runs here; `false` if it does not.

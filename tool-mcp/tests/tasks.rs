@@ -668,6 +668,50 @@ fn tasks_outlive_the_process_and_a_stopped_ones_are_taken_over() {
     });
 }
 
+/// An instance that stops (its input ends) lets its tasks finish within the grace period,
+/// then gives up the leases of those still running: another instance sharing the store takes
+/// them over at its next sweep, long before the lease would have run out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_instance_gives_its_running_tasks_to_another() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut options = task_options(store.clone());
+    // A lease no test waits out.
+    options.lease = Duration::from_secs(600);
+    let stopping = {
+        let mut server_options = ServerOptions::named("tasks", "1.0.0");
+        server_options.tasks = Some(options.clone());
+        server_options.shutdown_grace = Duration::from_millis(400);
+        McpServer::with_options(Executor::new(tools()), server_options)
+    };
+    let mut client = Client::connect(stopping);
+    let finishes = start(&mut client, "wait_ms", json!({"ms": 200})).await;
+    let again = start(&mut client, "wait_ms", json!({"ms": 1_500})).await;
+    let never_twice = start(&mut client, "send_report", json!({"ms": 1_500})).await;
+    client.close().await;
+
+    // Within the grace: written as it ended. Still running then: given up, not ended.
+    let record = |id: &str| {
+        let store = store.clone();
+        let id = id.to_owned();
+        async move { store.get(&id, 0).await.unwrap().unwrap() }
+    };
+    assert_eq!(record(&finishes).await.status, TaskStatus::Completed);
+    for id in [&again, &never_twice] {
+        let given_up = record(id).await;
+        assert_eq!(given_up.status, TaskStatus::Working, "{given_up:?}");
+        assert_eq!(given_up.lease_until_ms, 0, "{given_up:?}");
+    }
+
+    // Another instance takes them over at its first sweep.
+    options.lease = Duration::from_millis(300);
+    let mut other = Client::connect(server(options, None, false));
+    let rerun = poll(&mut other, &again).await;
+    assert_eq!(rerun["status"], "completed", "{rerun}");
+    let failed = poll(&mut other, &never_twice).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    other.close().await;
+}
+
 /// Polls the task with the SDK's client until it ends; its last state.
 async fn until_ended(
     client: &rmcp::service::RunningService<rmcp::RoleClient, TaskClient>,

@@ -157,6 +157,18 @@ impl McpServer {
         let joined = loop {
             tokio::select! {
                 joined = &mut run => break Some(joined),
+                () = tasks.stopping.cancelled() => {
+                    // The instance stops with the call still running: another instance takes
+                    // the task over at its next sweep, as it would after a crash, without
+                    // waiting for the lease to run out.
+                    cancel.cancel();
+                    run.abort();
+                    match tasks.store().release(&id, &tasks.instance).await {
+                        Ok(_) => tracing::info!(task = %id, "a running task was given up to another instance"),
+                        Err(error) => tracing::warn!(%error, task = %id, "a running task's lease was not given up: another instance takes it over when it runs out"),
+                    }
+                    break None;
+                }
                 _ = beat.tick() => {
                     let now = now_ms();
                     let lease = tasks.lease_until(now);
@@ -280,7 +292,10 @@ impl McpServer {
             let mut beat = tokio::time::interval(tasks.beat());
             beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                beat.tick().await;
+                tokio::select! {
+                    _ = beat.tick() => {}
+                    () = tasks.stopping.cancelled() => return,
+                }
                 let Some(shared) = shared.upgrade() else {
                     return;
                 };
@@ -291,6 +306,19 @@ impl McpServer {
                 server.sweep(&tasks).await;
             }
         });
+    }
+
+    /// See [`McpServer::stop_tasks`].
+    pub(super) async fn stop_tasks_of(&self, grace: std::time::Duration) {
+        let Some(tasks) = self.shared.tasks.clone() else {
+            return;
+        };
+        if !tasks.idle_within(grace).await {
+            tracing::warn!("the grace period is over: tasks still running go to other instances");
+        }
+        tasks.stopping.cancel();
+        // Each gives up its lease: one write each.
+        tasks.idle_within(std::time::Duration::from_secs(5)).await;
     }
 
     async fn sweep(&self, tasks: &Arc<Tasks>) {

@@ -144,6 +144,7 @@ pub async fn serve_io(
         Err(error) => return Err(Box::new(error).into()),
     };
     running.waiting().await?;
+    server.stop_tasks(server.options().shutdown_grace).await;
     Ok(())
 }
 

@@ -166,8 +166,9 @@ pub fn http_router(
 /// closes at once (new connections are refused, so a load balancer sends them elsewhere); the
 /// calls in flight, with sessions or stateless, have
 /// [`ServerOptions::shutdown_grace`](super::ServerOptions::shutdown_grace) (default 5 s, as
-/// over stdio) to finish and are answered; then sessions and open streams end, and the
-/// function returns.
+/// over stdio) to finish and are answered; then sessions and open streams end. Last, the tasks
+/// still running here (feature `tasks`) have the same grace to finish before they go to other
+/// instances ([`McpServer::stop_tasks`]), and the function returns.
 pub async fn serve_http(
     server: McpServer,
     listener: tokio::net::TcpListener,
@@ -190,19 +191,23 @@ pub async fn serve_http(
         .into_future();
     let stopped = async move {
         shutdown.cancelled().await;
-        // Calls and tasks have the same grace, side by side.
-        let (idle, ()) = tokio::join!(flight.idle_within(grace), stopping.stop_tasks(grace));
-        if !idle {
+        if !flight.idle_within(grace).await {
             tracing::warn!("the grace period is over: ending the calls still running");
         }
         streams.cancel();
         tokio::time::sleep(LAST_ANSWERS).await;
     };
-    tokio::select! {
-        served = serving => served?,
-        () = stopped => tracing::warn!("connections still open after the shutdown were closed"),
-    }
-    Ok(())
+    let served = tokio::select! {
+        served = serving => served,
+        () = stopped => {
+            tracing::warn!("connections still open after the shutdown were closed");
+            Ok(())
+        }
+    };
+    // The server may have ended before the calls' grace (axum ends once no connection is
+    // open): the tasks running here still get theirs.
+    stopping.stop_tasks(grace).await;
+    Ok(served?)
 }
 
 /// rmcp's Streamable HTTP service, and the session manager it keeps its sessions in.

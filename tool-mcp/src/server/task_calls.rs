@@ -194,8 +194,8 @@ impl McpServer {
                 }
             }
         };
-        tasks.untrack(&id);
         let Some(joined) = joined else {
+            tasks.untrack(&id);
             tracing::debug!(task = %id, "a task's lease was lost: it was stopped");
             return;
         };
@@ -219,6 +219,8 @@ impl McpServer {
             Ok(false) => tracing::debug!(task = %id, "a task ended after its lease was lost"),
             Err(error) => tracing::warn!(%error, task = %id, "a task's end was not written"),
         }
+        // Only now: an instance that stops waits for this write.
+        tasks.untrack(&id);
     }
 
     /// How a task's run ended, from its call's result: cancelled (a cancellation asked for,

@@ -101,6 +101,64 @@ pub enum Command {
         #[arg(long, default_value = "{}", value_name = "JSON")]
         input: String,
     },
+    /// Read the tasks of long calls in a task store, every caller's, and cancel them: for
+    /// operators.
+    Tasks(TasksArgs),
+}
+
+/// `tasks`: which store, and what to do with it.
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    /// The store, as `serve --tasks` takes it: `sqlite:PATH` or `postgres://...` (default: the
+    /// embedded file `serve` uses by default).
+    #[arg(long, global = true, value_name = "STORE", value_parser = task_store)]
+    pub store: Option<TaskStoreArg>,
+    // As for `ToolArgs::command`: for rustdoc only.
+    /// What to do.
+    #[command(subcommand)]
+    pub command: TasksCommand,
+}
+
+/// What `tasks` does.
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// List tasks, newest first.
+    List {
+        /// Only tasks in this status (working, input_required, completed, failed, cancelled;
+        /// repeatable).
+        #[arg(long, value_name = "STATUS", value_parser = task_status)]
+        status: Vec<tool_tasks::TaskStatus>,
+        /// Only the tasks of this tool.
+        #[arg(long, value_name = "TOOL")]
+        tool: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        limit: usize,
+        /// Print a JSON array of whole tasks instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one task as JSON: its status, call, result or error, holder and lease.
+    Show {
+        /// The task's id.
+        id: String,
+    },
+    /// Cancel a task: one that runs is stopped by its instance at its next lease renewal; one
+    /// that waits for input is cancelled at once.
+    Cancel {
+        /// The task's id.
+        id: String,
+    },
+}
+
+fn task_status(text: &str) -> Result<tool_tasks::TaskStatus, String> {
+    tool_tasks::TaskStatus::parse(text).ok_or_else(|| {
+        let all: Vec<&str> = tool_tasks::TaskStatus::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect();
+        format!("`{text}` is not a task status: one of {}", all.join(", "))
+    })
 }
 
 /// How `serve` listens.
@@ -151,13 +209,21 @@ pub struct ServeArgs {
     #[arg(long, value_name = "VAR")]
     pub request_state_key_env: Option<String>,
     /// Where the tasks of long calls are kept (MCP tasks, for 2026-07-28 clients that declare
-    /// the extension): `sqlite:PATH`, `memory` (lost with the process) or `off`. Default: SQLite
-    /// in $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
+    /// the extension): `sqlite:PATH`, `postgres://USER@HOST/DB` (shared by several instances),
+    /// `memory` (lost with the process) or `off`. Default: SQLite in
+    /// $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
     #[arg(long, value_name = "STORE", value_parser = task_store)]
     pub tasks: Option<TaskStoreArg>,
     /// Seconds a call of a tool marked `task` runs as a plain call before it becomes a task.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = grace)]
     pub task_after: f64,
+    /// Seconds an instance's hold on a running task lasts without renewal: how soon the tasks
+    /// of an instance that died are taken over by another (renewed every third of it).
+    #[arg(long, value_name = "SECS", default_value_t = 15.0, value_parser = lease)]
+    pub task_lease: f64,
+    /// Seconds a task, its result included, is kept after it was created.
+    #[arg(long, value_name = "SECS", default_value_t = 3600.0, value_parser = lease)]
+    pub task_ttl: f64,
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     pub embed: crate::EmbedArgs,
@@ -178,6 +244,8 @@ fn forward_header(name: &str) -> Result<String, String> {
 pub enum TaskStoreArg {
     /// A SQLite file.
     Sqlite(std::path::PathBuf),
+    /// A PostgreSQL server: its connection string (libpq's URL or `key=value` form).
+    Postgres(String),
     /// This process's memory.
     Memory,
     /// No tasks: every call is a plain call.
@@ -188,6 +256,7 @@ fn task_store(text: &str) -> Result<TaskStoreArg, String> {
     match text {
         "memory" => Ok(TaskStoreArg::Memory),
         "off" => Ok(TaskStoreArg::Off),
+        _ if text.starts_with("postgres://") || text.starts_with("postgresql://") => postgres(text),
         _ => match text.strip_prefix("sqlite:") {
             Some("") => Err(
                 "`sqlite:` needs the file's path, e.g. sqlite:/var/lib/toolctl/tasks.sqlite3"
@@ -195,10 +264,29 @@ fn task_store(text: &str) -> Result<TaskStoreArg, String> {
             ),
             Some(path) => Ok(TaskStoreArg::Sqlite(path.into())),
             None => Err(format!(
-                "`{text}` is not a task store: give sqlite:PATH, memory or off"
+                "`{text}` is not a task store: give sqlite:PATH, postgres://USER@HOST/DB, \
+                 memory or off"
             )),
         },
     }
+}
+
+/// A PostgreSQL store's connection string, checked as the store reads it.
+#[cfg(feature = "postgres")]
+fn postgres(url: &str) -> Result<TaskStoreArg, String> {
+    tool_tasks::PostgresStore::connect_lazily(url)
+        .map(|_| TaskStoreArg::Postgres(url.to_owned()))
+        .map_err(|e| e.to_string())
+}
+
+/// Why a `postgres://` store is refused by a program built without them.
+#[cfg(not(feature = "postgres"))]
+pub(crate) const NO_POSTGRES: &str =
+    "this program was built without PostgreSQL task stores (tool-cli's feature `postgres`)";
+
+#[cfg(not(feature = "postgres"))]
+fn postgres(_: &str) -> Result<TaskStoreArg, String> {
+    Err(NO_POSTGRES.into())
 }
 
 /// The default task store's file: `$XDG_DATA_HOME/toolctl/tasks.sqlite3`, else
@@ -213,6 +301,15 @@ pub fn default_task_file() -> Option<std::path::PathBuf> {
                 .map(|home| std::path::Path::new(&home).join(".local/share"))
         })?;
     Some(data.join("toolctl").join("tasks.sqlite3"))
+}
+
+fn lease(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.05..=30.0 * 86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.05 to 2592000 (30 days)"
+        )),
+    }
 }
 
 fn grace(text: &str) -> Result<f64, String> {

@@ -48,13 +48,14 @@ mod exit;
 mod oauth;
 mod run;
 mod serve;
+mod tasks;
 
 use std::process::ExitCode;
 
 use clap::Parser as _;
 use tool_core::Registry;
 
-pub use args::{Command, ServeArgs, ToolArgs};
+pub use args::{Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs};
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 pub use oauth::{OAuthArgs, OAuthSetupError};

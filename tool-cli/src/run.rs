@@ -44,6 +44,10 @@ impl ToolArgs {
     }
 
     async fn run_in(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
+        if let Command::Tasks(args) = &self.command {
+            // The store alone: no tool is loaded, no server mounted.
+            return crate::tasks::run(args, out, err).await;
+        }
         let (registry, clashes) = self.with_sources(registry, err).await?;
         let registry = &registry;
         match &self.command {
@@ -95,6 +99,7 @@ impl ToolArgs {
                 allow_verbs,
                 json,
             } => commands::check(registry, clashes, formats, *strict, allow_verbs, *json, out),
+            Command::Tasks(args) => crate::tasks::run(args, out, err).await,
         }
     }
 

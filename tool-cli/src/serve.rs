@@ -62,7 +62,7 @@ pub(crate) async fn serve(
             .map_err(|e| usage(err, format!("--request-state-key-env {var}: {e}")))?;
         options.request_state = Some(codec);
     }
-    options.tasks = task_options(args);
+    options.tasks = task_options(args, err)?;
     let server = McpServer::with_options(Executor::new(registry), options)
         .with_base_context(base)
         .with_catalog(catalog);
@@ -123,24 +123,27 @@ pub(crate) async fn serve(
 }
 
 /// The tasks `serve` offers: the store `--tasks` names, by default the embedded one.
-fn task_options(args: &ServeArgs) -> Option<mcp::TaskOptions> {
-    use tool_tasks::{MemoryStore, SqliteStore};
-    let store: std::sync::Arc<dyn tool_tasks::TaskStore> = match &args.tasks {
-        Some(TaskStoreArg::Off) => return None,
-        Some(TaskStoreArg::Memory) => std::sync::Arc::new(MemoryStore::new()),
-        Some(TaskStoreArg::Sqlite(path)) => std::sync::Arc::new(SqliteStore::open_lazily(path)),
+fn task_options(args: &ServeArgs, err: Out) -> Result<Option<mcp::TaskOptions>, Exit> {
+    use std::time::Duration;
+    let store = match &args.tasks {
+        Some(store) => store.clone(),
         None => match crate::args::default_task_file() {
-            // Opened at its first use, on the blocking pool: start-up does not wait for it.
-            Some(path) => std::sync::Arc::new(SqliteStore::open_lazily(path)),
+            Some(path) => TaskStoreArg::Sqlite(path),
             None => {
-                eprintln!(
+                let _ = writeln!(
+                    err,
                     "toolctl serve: neither XDG_DATA_HOME nor HOME is set: tasks are kept in memory"
                 );
-                std::sync::Arc::new(MemoryStore::new())
+                TaskStoreArg::Memory
             }
         },
     };
+    let Some(store) = crate::tasks::open_lazily(&store).map_err(|e| usage(err, e))? else {
+        return Ok(None);
+    };
     let mut tasks = mcp::TaskOptions::new(store);
-    tasks.after = std::time::Duration::from_secs_f64(args.task_after);
-    Some(tasks)
+    tasks.after = Duration::from_secs_f64(args.task_after);
+    tasks.lease = Duration::from_secs_f64(args.task_lease);
+    tasks.ttl = Some(Duration::from_secs_f64(args.task_ttl));
+    Ok(Some(tasks))
 }

@@ -1,0 +1,94 @@
+//! Two tools that take a while, served by the same front end as `toolctl`, for the tests of
+//! MCP tasks on several instances behind a load balancer (`examples/tests/load_balancer.rs`):
+//!
+//! ```text
+//! task-server serve --http 127.0.0.1:0 --stateless --tasks postgres://... --task-after 0
+//! ```
+//!
+//! Each run of a tool appends one JSON line to the file `$TASK_RUN_LOG` (when set): the tool,
+//! the call's `key` and this process's id, so a test counts how often, and where, each call
+//! ran.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tool_core::prelude::*;
+use tool_core::{schemars, serde};
+
+tool_core::domain!(jobs, "Long jobs");
+
+/// What a job did.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(crate = "tool_core::serde")]
+#[schemars(crate = "tool_core::schemars")]
+pub struct Done {
+    /// The call's key.
+    pub key: String,
+    /// The process that ran it.
+    pub pid: u32,
+}
+
+/// Appends this run to `$TASK_RUN_LOG`.
+fn log_run(tool: &str, key: &str) -> Result<(), ToolError> {
+    let Some(path) = std::env::var_os("TASK_RUN_LOG") else {
+        return Ok(());
+    };
+    let line = serde_json::json!({"tool": tool, "key": key, "pid": std::process::id()});
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(ToolError::internal)?;
+    // One write of one short line: appends from several processes do not interleave.
+    file.write_all(format!("{line}\n").as_bytes())
+        .map_err(ToolError::internal)
+}
+
+async fn work(ctx: &ToolContext, seconds: f64) -> Result<(), ToolError> {
+    let total = Duration::from_secs_f64(seconds.clamp(0.0, 600.0));
+    for step in 1..=10u32 {
+        tokio::select! {
+            () = tokio::time::sleep(total / 10) => {}
+            () = ctx.cancellation().cancelled() => {
+                return Err(ToolError::new(ErrorKind::Cancelled, "the job was cancelled"));
+            }
+        }
+        ctx.progress(u64::from(step), Some(10), format!("step {step} of 10"));
+    }
+    Ok(())
+}
+
+/// Builds the report named `key`, taking `seconds`, and returns which process built it. Safe
+/// to build again.
+#[tool(domain = jobs, label = "Building a report", hint = "Builds a report; safe to repeat", task)]
+async fn build_report(ctx: &ToolContext, key: String, seconds: f64) -> Result<Done, ToolError> {
+    log_run("build_report", &key)?;
+    work(ctx, seconds).await?;
+    Ok(Done {
+        key,
+        pid: std::process::id(),
+    })
+}
+
+/// Sends the message named `key` once, taking `seconds`, and returns which process sent it.
+/// Never safe to send twice.
+#[tool(
+    domain = jobs,
+    label = "Sending a message",
+    hint = "Sends a message; never repeat it",
+    read_only = false,
+    task
+)]
+async fn send_message(ctx: &ToolContext, key: String, seconds: f64) -> Result<Done, ToolError> {
+    log_run("send_message", &key)?;
+    work(ctx, seconds).await?;
+    Ok(Done {
+        key,
+        pid: std::process::id(),
+    })
+}
+
+fn main() -> ExitCode {
+    tool_cli::main()
+}

@@ -446,3 +446,119 @@ fn a_client_that_does_not_read_cannot_grow_the_server() {
     kill(&child, "-TERM");
     wait(&mut child);
 }
+
+/// `toolctl tasks` reads the store `serve` keeps its tasks in, every caller's, and cancels a
+/// running task on the instance that runs it (at its next lease renewal).
+#[test]
+fn operators_read_and_cancel_tasks_with_toolctl_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite:{}", dir.path().join("tasks.sqlite3").display());
+    let mut child = serve(&[
+        "--tasks",
+        &store,
+        "--task-after",
+        "0",
+        "--task-lease",
+        "0.6",
+    ]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+    });
+    let mut ask = |id: u64, method: &str, params: Value| -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer["result"].clone()
+    };
+    let start = |ask: &mut dyn FnMut(u64, &str, Value) -> Value, id: u64, seconds: f64| {
+        let params = json!({"name": "wait_duration", "arguments": {"seconds": seconds},
+                            "_meta": meta.clone()});
+        let created = ask(id, "tools/call", params);
+        assert_eq!(created["resultType"], "task", "{created}");
+        created["taskId"].as_str().unwrap().to_owned()
+    };
+    let long = start(&mut ask, 1, 60.0);
+    let short = start(&mut ask, 2, 0.1);
+    let tasks = |args: &[&str]| {
+        Command::new(toolctl())
+            .args(["tasks", "--store", &store])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // The short one ends; the long one runs.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let listed = tasks(&["list", "--json", "--status", "completed"]);
+        let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+        if listed.as_array().unwrap().len() == 1 {
+            assert_eq!(listed[0]["id"], short.as_str());
+            break;
+        }
+        assert!(Instant::now() < until, "the short task never completed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let listed = tasks(&["list"]);
+    assert!(listed.status.success());
+    let table = String::from_utf8(listed.stdout).unwrap();
+    assert_eq!(table.lines().count(), 3, "a header and two tasks: {table}");
+    assert!(
+        table.contains(&long) && table.contains("working"),
+        "{table}"
+    );
+
+    let shown = tasks(&["show", &long]);
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["status"], "working", "{shown}");
+    assert_eq!(shown["tool"], "wait_duration", "{shown}");
+    assert_eq!(shown["arguments"], json!({"seconds": 60.0}), "{shown}");
+    assert!(shown["holder"].is_string(), "{shown}");
+
+    let cancelled = tasks(&["cancel", &long]);
+    assert!(cancelled.status.success());
+    let said = String::from_utf8_lossy(&cancelled.stderr);
+    assert!(said.contains("next lease renewal"), "{said}");
+    // The instance running it sees the request and stops the tool.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = ask(
+            3,
+            "tasks/get",
+            json!({"taskId": long, "_meta": meta.clone()}),
+        );
+        if got["status"] == "cancelled" {
+            break;
+        }
+        assert_eq!(got["status"], "working", "{got}");
+        assert!(Instant::now() < until, "the task was never cancelled");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let again = tasks(&["cancel", &short]);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already ended: completed"));
+    let unknown = tasks(&["show", "no-such-task"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no task no-such-task"));
+    let missing = Command::new(toolctl())
+        .args([
+            "tasks",
+            "--store",
+            "sqlite:/nonexistent/tasks.sqlite3",
+            "list",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no task store at"));
+    drop(stdin);
+    assert!(wait(&mut child).success());
+}

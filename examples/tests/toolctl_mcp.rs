@@ -294,3 +294,88 @@ fn serve_refuses_a_network_address_without_a_token() {
         "{err}"
     );
 }
+
+/// A mounted server that answers a call with a task of its own (a `toolctl serve` with tasks
+/// after 0 s) is followed to its end: the caller gets the plain result; a call cancelled by
+/// its caller cancels the mounted server's task too.
+#[test]
+fn a_mounted_servers_tasks_are_followed_and_cancelled() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let remote = format!("sqlite:{}", dir.path().join("remote.sqlite3").display());
+    let mount =
+        format!("twin={TOOLCTL} serve --stdio --tasks {remote} --task-after 0 --task-lease 0.6");
+    let remote_tasks = || {
+        let out = toolctl(&["tasks", "--store", &remote, "list", "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+
+    // Followed to its result: the caller sees a plain result.
+    let out = toolctl(&[
+        "--mount",
+        &mount,
+        "call",
+        "twin__wait_duration",
+        "--input",
+        r#"{"seconds": 0.3}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["data"]["seconds"], 0.3, "{result}");
+    let tasks = remote_tasks();
+    assert_eq!(tasks.as_array().unwrap().len(), 1, "{tasks}");
+    assert_eq!(tasks[0]["status"], "completed", "{tasks}");
+
+    // Cancelled by its caller (a session's notifications/cancelled): the remote task too.
+    let mut child = Command::new(TOOLCTL)
+        .args(["--mount", &mount, "serve", "--stdio", "--tasks", "off"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "twin__wait_duration", "arguments": {"seconds": 60}}}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+        if message["id"] == 0 {
+            stdout.read_line(&mut line).unwrap();
+        }
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while remote_tasks().as_array().unwrap().len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no remote task began");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 1, "reason": "changed my mind"}});
+    writeln!(stdin, "{cancel}").unwrap();
+    loop {
+        let tasks = remote_tasks();
+        let running = tasks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["arguments"]["seconds"] == 60)
+            .unwrap();
+        if running["status"] == "cancelled" {
+            break;
+        }
+        assert_eq!(running["status"], "working", "{running}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the remote task was not cancelled: {running}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
-    ClientRequest, ContentBlock, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, Implementation, InputRequest, InputRequests, InputResponses,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RequestId, ResourceContents, ServerResult,
+    CallToolRequestParams, CallToolResult, CancelTaskParams, CancelledNotificationParam,
+    ClientCapabilities, ClientRequest, ContentBlock, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, GetTaskParams, Implementation,
+    InputRequest, InputRequests, InputResponses, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ResourceContents,
+    ServerResult, Task, TaskPayload, UpdateTaskParams,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt as _, NotificationContext, PeerRequestOptions,
@@ -353,6 +354,14 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         client.list_all_tools().await.map_err(boxed)
     })
     .await?;
+    // A server that serves tasks may take long over any tool: each is marked `task`, so that
+    // this server may answer its callers with tasks of its own.
+    let serves_tasks = client.peer_info().is_some_and(|info| {
+        info.capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(rmcp::model::TASKS_EXTENSION_ID))
+    });
     let client = Arc::new(Client {
         service: client,
         relay: handler,
@@ -366,7 +375,11 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
             let mut def = serde_json::to_value(&remote).ok()?;
             def["name"] = Value::String(format!("{name}__{remote_name}"));
             let client = client.clone();
-            let tool = defs::from_mcp_tool(&def, &origin)
+            let mut tool = defs::from_mcp_tool(&def, &origin);
+            if serves_tasks {
+                tool = tool.task(true);
+            }
+            let tool = tool
                 .domain(name.clone(), domain_description.clone())
                 .scopes(spec.scopes.iter().cloned())
                 .handler(move |input, ctx| {
@@ -453,6 +466,11 @@ impl Client {
         for _ in 0..MAX_ROUNDS {
             match self.call_once(params.clone(), &ctx).await? {
                 ServerResult::CallToolResult(result) => return from_call_result(result),
+                // The server made the call a task of its own: followed here to its end, so the
+                // caller sees a plain result (or a task of this server's).
+                ServerResult::CreateTaskResult(created) => {
+                    return self.follow_task(created.task, &ctx).await;
+                }
                 ServerResult::InputRequiredResult(asked) => {
                     let answers = answer(asked.input_requests.unwrap_or_default(), &ctx).await?;
                     params.input_responses = Some(answers);
@@ -502,6 +520,112 @@ impl Client {
         // let notifications that arrived before the response reach the caller first.
         tokio::task::yield_now().await;
         Ok(response)
+    }
+}
+
+impl Client {
+    /// Follows a task of the mounted server to its end: polls `tasks/get` at the interval it
+    /// asks for, passes its status messages on as progress, answers its questions through
+    /// the caller's own client (`tasks/update`), and cancels it (`tasks/cancel`) if the call
+    /// is stopped first.
+    async fn follow_task(&self, task: Task, ctx: &ToolContext) -> CallResult {
+        let peer = self.service.peer();
+        let mut cancel = CancelTaskOnDrop {
+            peer: peer.clone(),
+            id: Some(task.task_id.clone()),
+        };
+        let mut interval = poll_interval(task.poll_interval_ms);
+        let mut last_message = task.status_message;
+        let mut updates = 0u64;
+        let mut answered = std::collections::HashSet::new();
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(interval) => {}
+                () = ctx.cancellation().cancelled() => {
+                    return Err(ToolError::new(tool_core::ErrorKind::Cancelled, "the call was cancelled"));
+                }
+            }
+            let got = peer
+                .get_task(GetTaskParams::new(task.task_id.clone()))
+                .await
+                .map_err(call_error)?
+                .task;
+            interval = poll_interval(got.task.poll_interval_ms);
+            if got.task.status_message.is_some() && got.task.status_message != last_message {
+                updates += 1;
+                last_message = got.task.status_message.clone();
+                ctx.progress(updates, None, last_message.clone().unwrap_or_default());
+            }
+            match got.payload {
+                TaskPayload::Working => {}
+                TaskPayload::InputRequired { input_requests } => {
+                    // Keys are never reused within a task: one answered is not asked again.
+                    let new: InputRequests = input_requests
+                        .into_iter()
+                        .filter(|(key, _)| !answered.contains(key))
+                        .collect();
+                    if !new.is_empty() {
+                        answered.extend(new.keys().cloned());
+                        let answers = answer(new, ctx).await?;
+                        let update = UpdateTaskParams::new(task.task_id.clone(), answers);
+                        peer.update_task(update).await.map_err(call_error)?;
+                    }
+                }
+                TaskPayload::Completed { result } => {
+                    cancel.id = None;
+                    let result: CallToolResult = serde_json::from_value(Value::Object(result))
+                        .map_err(|e| {
+                            ToolError::failed(format!(
+                                "the mounted server's task completed with a result that is not \
+                                 a CallToolResult: {e}"
+                            ))
+                        })?;
+                    return from_call_result(result);
+                }
+                TaskPayload::Failed { error } => {
+                    cancel.id = None;
+                    let message = error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message");
+                    return Err(ToolError::failed(format!(
+                        "the mounted server's task failed: {message}"
+                    )));
+                }
+                TaskPayload::Cancelled => {
+                    cancel.id = None;
+                    return Err(ToolError::new(
+                        tool_core::ErrorKind::Cancelled,
+                        "the mounted server cancelled the task",
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// How long to wait before the next `tasks/get`: what the server asks, within reason.
+fn poll_interval(asked_ms: Option<u64>) -> std::time::Duration {
+    std::time::Duration::from_millis(asked_ms.unwrap_or(1_000).clamp(20, 30_000))
+}
+
+/// Sends `tasks/cancel` for a mounted server's task that is dropped before it ended.
+struct CancelTaskOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<String>,
+}
+
+impl Drop for CancelTaskOnDrop {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let _ = peer.cancel_task(CancelTaskParams::new(id)).await;
+        });
     }
 }
 
@@ -639,6 +763,11 @@ impl ClientHandler for Relay {
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(Default::default());
         capabilities.sampling = Some(Default::default());
+        // It follows a server's tasks to their end (`Client::follow_task`).
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(rmcp::model::TASKS_EXTENSION_ID.into(), Default::default());
         let info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
         rmcp::model::ClientInfo::new(capabilities, info)
     }

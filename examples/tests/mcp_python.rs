@@ -67,3 +67,22 @@ fn official_python_client_over_http() {
         Some(4),
     );
 }
+
+/// Long calls as tasks, followed by the official Python client through its extension hook
+/// (`examples/tests/mcp/tasks_client.py`): a task in 2026-07-28 with the extension, a plain
+/// result without it and in a session, over stdio, Streamable HTTP with sessions, and stateless.
+#[test]
+fn official_python_client_follows_tasks_in_every_era() {
+    let toolctl = env!("CARGO_BIN_EXE_toolctl");
+    let tasks = ["--tasks", "memory", "--task-after", "0"];
+    let with_sessions = HttpServer::start(toolctl, &tasks);
+    let stateless_args = [&tasks[..], &["--stateless"]].concat();
+    let stateless = HttpServer::start(toolctl, &stateless_args);
+    let stdio = format!("stdio:{toolctl} {}", tasks.join(" "));
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "tasks_client.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(8),
+    );
+}

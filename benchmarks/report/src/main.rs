@@ -1,7 +1,7 @@
 //! `bench-report`: writes every generated figure of the docs from the JSON the benchmarks leave
 //! in `target/bench/` (`mcp.json` from `mcp-load`, `mcp-backlog.json`, `footprint.json` from
 //! `mcp-footprint`, `calls.json`, `plots.json` and `compile-time.json` from bench-calls,
-//! `catalog.json` from tool-core's catalog bench).
+//! `catalog.json` from tool-core's catalog bench, `tasks.json` from bench-tasks).
 //!
 //! ```text
 //! cargo run -p bench-report [-- --results DIR] [--root DIR] [--sections NAME,..] [--check]
@@ -53,6 +53,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
         "catalog-hybrid-costs",
         "hybrid search with a model: what it costs",
     ),
+    (
+        "tasks",
+        "MCP tasks on each store, and what they cost a plain call",
+    ),
     ("summary", "the README's table"),
 ];
 
@@ -66,6 +70,7 @@ const INPUTS: &[(&str, &str)] = &[
     ("compile-time", "compile-time.json"),
     ("catalog", "catalog.json"),
     ("embed", "embed.json"),
+    ("tasks", "tasks.json"),
 ];
 
 /// The loaded results, by input name.

@@ -29,6 +29,7 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "catalog-tokens" => catalog_tokens(data.get("catalog")?),
         "catalog-hybrid" => catalog_hybrid(data.get("embed")?),
         "catalog-hybrid-costs" => catalog_hybrid_costs(data.get("embed")?),
+        "tasks" => tasks(data.get("tasks")?),
         "summary" => summary(data),
         _ => None,
     }
@@ -169,6 +170,7 @@ fn command(input: &str, v: &Value) -> String {
         }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
         "catalog" => "cargo bench -p tool-core --bench catalog".into(),
+        "tasks" => with("scripts/postgres-env && cargo run --release -p bench-tasks --"),
         "embed" => {
             "scripts/embed-model-env && cargo bench -p tool-embed --bench search_quality".into()
         }
@@ -184,7 +186,7 @@ pub fn pending(name: &str) -> String {
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
         "catalog-hybrid" | "catalog-hybrid-costs" => "embed",
-        "backlog" | "calls" | "compile-time" => name,
+        "backlog" | "calls" | "compile-time" | "tasks" => name,
         // Sections drawn from several runs.
         _ => {
             return "No results yet: run the benchmarks (BENCHMARKS.md), then \
@@ -906,6 +908,52 @@ fn compile_time(v: &Value) -> Option<String> {
     )
     .ok()?;
     out.push_str(&from("compile-time", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks.
+
+fn tasks(v: &Value) -> Option<String> {
+    let mut out = String::from(
+        "| store | create/s | get/s | renew/s | create/s, 32 at once | `tools/call` → task/s, 32 in flight | `tasks/get`/s | `tasks/get`/s, 32 in flight |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for s in v["stores"].as_array()? {
+        let r = &s["per_second"];
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            s["store"].as_str().unwrap_or("?"),
+            rate(num(&r["store_create"])),
+            rate(num(&r["store_get"])),
+            rate(num(&r["store_renew"])),
+            rate(num(&r["store_create_32"])),
+            rate(num(&r["mcp_create_32"])),
+            rate(num(&r["mcp_get"])),
+            rate(num(&r["mcp_get_32"])),
+        )
+        .ok()?;
+    }
+    let p = &v["plain_calls"];
+    writeln!(
+        out,
+        "\nPlain `tools/call` (a tool not marked `task`, 2026-07-28) on a server with tasks \
+         (memory store) against the same server without, median of {} alternating rounds: \
+         {} against {} calls/s sequential ({}), {} against {} with 64 in flight ({}). {} calls \
+         per store and round, median of {} rounds.",
+        p["rounds"],
+        rate(num(&p["on"]["sequential"])),
+        rate(num(&p["off"]["sequential"])),
+        times(num(&p["sequential_ratio"])),
+        rate(num(&p["on"]["in_flight_64"])),
+        rate(num(&p["off"]["in_flight_64"])),
+        times(num(&p["in_flight_ratio"])),
+        v["calls"],
+        v["rounds"],
+    )
+    .ok()?;
+    out.push_str(&from("tasks", v));
     Some(out)
 }
 

@@ -127,6 +127,19 @@ pub fn fail(error: ToolError) -> CallFuture {
     crate::call::fail(error)
 }
 
+/// Whether the call only checks its input and context values (before a person is asked to
+/// approve it): the handler then returns [`validated`] instead of running the tool.
+#[inline]
+pub fn validating(ctx: &ToolContext) -> bool {
+    ctx.is_validating()
+}
+
+/// The answer of a handler whose input and context values were checked, in a context that
+/// only validates.
+pub fn validated() -> CallFuture {
+    CallFuture::ready(Ok(crate::ToolOutput::new(serde_json::Value::Null)))
+}
+
 /// Takes an extractor from the context.
 pub fn extract<T: FromContext>(ctx: &ToolContext) -> Result<T, ToolError> {
     T::from_context(ctx)

@@ -90,6 +90,9 @@ pub struct CheckOptions {
     pub strict: bool,
     /// Words a tool name may start with besides [`VERBS`] (rule `name.verb`).
     pub verbs: Vec<String>,
+    /// The approval policy the tools will be served under: a destructive tool it covers needs
+    /// no approval of its own (rule `approval.destructive`).
+    pub approval: crate::exec::ApprovalPolicy,
 }
 
 impl Default for CheckOptions {
@@ -98,6 +101,7 @@ impl Default for CheckOptions {
             formats: Format::ALL.to_vec(),
             strict: false,
             verbs: Vec::new(),
+            approval: crate::exec::ApprovalPolicy::default(),
         }
     }
 }
@@ -195,6 +199,7 @@ pub fn check_tool(tool: &Tool, options: &CheckOptions) -> Vec<Diagnostic> {
     check_scopes(tool, &mut push);
     check_icons(tool, &mut push);
     check_mirror(tool, &mut push);
+    check_approval(tool, options, &mut push);
     check_schema(tool, &mut push);
     check_annotations(tool, &mut push);
     for &format in &options.formats {
@@ -486,6 +491,45 @@ fn check_mirror(tool: &Tool, push: &mut Push) {
             "give the tool an output schema (an output type that implements JsonSchema, \
              DynamicTool::output_schema, \"outputSchema\" in a definitions file), or leave the \
              mirror on"
+                .into(),
+        );
+    }
+}
+
+/// A tool's approval message reads as a template of its arguments (the rule the macro holds
+/// `#[tool(approval = "...")]` to), and a destructive tool asks a person first, by its own
+/// declaration or by the policy it is served under.
+fn check_approval(tool: &Tool, options: &CheckOptions, push: &mut Push) {
+    if let Some(message) = tool.approval().and_then(|a| a.message()) {
+        let known: Vec<&str> = tool
+            .input_schema()
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        for problem in crate::definition::approval_template_problems(message, &known) {
+            push(
+                Severity::Error,
+                None,
+                "/approval",
+                "approval.message",
+                format!("the approval message `{message}`: {problem}"),
+                "name the tool's arguments between braces, `{{` and `}}` for braces".into(),
+            );
+        }
+    }
+    let a = tool.annotations();
+    if a.destructive && !a.read_only && !options.approval.needs(tool) {
+        push(
+            Severity::Warning,
+            None,
+            "/approval",
+            "approval.destructive",
+            "the tool is destructive, and nothing asks a person before a call runs: a model may \
+             call it whenever it likes"
+                .into(),
+            "declare `#[tool(approval)]` (or DynamicTool::approval), or serve the tools with an \
+             approval policy that covers it (--approval destructive)"
                 .into(),
         );
     }
@@ -1163,5 +1207,48 @@ mod tests {
         );
         assert!(text.contains("fix: "), "{text}");
         assert!(text.ends_with("1 errors, 0 warnings"), "{text}");
+    }
+
+    #[test]
+    fn destructive_tools_ask_first_and_approval_messages_name_arguments() {
+        let destructive = crate::Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        };
+        let report = one(good().annotations(destructive), &CheckOptions::default());
+        assert_eq!(rules(&report, Severity::Warning), ["approval.destructive"]);
+        let text = report.diagnostics[0].to_string();
+        assert!(text.contains("--approval destructive"), "{text}");
+        // Declared, or covered by the policy it is served under: no warning.
+        let declared = good()
+            .annotations(destructive)
+            .approval(crate::ToolApproval::with_message("Forecast for {city}?"));
+        assert!(
+            one(declared, &CheckOptions::default())
+                .diagnostics
+                .is_empty()
+        );
+        let options = CheckOptions {
+            approval: "destructive".parse().unwrap(),
+            ..CheckOptions::default()
+        };
+        assert!(
+            one(good().annotations(destructive), &options)
+                .diagnostics
+                .is_empty()
+        );
+
+        let bad = good().approval(crate::ToolApproval::with_message("Forecast for {town}?"));
+        let report = one(bad, &CheckOptions::default());
+        assert_eq!(rules(&report, Severity::Error), ["approval.message"]);
+        assert!(
+            report.diagnostics[0]
+                .message
+                .contains("`{town}` names no argument of the tool; its arguments are `city`"),
+            "{}",
+            report.diagnostics[0]
+        );
     }
 }

@@ -208,6 +208,9 @@ pub struct ToolDef {
     /// (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the
     /// client polls, instead of the result. For every other caller it is a normal call.
     pub task: bool,
+    /// A call needs a person's yes before it runs (`#[tool(approval)]`), with the message to
+    /// show them; `None`: only when the executor's policy says so.
+    pub approval: Option<ApprovalDef>,
     /// Per-tool time limit, enforced by the executor.
     pub timeout: Option<Duration>,
     /// Attempts after the first for transient errors, enforced by the executor.
@@ -237,6 +240,21 @@ pub struct ToolDef {
 }
 
 inventory::collect!(ToolDef);
+
+/// `#[tool(approval)]` or `#[tool(approval = "...")]`: a call needs a person's yes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApprovalDef {
+    /// What the person reads, `{name}` standing for the argument `name` (checked at compile
+    /// time); `None` for the default message.
+    pub message: Option<&'static str>,
+}
+
+/// The rule approval messages are held to: a template whose `{name}` placeholders name the
+/// tool's arguments (`{{` and `}}` for braces), by the macro at compile time and by
+/// [`check`](crate::check) for tools built at run time.
+pub use tool_grammar::{
+    TemplatePart, TemplateProblem, approval_template, approval_template_problems,
+};
 
 /// The OAuth scope rule `#[tool(scopes(..))]` is held to at compile time, and definitions files
 /// and mounts at run time: RFC 6749 scope-tokens, each once, at least one.

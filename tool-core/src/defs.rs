@@ -8,7 +8,8 @@
 //! `tool-core/label`, `tool-core/core`, `tool-core/mirror` (`false` for a tool whose MCP
 //! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)) and
 //! `tool-core/task` (`true` for a tool a call to which may be answered with a task,
-//! [`Tool::task`](crate::Tool::task)).
+//! [`Tool::task`](crate::Tool::task)) and `tool-core/approval` (`true`, or the message, for a
+//! tool whose calls need a person's yes, [`Tool::approval`](crate::Tool::approval)).
 //!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
 //! [`check`](crate::check), not refused here (an icon whose `src`, size or theme breaks the
@@ -431,6 +432,13 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
         .mirror(meta_flag("mirror").unwrap_or(true))
         .task(meta_flag("task").unwrap_or(false))
         .origin(origin);
+    match meta_value("approval") {
+        Some(Value::Bool(true)) => tool = tool.approval(crate::ToolApproval::new()),
+        Some(Value::String(message)) => {
+            tool = tool.approval(crate::ToolApproval::with_message(message.clone()));
+        }
+        _ => {}
+    }
     for icon in icons_of(item) {
         tool = tool.icon(icon);
     }

@@ -31,6 +31,9 @@ pub enum ErrorKind {
     Failed,
     /// A bug or an unexpected condition inside the tool.
     Internal,
+    /// The call needed a person's approval and did not get it (declined, not answered in
+    /// time, or no one could be asked): it was not run.
+    NotApproved,
 }
 
 impl ErrorKind {
@@ -46,6 +49,7 @@ impl ErrorKind {
             Self::Cancelled => "cancelled",
             Self::Failed => "failed",
             Self::Internal => "internal",
+            Self::NotApproved => "not_approved",
         }
     }
 }

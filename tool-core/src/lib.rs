@@ -49,6 +49,7 @@ pub mod definition;
 pub mod defs;
 pub mod error;
 pub mod exec;
+pub mod json;
 pub mod output;
 pub mod parallel;
 pub mod protocol;
@@ -61,15 +62,17 @@ pub mod schema;
 mod test_json;
 
 pub use context::{
-    AuditRecord, AuditSink, BroadcastEvents, ContextBuilder, EventSink, FromContext, LogLevel,
-    Principal, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
+    ApprovalFuture, ApprovalRequest, ApprovalScope, Approver, AuditRecord, AuditSink,
+    BroadcastEvents, ContextBuilder, Decision, EventSink, FromContext, LogLevel, Principal,
+    Remember, Remembering, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
     TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Icon, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
 pub use registry::{
-    DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolExample, ToolIcon,
+    DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolApproval, ToolExample,
+    ToolIcon,
 };
 /// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` with
 /// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars. A

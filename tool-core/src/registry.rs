@@ -69,6 +69,34 @@ pub struct ToolIcon {
     pub theme: Option<Cow<'static, str>>,
 }
 
+/// A tool's declaration that its calls need a person's yes ([`Tool::approval`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ToolApproval {
+    /// What the person reads, `{name}` standing for the argument `name`; `None` for the
+    /// default message (the tool's label and its arguments).
+    pub message: Option<Cow<'static, str>>,
+}
+
+impl ToolApproval {
+    /// Approval with the default message.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Approval with `message`, a template whose `{name}` placeholders are the arguments.
+    pub fn with_message(message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            message: Some(message.into()),
+        }
+    }
+
+    /// The message template, if the tool has one.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+}
+
 impl ToolIcon {
     /// An icon at `src`, for any size and theme.
     pub fn new(src: impl Into<Cow<'static, str>>) -> Self {
@@ -160,6 +188,7 @@ struct ToolInner {
     voiced: bool,
     blocking: bool,
     task: bool,
+    approval: Option<ToolApproval>,
     feeds_back: bool,
     mirror: bool,
     timeout: Option<Duration>,
@@ -232,6 +261,9 @@ impl Tool {
                 voiced: def.voiced,
                 blocking: def.blocking,
                 task: def.task,
+                approval: def.approval.map(|a| ToolApproval {
+                    message: a.message.map(Cow::Borrowed),
+                }),
                 feeds_back: def.feeds_back,
                 mirror: def.mirror,
                 timeout: def.timeout,
@@ -317,6 +349,13 @@ impl Tool {
     /// it is a normal call. The MCP listing says so in `_meta."tool-core/task": true`.
     pub fn task(&self) -> bool {
         self.inner.task
+    }
+    /// Whether a call needs a person's yes before it runs, by the tool's own declaration
+    /// (`#[tool(approval)]`, [`DynamicTool::approval`]); the executor's
+    /// [`ApprovalPolicy`](crate::exec::ApprovalPolicy) may require it of other tools too. The
+    /// MCP listing says so in `_meta."tool-core/approval"`.
+    pub fn approval(&self) -> Option<&ToolApproval> {
+        self.inner.approval.as_ref()
     }
     /// Whether the result goes back to the model.
     pub fn feeds_back(&self) -> bool {
@@ -414,6 +453,12 @@ impl Tool {
         &self.inner.origin
     }
 
+    /// Whether the tool was written with `#[tool]`: its handler decodes the input, and checks it
+    /// alone in a context that only validates.
+    pub(crate) fn has_linked_handler(&self) -> bool {
+        matches!(self.inner.handler, Handler::Linked(_))
+    }
+
     /// Starts a call with an already parsed input. A sync tool runs here; an async tool runs
     /// as the returned future is polled.
     #[inline]
@@ -501,6 +546,7 @@ impl DynamicTool {
                 voiced: false,
                 blocking: false,
                 task: false,
+                approval: None,
                 feeds_back: true,
                 mirror: true,
                 timeout: None,
@@ -605,6 +651,26 @@ impl DynamicTool {
     /// ```
     pub fn task(mut self, task: bool) -> Self {
         self.inner.task = task;
+        self
+    }
+
+    /// Says that a call needs a person's yes before it runs, and what they are shown
+    /// ([`Tool::approval`]). A message's placeholders are checked by [`check`](crate::check)
+    /// (rule `approval.message`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{DynamicTool, Registry, ToolApproval};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
+    ///         .approval(ToolApproval::with_message("Delete the branch {branch}?")),
+    /// ).unwrap();
+    /// let tool = registry.get("delete_branch").unwrap();
+    /// assert_eq!(tool.approval().unwrap().message(), Some("Delete the branch {branch}?"));
+    /// ```
+    pub fn approval(mut self, approval: ToolApproval) -> Self {
+        self.inner.approval = Some(approval);
         self
     }
 

@@ -354,9 +354,10 @@ impl Serialize for McpIcon<'_> {
 
 /// What MCP's `_meta` carries of a tool: the catalog's domain, hint, label and `core` flag, and
 /// `"tool-core/mirror": false` for a tool whose results leave out their text mirror
-/// ([`Tool::mirror`]), and `"tool-core/task": true` for a tool a call to which may be answered
-/// with a task ([`Tool::task`]); part of [`mcp`]'s definition, for adapters that write the
-/// definition field by field.
+/// ([`Tool::mirror`]), `"tool-core/task": true` for a tool a call to which may be answered
+/// with a task ([`Tool::task`]), and `"tool-core/approval"` (`true`, or the message) for a tool
+/// whose calls need a person's yes ([`Tool::approval`]); part of [`mcp`]'s definition, for
+/// adapters that write the definition field by field.
 pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
     let mut meta = Map::with_capacity(6);
     meta.insert(
@@ -371,6 +372,13 @@ pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
     }
     if tool.task() {
         meta.insert("tool-core/task".into(), true.into());
+    }
+    if let Some(approval) = tool.approval() {
+        let value = match approval.message() {
+            Some(message) => Value::from(message),
+            None => Value::from(true),
+        };
+        meta.insert("tool-core/approval".into(), value);
     }
     meta
 }

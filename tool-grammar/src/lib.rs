@@ -20,6 +20,10 @@
 //!   its theme is `light` or `dark` ([`icon_problems`] and the functions for each part).
 //!   `#[tool(icon(...))]` is held to it at compile time, and `check` holds tools built at run
 //!   time to it.
+//! - **Approval messages.** What a person reads before approving a call is a template whose
+//!   `{name}` placeholders name the tool's arguments, `{{` and `}}` for braces
+//!   ([`approval_template`], [`approval_template_problems`]). `#[tool(approval = "...")]` is held
+//!   to it at compile time, a dynamic or mounted tool's by `check`.
 //!
 //! ```
 //! use tool_grammar::{description, is_tool_name, starts_with_verb, tool_name_problem};
@@ -41,8 +45,10 @@
 
 #![warn(missing_docs)]
 
+mod approval;
 mod icon;
 
+pub use approval::{TemplatePart, TemplateProblem, approval_template, approval_template_problems};
 pub use icon::{
     IconPart, IconProblem, SrcProblem, icon_mime_type_problem, icon_problems, icon_sizes_problems,
     icon_src_problem, icon_theme_problem, is_icon_size,

@@ -25,6 +25,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "voiced",
     "blocking",
     "task",
+    "approval",
     "feeds_back",
     "mirror",
     "timeout",
@@ -85,6 +86,14 @@ pub struct IconAttr {
     pub syntax_error: bool,
 }
 
+/// `approval`, `approval = false` or `approval = "Delete {path}?"`.
+pub struct ApprovalAttr {
+    /// Whether a call needs approval (`approval = false` says it does not).
+    pub required: bool,
+    /// The message template, when one is given.
+    pub message: Option<LitStr>,
+}
+
 /// A time limit, in milliseconds.
 #[derive(Clone, Copy)]
 pub struct Timeout {
@@ -111,6 +120,8 @@ pub struct ToolAttrs {
     /// `task`: the tool may run long, so an MCP client that declared tasks may be answered with
     /// a task to poll.
     pub task: Option<Flag>,
+    /// `approval` or `approval = "message {arg}"`: a call needs a person's yes first.
+    pub approval: Option<ApprovalAttr>,
     pub feeds_back: Option<Flag>,
     pub mirror: Option<Flag>,
     pub timeout: Option<Timeout>,
@@ -184,6 +195,7 @@ fn tool_key(
         "examples" => attrs.examples = examples(meta)?,
         "scopes" => attrs.scopes = scopes(cx, meta)?,
         "icon" => attrs.icons.extend(icon(cx, meta)?),
+        "approval" => attrs.approval = approval(cx, meta)?,
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
         | "blocking" | "task" | "feeds_back" | "mirror" | "check" => {
             let flag = flag(cx, key, meta)?;
@@ -218,6 +230,41 @@ fn tool_key(
         }
     }
     Ok(())
+}
+
+/// `approval` alone, or with a boolean or a message.
+fn approval(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ApprovalAttr>> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some(ApprovalAttr {
+            required: true,
+            message: None,
+        }));
+    }
+    let value: Expr = meta.value()?.parse()?;
+    Ok(match &value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(message),
+            ..
+        }) => Some(ApprovalAttr {
+            required: true,
+            message: Some(message.clone()),
+        }),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(flag),
+            ..
+        }) => Some(ApprovalAttr {
+            required: flag.value,
+            message: None,
+        }),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`approval` is a flag, or the message a person reads, its `{name}`s the \
+                 arguments: approval = \"Delete {path}?\"",
+            );
+            None
+        }
+    })
 }
 
 /// Skips what is left of one `key = value` entry, up to the comma before the next key.

@@ -345,6 +345,16 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let scopes = &r.scopes;
+    let approval = match &r.approval {
+        None => quote!(::core::option::Option::None),
+        Some(message) => {
+            let message = match message {
+                Some(m) => quote!(::core::option::Option::Some(#m)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(#krate::definition::ApprovalDef { message: #message }))
+        }
+    };
     let source = match &attrs.source {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
@@ -425,6 +435,10 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 #check
                 #decode
                 #(#extract)*
+                // Checked and not run: a person is asked about the call first.
+                if #p::validating(__ctx) {
+                    return #p::validated();
+                }
                 #future
             }
 
@@ -446,6 +460,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     voiced: #voiced,
                     blocking: #blocking,
                     task: #task,
+                    approval: #approval,
                     feeds_back: #feeds_back,
                     mirror: #mirror,
                     timeout: #timeout,

@@ -24,6 +24,8 @@ pub struct Resolved {
     /// Whether the tool may run long, so an MCP client that declared tasks may be answered with
     /// a task to poll.
     pub task: bool,
+    /// Whether a call needs a person's yes first, and the message's text.
+    pub approval: Option<Option<String>>,
     pub feeds_back: bool,
     /// Whether MCP results carry the text mirror; `false` needs an output schema, which the
     /// expansion has the compiler check for a typed return (a missing one is checked here).
@@ -114,6 +116,7 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         voiced: attrs.voiced.is_some_and(|f| f.value),
         blocking: check_blocking(cx, attrs, f),
         task: attrs.task.is_some_and(|f| f.value),
+        approval: check_approval(cx, attrs, f),
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
         mirror,
         timeout_ms: attrs.timeout.map(|t| t.millis),
@@ -191,6 +194,34 @@ fn check_mirror(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> bool {
         );
     }
     false
+}
+
+/// An approval message reads as a template whose placeholders are the tool's parameters
+/// (tool-grammar's rule, which `check` holds tools built at run time to). A tool whose input
+/// is one `#[input]` type has parameters the macro cannot see: its placeholders are left to
+/// `check`.
+fn check_approval(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Option<Option<String>> {
+    let attr = attrs.approval.as_ref().filter(|a| a.required)?;
+    let Some(message) = &attr.message else {
+        return Some(None);
+    };
+    let text = message.value();
+    let whole = f
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Whole { .. }));
+    let keys: Vec<String> = f.fields().map(|f| f.key()).collect();
+    let problems = match whole {
+        true => tool_grammar::approval_template(&text)
+            .err()
+            .into_iter()
+            .collect(),
+        false => tool_grammar::approval_template_problems(&text, &keys),
+    };
+    for problem in problems {
+        cx.error_spanned_by(message, problem);
+    }
+    Some(Some(text))
 }
 
 /// The scopes follow the rule tool-core holds definitions files to (tool-grammar's): each

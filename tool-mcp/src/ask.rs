@@ -425,7 +425,7 @@ impl Round {
 /// question asked again (on the retry) finds its answer, and another question does not.
 fn question_key(what: &str, request: &InputRequest) -> String {
     let json = serde_json::to_value(request).unwrap_or(Value::Null);
-    let digest = Sha256::digest(canonical(&json));
+    let digest = Sha256::digest(tool_core::json::canonical(&json));
     let mut key = String::with_capacity(what.len() + 17);
     key.push_str(what);
     key.push('-');
@@ -433,45 +433,6 @@ fn question_key(what: &str, request: &InputRequest) -> String {
         key.push_str(&format!("{byte:02x}"));
     }
     key
-}
-
-/// `value` as JSON with every object's keys sorted: the same value gives the same bytes,
-/// whatever order its members came in.
-pub(crate) fn canonical(value: &Value) -> Vec<u8> {
-    fn write(value: &Value, out: &mut Vec<u8>) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push(b'{');
-                for (n, key) in keys.into_iter().enumerate() {
-                    if n > 0 {
-                        out.push(b',');
-                    }
-                    let _ = serde_json::to_writer(&mut *out, key);
-                    out.push(b':');
-                    write(&map[key], out);
-                }
-                out.push(b'}');
-            }
-            Value::Array(items) => {
-                out.push(b'[');
-                for (n, item) in items.iter().enumerate() {
-                    if n > 0 {
-                        out.push(b',');
-                    }
-                    write(item, out);
-                }
-                out.push(b']');
-            }
-            scalar => {
-                let _ = serde_json::to_writer(&mut *out, scalar);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    write(value, &mut out);
-    out
 }
 
 /// Seals and opens the `requestState` of 2026-07-28 calls: integrity-protected (HMAC-SHA256,
@@ -554,7 +515,7 @@ pub(crate) fn binding(tool: &str, arguments: &Value, caller: Option<(&str, &str)
     binding.extend_from_slice(b"tool-mcp/tools/call\0");
     binding.extend_from_slice(tool.as_bytes());
     binding.push(0);
-    binding.extend_from_slice(&Sha256::digest(canonical(arguments)));
+    binding.extend_from_slice(&Sha256::digest(tool_core::json::canonical(arguments)));
     if let Some((issuer, subject)) = caller {
         binding.push(1);
         binding.extend_from_slice(&Sha256::digest(issuer.as_bytes()));
@@ -565,11 +526,9 @@ pub(crate) fn binding(tool: &str, arguments: &Value, caller: Option<(&str, &str)
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
     use serde_json::json;
 
     use super::*;
-    use crate::test_json::{json_leaf, json_tree};
 
     fn states() -> RequestStates {
         RequestStates::new(RequestStates::random_codec(), Duration::from_secs(60))
@@ -727,34 +686,5 @@ mod tests {
             panic!("asks");
         };
         assert_eq!(result.input_requests.unwrap().len(), 3);
-    }
-
-    proptest! {
-        /// The canonical form is JSON that reads back as the same value, and the same for any
-        /// order of members.
-        #[test]
-        fn canonical_json_is_the_value_in_one_order(
-            value in json_tree(json_leaf(".{0,8}".prop_map(String::from)), "[a-z\\\"]{0,4}", 3, 4),
-        ) {
-            let bytes = canonical(&value);
-            let back: Value = serde_json::from_slice(&bytes).unwrap();
-            prop_assert_eq!(&back, &value);
-            let reordered = reverse(&value);
-            prop_assert_eq!(canonical(&reordered), bytes);
-        }
-    }
-
-    fn reverse(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut out = serde_json::Map::new();
-                for (k, v) in map.iter().rev() {
-                    out.insert(k.clone(), reverse(v));
-                }
-                Value::Object(out)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(reverse).collect()),
-            other => other.clone(),
-        }
     }
 }

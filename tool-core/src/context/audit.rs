@@ -1,6 +1,7 @@
-//! Audit records of calls to tools that are not read-only, and where they go.
+//! Audit records of calls to tools that are not read-only or needed approval, and where they
+//! go.
 
-/// A record of a call to a tool that is not read-only.
+/// A record of a call to a tool that is not read-only, or that needed a person's approval.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct AuditRecord {
     /// The tool's name.
@@ -13,8 +14,16 @@ pub struct AuditRecord {
     pub input_digest: String,
     /// `ok`, or the error kind.
     pub outcome: String,
-    /// How long the call took, in milliseconds.
+    /// How long the call took, in milliseconds (the wait for approval not counted).
     pub duration_ms: u64,
+    /// For a call that needed a person's approval: `approved`, `denied`, `unavailable` (no one
+    /// could be asked), `asked` (the question went out with the call's answer), `timed_out`
+    /// or `cancelled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<String>,
+    /// What the person was shown: the call's tool and arguments, in the tool's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_message: Option<String>,
 }
 
 /// Where audit records go.
@@ -37,6 +46,7 @@ impl AuditSink for TracingAudit {
             input_digest = %r.input_digest,
             outcome = %r.outcome,
             duration_ms = r.duration_ms,
+            approval = r.approval.as_deref().unwrap_or("-"),
             "tool call",
         );
     }

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use super::approval::Approver;
 use super::audit::{AuditSink, TracingAudit};
 use super::events::{EventSink, LogLevel, ToolEvent, TracingEvents};
 use super::headers::RequestHeaders;
@@ -55,6 +56,10 @@ struct Inner {
     extensions: Arc<Extensions>,
     audit: Arc<dyn AuditSink>,
     events: Arc<dyn EventSink>,
+    /// Who is asked before a call that needs approval; none: no one can be.
+    approver: Option<Arc<dyn Approver>>,
+    /// The executor only checks the input and the context's values: the tool must not run.
+    validating: bool,
 }
 
 /// What runs the calls a tool makes to other tools ([`ToolContext::call_tool`]): the executor
@@ -116,6 +121,8 @@ impl ToolContext {
                 extensions: inner.extensions.clone(),
                 audit: inner.audit.clone(),
                 events: inner.events.clone(),
+                approver: inner.approver.clone(),
+                validating: false,
             }),
         }
     }
@@ -154,6 +161,7 @@ impl ToolContext {
             },
             audit: inner.audit.clone(),
             events: inner.events.clone(),
+            approver: inner.approver.clone(),
         }
     }
 
@@ -216,8 +224,31 @@ impl ToolContext {
                 extensions: inner.extensions.clone(),
                 audit: inner.audit.clone(),
                 events: inner.events.clone(),
+                approver: inner.approver.clone(),
+                validating: false,
             }),
         }
+    }
+
+    /// A context in which a call only checks its input (decodes it, takes its context values)
+    /// and does not run: what the executor uses before asking a person about the call.
+    pub(crate) fn for_validation(&self) -> Self {
+        let mut ctx = self.for_call(self.call_id().to_owned());
+        if let Some(inner) = Arc::get_mut(&mut ctx.inner) {
+            inner.validating = true;
+        }
+        ctx
+    }
+
+    /// Whether the call only checks its input ([`for_validation`](Self::for_validation)).
+    pub(crate) fn is_validating(&self) -> bool {
+        self.inner.validating
+    }
+
+    /// Who is asked before a call that needs approval, when someone can be
+    /// ([`ContextBuilder::approver`]).
+    pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.inner.approver.as_ref()
     }
 
     /// This context, made for one call alone, as the context of that call run by `caller`:
@@ -320,6 +351,7 @@ pub struct ContextBuilder {
     extensions: Extensions,
     audit: Arc<dyn AuditSink>,
     events: Arc<dyn EventSink>,
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl Default for ContextBuilder {
@@ -333,6 +365,7 @@ impl Default for ContextBuilder {
             extensions: Extensions::default(),
             audit: Arc::new(TracingAudit),
             events: Arc::new(TracingEvents),
+            approver: None,
         }
     }
 }
@@ -387,6 +420,13 @@ impl ContextBuilder {
         self
     }
 
+    /// Sets who is asked before a call that needs approval (default: no one, so such a call is
+    /// refused). Calls that tools make to other tools ask the same approver.
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
     /// Finishes the context.
     pub fn build(self) -> ToolContext {
         static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -410,6 +450,8 @@ impl ContextBuilder {
                 extensions: Arc::new(self.extensions),
                 audit: self.audit,
                 events: self.events,
+                approver: self.approver,
+                validating: false,
             }),
         }
     }

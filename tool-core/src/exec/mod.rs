@@ -1,11 +1,13 @@
-//! Running a call: the [`Executor`] pipeline (limits, time, cancellation, isolation, retries,
-//! sanitised errors, audit, events, tracing) and the decoding every tool shares (errors that
+//! Running a call: the [`Executor`] pipeline (limits, a person's approval where one is needed,
+//! time, cancellation, isolation, retries, sanitised errors, audit, events, tracing) and the decoding every tool shares (errors that
 //! name the JSON path).
 
+mod approval;
 mod limits;
 mod pipeline;
 pub mod retry;
 
+pub use approval::{ApprovalPolicy, PolicyError, approval_message};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ToolCall};
 
 pub use crate::call::{

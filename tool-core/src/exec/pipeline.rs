@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_util::task::AbortOnDropHandle;
 use tracing::Instrument;
 
-use super::{limits, retry};
+use super::{approval, limits, retry};
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{AuditRecord, NestedCalls, ToolContext, ToolEvent};
 use crate::error::{ErrorKind, ToolError};
@@ -37,6 +37,9 @@ pub struct ExecPolicy {
     pub max_call_depth: usize,
     /// Backoff of retries.
     pub retry: retry::Backoff,
+    /// Which calls need a person's yes besides those of tools that declare it, and how long a
+    /// person has to answer. Default: none besides those.
+    pub approval: approval::ApprovalPolicy,
 }
 
 impl ExecPolicy {
@@ -57,6 +60,7 @@ impl Default for ExecPolicy {
             max_concurrency: 8,
             max_call_depth: 4,
             retry: retry::Backoff::default(),
+            approval: approval::ApprovalPolicy::default(),
         }
     }
 }
@@ -296,6 +300,20 @@ impl Executor {
                 &registry.suggest_for(name, caller),
             ));
         };
+        // A call that needs a person's yes is checked, then held until the answer, before its
+        // clock starts: the wait is the person's time, not the tool's.
+        let needs_approval = self.inner.policy.approval.needs(tool);
+        let (input, asked) = match needs_approval {
+            false => (Ok(input), None),
+            true => {
+                let asking = match &within {
+                    Within::Child { parent, .. } => parent,
+                    Within::Own(ctx) => ctx,
+                };
+                let (checked, asked) = self.approve(tool, input, asking).await;
+                (checked, asked)
+            }
+        };
         let started = Instant::now();
         let timeout = tool
             .timeout()
@@ -320,6 +338,13 @@ impl Executor {
             gen_ai.tool.type = "function",
             error.type = tracing::field::Empty,
         );
+        let input = match input {
+            Ok(input) => input,
+            Err(refused) => {
+                let digest = asked.as_ref().map(|a| a.digest.clone());
+                return self.finish(tool, &ctx, &span, started, digest, asked, Err(refused));
+            }
+        };
         if ctx.wants_lifecycle() {
             ctx.emit(ToolEvent::Started {
                 call_id: ctx.call_id().to_owned(),
@@ -328,7 +353,10 @@ impl Executor {
             });
         }
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
-        let digest = (!tool.annotations().read_only).then(|| digest(&input));
+        let digest = match &asked {
+            Some(asked) => Some(asked.digest.clone()),
+            None => (!tool.annotations().read_only).then(|| digest(&input)),
+        };
         // A caller without the tool's scopes is refused before its input is read: it gets no
         // decoding errors that describe the tool, and no attempt, retry or timer.
         let result = match refusal(tool, &ctx) {
@@ -341,7 +369,55 @@ impl Executor {
                 result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes))
             }
         };
-        self.finish(tool, &ctx, &span, started, digest, result)
+        self.finish(tool, &ctx, &span, started, digest, asked, result)
+    }
+
+    /// The gate of a call that needs a person's yes: its scopes, then its input checked (parsed,
+    /// within the limits, decoded by the tool without running it), then the approver on
+    /// `ctx` asked. The input to run with, or why the call ends here; and what was asked, for
+    /// the audit record.
+    #[cold]
+    async fn approve(
+        &self,
+        tool: &Tool,
+        input: CallInput,
+        ctx: &ToolContext,
+    ) -> (Result<CallInput, ToolError>, Option<Approved>) {
+        let policy = &self.inner.policy;
+        let digest = digest(&input);
+        let unasked = |error: ToolError| {
+            let asked = Approved {
+                digest: digest.clone(),
+                decision: None,
+                message: None,
+            };
+            (Err(error), Some(asked))
+        };
+        // Scopes first, as for every call: a caller who may not call the tool is not asked.
+        if let Some(refused) = refusal(tool, ctx) {
+            return unasked(refused);
+        }
+        let value = match input {
+            CallInput::Text(text) => policy.parse(&text),
+            CallInput::Value(value) => {
+                limits::check_value(&value, policy.max_input_bytes, policy.max_input_depth)
+                    .map(|()| value)
+            }
+        };
+        let value = match value {
+            Ok(value) => value,
+            Err(error) => return unasked(error),
+        };
+        if let Err(error) = validate(tool, &value, ctx).await {
+            return unasked(error);
+        }
+        let (answer, asked) = approval::ask(tool, &value, ctx, policy.approval.timeout).await;
+        let asked = Approved {
+            digest,
+            decision: Some(asked.decision),
+            message: Some(asked.message),
+        };
+        (answer.map(|()| CallInput::Value(value)), Some(asked))
     }
 
     /// Decodes and runs, retrying transient failures of tools that may be retried, within the
@@ -454,6 +530,7 @@ impl Executor {
 
     /// Records the outcome: tracing for operators (full error), a sanitised error for the
     /// model, audit for tools that are not read-only, and the UI event.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &self,
         tool: &Tool,
@@ -461,6 +538,7 @@ impl Executor {
         span: &tracing::Span,
         started: Instant,
         digest: Option<String>,
+        asked: Option<Approved>,
         result: CallResult,
     ) -> CallResult {
         let duration = started.elapsed();
@@ -483,6 +561,8 @@ impl Executor {
                     Err(e) => e.kind().as_str().to_owned(),
                 },
                 duration_ms: duration.as_millis() as u64,
+                approval: asked.as_ref().and_then(|a| a.decision).map(str::to_owned),
+                approval_message: asked.and_then(|a| a.message),
             });
         }
         if !ctx.wants_lifecycle() {
@@ -504,6 +584,27 @@ impl Executor {
         });
         result
     }
+}
+
+/// What the approval gate asked about a call, for its audit record.
+struct Approved {
+    /// The input's digest (a call that needs approval is audited whatever its hints).
+    digest: String,
+    /// The decision's word; `None` when the call ended before anyone was asked.
+    decision: Option<&'static str>,
+    /// What the person was shown.
+    message: Option<String>,
+}
+
+/// Checks `input` as the call would, without running the tool: a tool written with `#[tool]`
+/// decodes it and takes its context values in a context that only validates; a tool built at
+/// run time (whose handler decodes as it runs) has it validated against its input schema.
+async fn validate(tool: &Tool, input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
+    if tool.has_linked_handler() {
+        let checking = ctx.for_validation();
+        return tool.call(input.clone(), &checking).await.map(|_| ());
+    }
+    crate::schema::validate_input(tool.input_schema(), input)
 }
 
 /// Why the call's caller may not call `tool`: it needs scopes the context's [`Principal`] was

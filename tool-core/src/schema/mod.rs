@@ -415,6 +415,39 @@ fn visit(sub: &mut Value) {
     }
 }
 
+/// Checks `input` against `schema` (JSON Schema 2020-12): `Err` with the first place it does
+/// not fit, as `invalid_input` with the JSON path, as a tool's own decoding would report it.
+/// What the executor holds a call built at run time to before asking a person about it.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+/// assert!(tool_core::schema::validate_input(&schema, &json!({"n": 1})).is_ok());
+/// let error = tool_core::schema::validate_input(&schema, &json!({"n": "one"})).unwrap_err();
+/// assert_eq!(error.path(), Some("n"));
+/// ```
+pub fn validate_input(schema: &Value, input: &Value) -> Result<(), crate::ToolError> {
+    let validator = jsonschema::draft202012::new(schema).map_err(|e| {
+        crate::ToolError::internal(format!("the tool's input schema cannot be compiled: {e}"))
+    })?;
+    let Some(error) = validator.iter_errors(input).next() else {
+        return Ok(());
+    };
+    let pointer = error.instance_path().to_string();
+    let path = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(".");
+    let invalid = crate::ToolError::invalid_input(error.to_string());
+    Err(if path.is_empty() {
+        invalid
+    } else {
+        invalid.with_path(path)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

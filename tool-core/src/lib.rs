@@ -56,6 +56,7 @@ pub mod registry;
 pub mod render;
 pub mod sanitize;
 pub mod schema;
+pub mod tokens;
 
 #[cfg(test)]
 mod test_json;

@@ -49,6 +49,7 @@ pub mod definition;
 pub mod defs;
 pub mod error;
 pub mod exec;
+pub mod lock;
 pub mod output;
 pub mod parallel;
 pub mod protocol;

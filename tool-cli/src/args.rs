@@ -56,20 +56,14 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Check every definition against every rule; exit 1 on errors.
-    Check {
-        /// Only these formats' rules (repeatable; default all).
-        #[arg(long = "format")]
-        formats: Vec<Format>,
-        /// Hold definitions to the strict modes too.
-        #[arg(long)]
-        strict: bool,
-        /// A word tool names may start with besides the known verbs (repeatable).
-        #[arg(long = "allow-verb", value_name = "WORD")]
-        allow_verbs: Vec<String>,
-        /// Print the findings as JSON.
-        #[arg(long)]
-        json: bool,
+    /// Check every definition against every rule, and against a lock with `--baseline`; exit 1
+    /// on errors, breaking changes or budgets gone over.
+    Check(CheckArgs),
+    /// Write the definitions as served, with their token counts, to a lock file to commit.
+    Lock {
+        /// Where to write it (`-` for standard output).
+        #[arg(short, long, default_value = "tools.lock.json", value_name = "FILE")]
+        output: PathBuf,
     },
     /// Search the tools for a task, as `search_tools` does (core tools included).
     Search {
@@ -101,6 +95,39 @@ pub enum Command {
         #[arg(long, default_value = "{}", value_name = "JSON")]
         input: String,
     },
+}
+
+/// What `check` checks, and how it reports.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Only these formats' rules, and budgets (repeatable; default all).
+    #[arg(long = "format")]
+    pub formats: Vec<Format>,
+    /// Hold definitions to the strict modes too.
+    #[arg(long)]
+    pub strict: bool,
+    /// A word tool names may start with besides the known verbs (repeatable).
+    #[arg(long = "allow-verb", value_name = "WORD")]
+    pub allow_verbs: Vec<String>,
+    /// Compare the definitions with a lock (`toolctl lock`) or a saved `tools/list` result, and
+    /// fail on breaking changes.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Let a breaking change through: RULE, TOOL:RULE or TOOL:* (repeatable).
+    #[arg(long = "allow-breaking", value_name = "RULE|TOOL:RULE|TOOL:*")]
+    pub allow_breaking: Vec<tool_core::lock::Allowance>,
+    /// Fail when the whole listing costs more tokens than this, in a format.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Fail when one tool's definition costs more tokens than this, in a format.
+    #[arg(long, value_name = "N")]
+    pub max_tool_tokens: Option<u64>,
+    /// Print the findings (and the review) as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print a Markdown summary, for a pull-request comment or a CI job summary.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// How `serve` listens.

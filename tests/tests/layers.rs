@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("hard-types", 6),
     ("extra-tools", 6),
     ("clashing-tools", 6),
+    ("locked-tools", 6),
     // What sits on top: binaries, tests, benchmarks.
     ("examples", 7),
     ("tests", 7),

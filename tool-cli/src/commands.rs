@@ -156,7 +156,7 @@ pub(crate) fn check(
     let against = args
         .baseline
         .as_ref()
-        .map_or("budgets".to_owned(), |p| p.display().to_string());
+        .map_or(String::new(), |p| p.display().to_string());
     if args.json {
         let mut value = json!({ "diagnostics": report.diagnostics });
         if let Some(review) = &review {
@@ -171,7 +171,11 @@ pub(crate) fn check(
     } else {
         let _ = writeln!(out, "{report}");
         if let Some(review) = &review {
-            let _ = writeln!(out, "\nagainst {against}:\n{review}");
+            let heading = match &args.baseline {
+                Some(_) => format!("against {against}"),
+                None => "budgets".to_owned(),
+            };
+            let _ = writeln!(out, "\n{heading}:\n{review}");
         }
     }
     if report.has_errors() || review.as_ref().is_some_and(|r| r.fails()) {

@@ -30,7 +30,8 @@
 //!   compile time. [`domain!`] declares the domains tools belong to.
 //! - [`Registry`] holds the tools of a binary; [`exec::Executor`] calls them with limits,
 //!   timeouts, retries and sanitised errors; [`render`] writes their definitions for each
-//!   provider, [`check`] holds them to every provider's rules, and [`catalog`] lets a model
+//!   provider, [`check`] holds them to every provider's rules, [`lock`] reviews them against a
+//!   committed lock (breaking changes, token costs by [`tokens`]), and [`catalog`] lets a model
 //!   search the deferred ones.
 //! - Your own input and output types derive serde's and schemars' traits through the copies
 //!   re-exported here, `tool_core::serde` and `tool_core::schemars`, so a tools crate needs no

@@ -488,16 +488,22 @@ impl Review {
     }
 
     /// The review as Markdown for a pull-request comment or a CI job summary: the counts, a
-    /// table of the changes, and a table of the token counts that changed. `against` names the
-    /// baseline.
+    /// table of the changes, and a table of the token counts that changed (of every tool,
+    /// without a baseline). `against` names the baseline.
     pub fn markdown(&self, against: &str) -> String {
         let mut out = String::new();
         let breaking = self.count(Class::Breaking);
         let allowed = self.changes.iter().filter(|c| c.allowed).count();
         let verdict = if self.fails() { "fails" } else { "passes" };
-        out.push_str(&format!(
-            "### Tool definitions against `{against}`: {verdict}\n\n"
-        ));
+        if self.baseline {
+            out.push_str(&format!(
+                "### Tool definitions against `{against}`: {verdict}\n\n"
+            ));
+        } else {
+            out.push_str(&format!(
+                "### Tool definitions' token budgets: {verdict}\n\n"
+            ));
+        }
         if self.baseline {
             out.push_str(&format!(
                 "**{breaking} breaking**{}, {} additive, {} cosmetic\n\n",

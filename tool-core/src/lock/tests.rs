@@ -925,3 +925,277 @@ proptest! {
         prop_assert_eq!(classified(&plain), classified(&shuffled));
     }
 }
+
+// The classification against the spec: what the review calls safe for an input must accept
+// every input the old schema accepted, and for an output must produce nothing the old one
+// could not, as JSON Schema 2020-12 (the `jsonschema` crate) judges instances.
+
+fn small_schema() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        (proptest::option::of(0..4i64), proptest::option::of(2..7i64)).prop_map(|(min, max)| {
+            let mut s = json!({"type": "integer"});
+            if let Some(min) = min {
+                s["minimum"] = json!(min);
+            }
+            if let Some(max) = max {
+                s["maximum"] = json!(max);
+            }
+            s
+        }),
+        proptest::sample::subsequence(vec!["a", "b", "c"], 1..4)
+            .prop_map(|v| json!({"type": "string", "enum": v})),
+        (0..3usize).prop_map(|n| json!({"type": "string", "maxLength": n})),
+        Just(json!({"type": ["boolean", "null"]})),
+        Just(json!({"type": "number"})),
+    ];
+    leaf.prop_recursive(2, 12, 3, |inner| {
+        prop_oneof![
+            (proptest::collection::btree_map("[a-c]", inner.clone(), 1..3), any::<u8>()).prop_map(|(props, pick)| {
+                let required: Vec<&String> = props.keys().enumerate().filter(|(i, _)| pick & (1 << i) != 0).map(|(_, k)| k).collect();
+                json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+            }),
+            inner.clone().prop_map(|items| json!({"type": "array", "items": items})),
+            proptest::collection::vec(inner, 2..3).prop_map(|v| json!({"anyOf": v})),
+        ]
+    })
+}
+
+/// One change somewhere in `schema`, steered by `choices`.
+fn mutate(schema: &mut Value, choices: &[u8]) {
+    let Some((&here, rest)) = choices.split_first() else {
+        return;
+    };
+    let Value::Object(m) = schema else { return };
+    // Descend into a child first when the choice says so and there is one.
+    let mut children: Vec<&mut Value> = Vec::new();
+    for (key, value) in m.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(props)) => children.extend(props.values_mut()),
+            ("anyOf", Value::Array(branches)) => children.extend(branches.iter_mut()),
+            ("items", items) => children.push(items),
+            _ => {}
+        }
+    }
+    if here % 3 == 0 && !children.is_empty() {
+        let i = usize::from(here / 3) % children.len();
+        mutate(children.swap_remove(i), rest);
+        return;
+    }
+    drop(children);
+    let pick = usize::from(here);
+    if m.contains_key("properties") {
+        let names: Vec<String> = m["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let name = names[pick % names.len()].clone();
+        let mut required: Vec<Value> = m["required"].as_array().cloned().unwrap_or_default();
+        match pick % 4 {
+            0 => {
+                if let Some(i) = required.iter().position(|r| r == &json!(name)) {
+                    required.remove(i);
+                } else {
+                    required.push(json!(name));
+                }
+                m.insert("required".into(), Value::Array(required));
+            }
+            1 => {
+                m["properties"]
+                    .as_object_mut()
+                    .unwrap()
+                    .insert("z".into(), json!({"type": "string"}));
+            }
+            2 => {
+                m["properties"].as_object_mut().unwrap().shift_remove(&name);
+                required.retain(|r| r != &json!(name));
+                m.insert("required".into(), Value::Array(required));
+            }
+            _ => {
+                if m.shift_remove("additionalProperties").is_none() {
+                    m.insert("additionalProperties".into(), json!(false));
+                }
+            }
+        }
+    } else if m.contains_key("anyOf") {
+        let branches = m["anyOf"].as_array_mut().unwrap();
+        if pick % 2 == 0 && branches.len() > 1 {
+            branches.remove(pick % branches.len());
+        } else {
+            branches.push(json!({"type": "boolean"}));
+        }
+    } else if m.contains_key("enum") {
+        let values = m["enum"].as_array_mut().unwrap();
+        if pick % 2 == 0 && values.len() > 1 {
+            values.remove(pick % values.len());
+        } else {
+            values.push(json!("d"));
+        }
+    } else if m.contains_key("maxLength") {
+        let n = m["maxLength"].as_i64().unwrap();
+        m.insert(
+            "maxLength".into(),
+            json!(if pick % 2 == 0 { n + 1 } else { (n - 1).max(0) }),
+        );
+    } else {
+        match (m.get("type").cloned(), pick % 4) {
+            (Some(Value::String(t)), 0) => {
+                m.insert("type".into(), json!([t, "null"]));
+            }
+            (Some(Value::String(t)), 1) if t == "integer" || t == "number" => {
+                m.insert(
+                    "type".into(),
+                    json!(if t == "integer" { "number" } else { "integer" }),
+                );
+            }
+            (Some(Value::Array(_)), _) => {
+                m.insert("type".into(), json!("boolean"));
+            }
+            (_, 2) => {
+                m.insert("minimum".into(), json!(pick % 5));
+            }
+            _ => {
+                m.shift_remove("minimum");
+                m.shift_remove("maximum");
+            }
+        }
+    }
+}
+
+fn instance() -> impl Strategy<Value = Value> {
+    let scalar = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (0..8i64).prop_map(Value::from),
+        Just(json!(2.5)),
+        proptest::sample::select(vec!["", "a", "b", "c", "d", "ab"]).prop_map(Value::from),
+    ];
+    scalar.prop_recursive(2, 10, 3, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+            proptest::collection::btree_map("[a-c]|z", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A value shaped by `schema`, most often valid, at times just past a bound, steered by
+/// `bytes`: random values seldom fit a nested closed object.
+fn sample(schema: &Value, bytes: &mut impl Iterator<Item = u8>) -> Value {
+    let mut next = move || bytes.next().unwrap_or(0);
+    fn go(schema: &Value, next: &mut dyn FnMut() -> u8) -> Value {
+        let b = next();
+        if let Some(Value::Array(branches)) = schema.get("anyOf") {
+            return go(&branches[usize::from(b) % branches.len()], next);
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            return match values.get(usize::from(b) % (values.len() + 1)) {
+                Some(v) => v.clone(),
+                None => json!("d"),
+            };
+        }
+        let types: Vec<&str> = match schema.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec!["null"],
+        };
+        match types[usize::from(b) % types.len()] {
+            "integer" | "number" => {
+                let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(0);
+                let max = schema
+                    .get("maximum")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(min + 4);
+                match next() % 6 {
+                    0 => json!(min - 1),
+                    1 => json!(max + 1),
+                    2 if types.contains(&"number") => json!(2.5),
+                    _ => json!(min + i64::from(next()) % (max - min + 1).max(1)),
+                }
+            }
+            "string" => json!(["", "a", "ab", "abc"][usize::from(next()) % 4]),
+            "boolean" => json!(b.is_multiple_of(2)),
+            "array" => {
+                let items = schema.get("items").cloned().unwrap_or(json!({}));
+                Value::Array((0..next() % 3).map(|_| go(&items, next)).collect())
+            }
+            "object" => {
+                let mut out = Map::new();
+                let required = schema.get("required").cloned().unwrap_or(json!([]));
+                if let Some(Value::Object(props)) = schema.get("properties") {
+                    for (name, prop) in props {
+                        // Required ones nearly always, the others half the time.
+                        let keep = if required
+                            .as_array()
+                            .is_some_and(|r| r.contains(&json!(name)))
+                        {
+                            !next().is_multiple_of(8)
+                        } else {
+                            next().is_multiple_of(2)
+                        };
+                        if keep {
+                            out.insert(name.clone(), go(prop, next));
+                        }
+                    }
+                }
+                if next().is_multiple_of(8) {
+                    out.insert("z".into(), json!("a"));
+                }
+                Value::Object(out)
+            }
+            _ => Value::Null,
+        }
+    }
+    go(schema, &mut next)
+}
+
+fn tool_with(input: &Value, output: &Value) -> Value {
+    json!({"name": "get_thing", "description": "d", "inputSchema": input, "outputSchema": output})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn what_the_review_calls_safe_keeps_valid_values_valid(
+        old in small_schema(),
+        choices in proptest::collection::vec(any::<u8>(), 1..6),
+        values in proptest::collection::vec(instance(), 8),
+        bytes in proptest::collection::vec(any::<u8>(), 400),
+    ) {
+        let root = |s: &Value| json!({"type": "object", "properties": {"x": s}, "required": ["x"], "additionalProperties": false});
+        let mut new = old.clone();
+        mutate(&mut new, &choices);
+        let (old_root, new_root) = (root(&old), root(&new));
+        let r = review(
+            Some(&lock(vec![tool_with(&old_root, &old_root)])),
+            &lock(vec![tool_with(&new_root, &new_root)]),
+            &ReviewOptions::default(),
+        );
+        let breaks = |side: &str| r.changes.iter().any(|c| c.class == Class::Breaking && c.rule.starts_with(side));
+        let before = jsonschema::draft202012::new(&old_root).unwrap();
+        let after = jsonschema::draft202012::new(&new_root).unwrap();
+        let mut bytes = bytes.into_iter().cycle();
+        let mut values = values;
+        for _ in 0..12 {
+            values.push(sample(&old, &mut bytes));
+            values.push(sample(&new, &mut bytes));
+        }
+        for v in &values {
+            let v = json!({"x": v});
+            if !breaks("input.") {
+                // Every input the old schema took, the new one takes.
+                prop_assert!(!before.is_valid(&v) || after.is_valid(&v), "input {} valid before, not after:\nold {}\nnew {}\n{}", v, old, new, r);
+            }
+            // A new output field, or properties beyond those named, are additive by policy (a
+            // reader ignores what it does not know), though a reader validating against the
+            // old closed schema would refuse them.
+            let lenient = r.changes.iter().any(|c| ["output.field.added", "output.additional.opened"].contains(&c.rule));
+            if !breaks("output.") && !lenient {
+                // Every output the new schema allows, the old one allowed.
+                prop_assert!(!after.is_valid(&v) || before.is_valid(&v), "output {} valid after, not before:\nold {}\nnew {}\n{}", v, old, new, r);
+            }
+        }
+    }
+}

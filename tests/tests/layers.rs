@@ -5,7 +5,7 @@
 //! becomes one.
 //!
 //! And what a crate links stays what it needs: tool-core links no network, server or CLI
-//! crate; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
+//! crate, nor the tokenizer without its feature `tokens`; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
 //! client, TLS or CLI parser, and tool-mcp no JWT or RSA code (`cargo tree -e normal`).
 
 use std::collections::BTreeMap;
@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("hard-types", 6),
     ("extra-tools", 6),
     ("clashing-tools", 6),
+    ("locked-tools", 6),
     // What sits on top: binaries, tests, benchmarks.
     ("examples", 7),
     ("tests", 7),
@@ -195,12 +196,23 @@ fn crates_link_only_what_they_use() {
     // The core: definitions, registry, execution; no network, no server, no CLI.
     problems.extend(forbidden_in(
         "tool-core",
-        &["reqwest", "axum", "hyper", "rmcp", "rustls", "clap"],
+        &[
+            "reqwest",
+            "axum",
+            "hyper",
+            "rmcp",
+            "rustls",
+            "clap",
+            "tiktoken-rs",
+        ],
     ));
     // The MCP server without `mount` or `oauth` (no JWT or RSA code either), and a 200-tool
     // stdio server on it.
     problems.extend(forbidden_in("tool-mcp", CLIENT_TLS_CLI));
     problems.extend(forbidden_in("tool-mcp", &["jsonwebtoken", "rsa"]));
+    // The tokenizer (tool-core's feature `tokens`) is the CLI's: a server does not link it.
+    problems.extend(forbidden_in("tool-mcp", &["tiktoken-rs"]));
+    problems.extend(forbidden_in("bench-lean", &["tiktoken-rs"]));
     problems.extend(forbidden_in("bench-lean", CLIENT_TLS_CLI));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -56,20 +56,14 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Check every definition against every rule; exit 1 on errors.
-    Check {
-        /// Only these formats' rules (repeatable; default all).
-        #[arg(long = "format")]
-        formats: Vec<Format>,
-        /// Hold definitions to the strict modes too.
-        #[arg(long)]
-        strict: bool,
-        /// A word tool names may start with besides the known verbs (repeatable).
-        #[arg(long = "allow-verb", value_name = "WORD")]
-        allow_verbs: Vec<String>,
-        /// Print the findings as JSON.
-        #[arg(long)]
-        json: bool,
+    /// Check every definition against every rule, and against a lock with `--baseline`; exit 1
+    /// on errors, breaking changes or budgets gone over.
+    Check(CheckArgs),
+    /// Write the definitions as served, with their token counts, to a lock file to commit.
+    Lock {
+        /// Where to write it (`-` for standard output).
+        #[arg(short, long, default_value = "tools.lock.json", value_name = "FILE")]
+        output: PathBuf,
     },
     /// Search the tools for a task, as `search_tools` does (core tools included).
     Search {
@@ -159,6 +153,82 @@ fn task_status(text: &str) -> Result<tool_tasks::TaskStatus, String> {
             .collect();
         format!("`{text}` is not a task status: one of {}", all.join(", "))
     })
+}
+
+/// What `check` checks, and how it reports.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Only these formats' rules, and budgets (repeatable; default all).
+    #[arg(long = "format")]
+    pub formats: Vec<Format>,
+    /// Hold definitions to the strict modes too.
+    #[arg(long)]
+    pub strict: bool,
+    /// A word tool names may start with besides the known verbs (repeatable).
+    #[arg(long = "allow-verb", value_name = "WORD")]
+    pub allow_verbs: Vec<String>,
+    /// Compare the definitions with a lock (`toolctl lock`) or a saved `tools/list` result, and
+    /// fail on breaking changes.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Let a breaking change through: RULE, TOOL:RULE or TOOL:* (repeatable).
+    #[arg(long = "allow-breaking", value_name = "RULE|TOOL:RULE|TOOL:*")]
+    pub allow_breaking: Vec<tool_core::lock::Allowance>,
+    /// Fail when the whole listing costs more tokens than this, in a format.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Fail when one tool's definition costs more tokens than this, in a format.
+    #[arg(long, value_name = "N")]
+    pub max_tool_tokens: Option<u64>,
+    /// Print the findings (and the review) as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print a Markdown summary, for a pull-request comment or a CI job summary.
+    #[arg(long)]
+    pub markdown: bool,
+    /// The approval policy the tools are served under (rule `approval.destructive`).
+    #[command(flatten)]
+    pub approval: ApprovalArgs,
+}
+
+/// Which calls need a person's yes before they run: `--approval destructive|write|never|TOOL|
+/// domain:NAME` (repeatable), besides those of tools that declare it, and how long a person
+/// has to answer.
+#[derive(Debug, Clone, Args)]
+pub struct ApprovalArgs {
+    /// Calls that need a person's yes besides those of tools that declare it: destructive,
+    /// write (every tool that is not read-only), never, a tool's name, or domain:NAME
+    /// (repeatable).
+    #[arg(long = "approval", value_name = "RULE", value_parser = approval_rule)]
+    pub rules: Vec<String>,
+    /// Seconds a person has to answer before the call counts as denied.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = grace)]
+    pub approval_timeout: f64,
+}
+
+impl ApprovalArgs {
+    /// The executor's policy these arguments give.
+    pub fn policy(&self) -> tool_core::exec::ApprovalPolicy {
+        // Each rule was read alone by the parser; only `never` with others is left to refuse,
+        // which `from_args` does (and which `toolctl` reports before it starts).
+        let mut policy =
+            tool_core::exec::ApprovalPolicy::from_args(&self.rules).unwrap_or_default();
+        policy.timeout = std::time::Duration::from_secs_f64(self.approval_timeout);
+        policy
+    }
+
+    /// Why the rules do not go together, if they do not (`never` with another).
+    pub fn problem(&self) -> Option<String> {
+        tool_core::exec::ApprovalPolicy::from_args(&self.rules)
+            .err()
+            .map(|e| format!("--approval: {e}"))
+    }
+}
+
+fn approval_rule(word: &str) -> Result<String, String> {
+    tool_core::exec::ApprovalPolicy::from_args([word])
+        .map(|_| word.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 /// How `serve` listens.

@@ -1,15 +1,17 @@
-//! The subcommands that read the registry: `list`, `show`, `search`, `check`, and the JSON they
-//! print.
+//! The subcommands that read the registry: `list`, `show`, `search`, `check`, `lock`, and what
+//! they print.
 
 use std::io::Read;
 
 use serde_json::{Value, json};
 use tool_core::catalog::{Catalog, SearchOptions};
 use tool_core::check::{self, CheckOptions};
+use tool_core::lock::{self, Lock, ReviewOptions};
 use tool_core::render::Format;
 use tool_core::schema::Severity;
 use tool_core::{ErrorKind, Registry, RegistryError, Tool, ToolOutput};
 
+use crate::args::CheckArgs;
 use crate::exit::{Exit, Out, print_json, usage};
 
 pub(crate) fn search(
@@ -90,20 +92,23 @@ pub(crate) fn search_batch(
 pub(crate) fn check(
     registry: &Registry,
     clashes: Vec<RegistryError>,
-    formats: &[Format],
-    strict: bool,
-    verbs: &[String],
-    as_json: bool,
+    args: &CheckArgs,
     out: Out,
+    err: Out,
 ) -> Result<(), Exit> {
+    let formats = if args.formats.is_empty() {
+        Format::ALL.to_vec()
+    } else {
+        args.formats.clone()
+    };
+    if let Some(problem) = args.approval.problem() {
+        return Err(usage(err, problem));
+    }
     let options = CheckOptions {
-        formats: if formats.is_empty() {
-            Format::ALL.to_vec()
-        } else {
-            formats.to_vec()
-        },
-        strict,
-        verbs: verbs.to_vec(),
+        formats: formats.clone(),
+        strict: args.strict,
+        verbs: args.allow_verbs.clone(),
+        approval: args.approval.policy(),
     };
     let mut report = check::check_registry(registry, &options);
     for clash in clashes {
@@ -122,16 +127,125 @@ pub(crate) fn check(
             );
         }
     }
-    if as_json {
-        print_json(out, &serde_json::to_value(&report).unwrap_or_default());
+    // The review: against the baseline, and the budgets (either alone is enough).
+    let reviewed =
+        args.baseline.is_some() || args.max_tokens.is_some() || args.max_tool_tokens.is_some();
+    let review = if reviewed {
+        let baseline = match &args.baseline {
+            Some(path) => {
+                let origin = path.display().to_string();
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| usage(err, format!("--baseline {origin}: {e}")))?;
+                Some(
+                    Lock::parse(&text, &origin)
+                        .map_err(|e| usage(err, format!("--baseline {e}")))?,
+                )
+            }
+            None => None,
+        };
+        let options = ReviewOptions {
+            allow: args.allow_breaking.clone(),
+            max_tokens: args.max_tokens,
+            max_tool_tokens: args.max_tool_tokens,
+            budget_formats: formats,
+        };
+        Some(lock::review(
+            baseline.as_ref(),
+            &Lock::of(registry),
+            &options,
+        ))
+    } else {
+        None
+    };
+    let against = args
+        .baseline
+        .as_ref()
+        .map_or(String::new(), |p| p.display().to_string());
+    if args.json {
+        let mut value = json!({ "diagnostics": report.diagnostics });
+        if let Some(review) = &review {
+            value["review"] = serde_json::to_value(review).unwrap_or_default();
+        }
+        print_json(out, &value);
+    } else if args.markdown {
+        if let Some(review) = &review {
+            let _ = writeln!(out, "{}", review.markdown(&against));
+        }
+        let _ = write!(out, "{}", check_markdown(&report));
     } else {
         let _ = writeln!(out, "{report}");
+        if let Some(review) = &review {
+            let heading = match &args.baseline {
+                Some(_) => format!("against {against}"),
+                None => "budgets".to_owned(),
+            };
+            let _ = writeln!(out, "\n{heading}:\n{review}");
+        }
     }
-    if report.has_errors() {
+    if report.has_errors() || review.as_ref().is_some_and(|r| r.fails()) {
         Err(Exit(1))
     } else {
         Ok(())
     }
+}
+
+/// `check`'s findings in Markdown: the counts, and a table of the findings.
+fn check_markdown(report: &check::Report) -> String {
+    let errors = report.count(Severity::Error);
+    let warnings = report.count(Severity::Warning);
+    let mut out = format!("### Tool definitions checked: {errors} errors, {warnings} warnings\n\n");
+    if report.diagnostics.is_empty() {
+        return out;
+    }
+    out.push_str(
+        "| severity | rule | tool | format | where | finding |\n|---|---|---|---|---|---|\n",
+    );
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    for d in &report.diagnostics {
+        let severity = match d.severity {
+            Severity::Error => "**error**",
+            Severity::Warning => "warning",
+        };
+        let format = match d.format {
+            Some((f, true)) => format!("{f} strict"),
+            Some((f, false)) => f.to_string(),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "| {severity} | `{}` | `{}` | {format} | `{}` | {} |\n",
+            d.rule,
+            d.tool,
+            d.pointer,
+            cell(&d.message)
+        ));
+    }
+    out
+}
+
+/// `lock`: the definitions as served, with their token counts, written to `output`.
+pub(crate) fn lock(
+    registry: &Registry,
+    output: &std::path::Path,
+    out: Out,
+    err: Out,
+) -> Result<(), Exit> {
+    let lock = Lock::of(registry);
+    let text = lock.to_json();
+    if output.as_os_str() == "-" {
+        let _ = write!(out, "{text}");
+        return Ok(());
+    }
+    std::fs::write(output, &text)
+        .map_err(|e| usage(err, format!("-o {}: {e}", output.display())))?;
+    let openai = lock.tokens.get("openai").copied().unwrap_or(0);
+    let _ = writeln!(
+        err,
+        "wrote {} ({} tools, {openai} tokens as OpenAI sees them, counted by {})",
+        output.display(),
+        lock.tools.len(),
+        tool_core::tokens::TOKENIZER
+    );
+    Ok(())
 }
 
 pub(crate) fn list(

@@ -1,5 +1,5 @@
-//! The command-line front end: `serve`, `list`, `show`, `call`, `export` and
-//! `check` over a registry, plus the tools of `--defs` files and `--mount`ed MCP servers.
+//! The command-line front end: `serve`, `list`, `show`, `call`, `export`, `check` and `lock`
+//! over a registry, plus the tools of `--defs` files and `--mount`ed MCP servers.
 //!
 //! `toolctl` is a thin `main` over [`main`]; any agent binary can mount the same subcommands by
 //! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`]:
@@ -36,8 +36,11 @@
 //! assert_eq!(printed["data"], "HI");
 //! ```
 //!
-//! Exit codes: 0 on success, 1 when a tool call fails or `check` finds errors, 2 on usage errors
-//! (bad arguments, an unknown tool, input that is not JSON, a registry that cannot be built).
+//! Exit codes: 0 on success; 1 when a tool call fails, or `check` finds errors, a breaking
+//! change against `--baseline` that no `--allow-breaking` lets through, or a token budget gone
+//! over (`--max-tokens`, `--max-tool-tokens`); 2 on usage errors (bad arguments, an unknown
+//! tool, input that is not JSON, a registry that cannot be built, a baseline that cannot be
+//! read, a lock that cannot be written).
 
 #![warn(missing_docs)]
 
@@ -55,7 +58,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 use tool_core::Registry;
 
-pub use args::{Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs};
+pub use args::{CheckArgs, Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs};
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 pub use oauth::{OAuthArgs, OAuthSetupError};
@@ -245,6 +248,140 @@ mod tests {
         let (code, _, err) = run(&["list", "--defs", "/no/such.json"]);
         assert_eq!(code, 2);
         assert!(err.contains("--defs /no/such.json"), "{err}");
+    }
+
+    #[test]
+    fn lock_and_check_baseline_classify_changes_and_show_token_deltas() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+        let defs = |name: &str, properties: Value| {
+            let tool = json!([{
+                "name": "get_forecast", "description": "Returns the forecast.",
+                "inputSchema": {"type": "object", "properties": properties},
+                "annotations": {"readOnlyHint": true, "idempotentHint": true},
+                "_meta": {"tool-core/hint": "Forecast for a city"}
+            }]);
+            std::fs::write(path(name), tool.to_string()).unwrap();
+            path(name)
+        };
+        let old = defs(
+            "old.json",
+            json!({"city": {"type": "string"}, "days": {"type": "integer"}}),
+        );
+        let (code, _, err) = run(&["--defs", &old, "lock", "-o", &path("tools.lock.json")]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            err.contains("wrote ") && err.contains("(2 tools, "),
+            "{err}"
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(path("tools.lock.json")).unwrap())
+                .unwrap();
+        assert_eq!(written["tokenizer"], "o200k_base");
+        assert!(
+            written["tools"][1]["tokens"]["openai"].as_u64().unwrap() > 10,
+            "{written}"
+        );
+        let (code, out, _) = run(&["--defs", &old, "lock", "-o", "-"]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            out,
+            std::fs::read_to_string(path("tools.lock.json")).unwrap()
+        );
+
+        let baseline = path("tools.lock.json");
+        // Breaking: a parameter removed.
+        let breaking = defs("breaking.json", json!({"city": {"type": "string"}}));
+        let (code, out, _) = run(&["--defs", &breaking, "check", "--baseline", &baseline]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("breaking[input.param.removed] get_forecast at /inputSchema/properties/days: parameter `days` was removed"),
+            "{out}"
+        );
+        assert!(out.contains("1 breaking, 0 additive, 0 cosmetic"), "{out}");
+        let allow = ["--allow-breaking", "get_forecast:input.param.removed"];
+        let (code, out, _) = run(&[
+            &["--defs", &breaking, "check", "--baseline", &baseline][..],
+            &allow[..],
+        ]
+        .concat());
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("(allowed)"), "{out}");
+        // Additive: a parameter added; passes, with the token delta shown.
+        let additive = defs(
+            "additive.json",
+            json!({"city": {"type": "string"}, "days": {"type": "integer"}, "units": {"type": "string", "enum": ["c", "f"]}}),
+        );
+        let (code, out, _) = run(&["--defs", &additive, "check", "--baseline", &baseline]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("additive[input.param.added] get_forecast at /inputSchema/properties/units: new optional parameter `units`"), "{out}");
+        assert!(out.contains("  get_forecast: openai "), "{out}");
+        assert!(out.contains(" (+"), "{out}");
+        let (_, out, _) = run(&[
+            "--defs",
+            &additive,
+            "check",
+            "--baseline",
+            &baseline,
+            "--markdown",
+        ]);
+        assert!(
+            out.starts_with(&format!(
+                "### Tool definitions against `{baseline}`: passes"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains("| additive | `input.param.added` | `get_forecast` |"),
+            "{out}"
+        );
+        assert!(out.contains("### Tool definitions checked: "), "{out}");
+        let (_, out, _) = run(&[
+            "--defs",
+            &breaking,
+            "check",
+            "--baseline",
+            &baseline,
+            "--json",
+        ]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["review"]["changes"][0]["rule"], "input.param.removed");
+        assert_eq!(v["review"]["changes"][0]["class"], "breaking");
+        assert!(v["diagnostics"].is_array());
+        // Budgets, with or without a baseline.
+        let (code, out, _) = run(&[
+            "--defs",
+            &old,
+            "check",
+            "--max-tool-tokens",
+            "5",
+            "--format",
+            "openai",
+        ]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("budget[tool] get_forecast (openai): "),
+            "{out}"
+        );
+        // A baseline that cannot be read is a usage error.
+        let (code, _, err) = run(&["check", "--baseline", &path("none.json")]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("--baseline ") && err.contains("none.json"),
+            "{err}"
+        );
+        std::fs::write(path("bad.json"), r#"{"tools": [{"title": "x"}]}"#).unwrap();
+        let (code, _, err) = run(&["check", "--baseline", &path("bad.json")]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("tools[0].name: a tool needs its name"),
+            "{err}"
+        );
+        // An allowance that names no breaking rule is refused by the parser.
+        let e = Cli::try_parse_from(["toolctl", "check", "--allow-breaking", "tool.added"])
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("`tool.added` is additive"), "{e}");
     }
 
     #[test]

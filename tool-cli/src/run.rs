@@ -93,12 +93,8 @@ impl ToolArgs {
                 print_json(out, &render::render_all(registry.tools(), *format, options));
                 Ok(())
             }
-            Command::Check {
-                formats,
-                strict,
-                allow_verbs,
-                json,
-            } => commands::check(registry, clashes, formats, *strict, allow_verbs, *json, out),
+            Command::Check(args) => commands::check(registry, clashes, args, out, err),
+            Command::Lock { output } => commands::lock(registry, output, out, err),
             Command::Tasks(args) => crate::tasks::run(args, out, err).await,
         }
     }
@@ -114,7 +110,7 @@ impl ToolArgs {
         let mut clashes = Vec::new();
         let mut add = |registry: &mut Registry, tool, err: Out| {
             if let Err(e) = registry.register(tool) {
-                if !matches!(self.command, Command::Check { .. }) {
+                if !matches!(self.command, Command::Check(_)) {
                     let _ = writeln!(err, "warning: {e}");
                 }
                 clashes.push(e);

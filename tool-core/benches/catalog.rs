@@ -1,9 +1,9 @@
 //! The catalog's report, every figure measured in this run: quality on the evaluation set
 //! against two baselines, speed and memory on 10,000 synthetic tools against the BM25
-//! baseline, and the bytes of tool definitions a request carries with every tool versus a
-//! deferred session.
+//! baseline, and the tokens of tool definitions a request carries with every tool versus a
+//! deferred session (o200k_base with the feature `tokens`).
 //!
-//! `cargo bench -p tool-core --bench catalog` (the figures also go to
+//! `cargo bench -p tool-core --features tokens --bench catalog` (the figures also go to
 //! `target/bench/catalog.json`, which `bench-report` writes into BENCHMARKS.md).
 
 #[path = "support/eval.rs"]
@@ -298,7 +298,12 @@ fn tokens(figures: &mut Map<String, Value>) {
         found.len()
     );
     println!("|---|---|---|---|---|---|");
-    let bytes = |v: serde_json::Value| serde_json::to_string(&v).map_or(0, |s| s.len());
+    // Tokens of each request's tool array, as sent: o200k_base with the feature `tokens`,
+    // four bytes a token without it (the JSON says which).
+    let size = |v: serde_json::Value| {
+        let text = serde_json::to_string(&v).unwrap_or_default();
+        (text.len() as f64, tool_core::tokens::count(&text) as f64)
+    };
     for format in [
         Format::OpenAi,
         Format::Anthropic,
@@ -307,37 +312,40 @@ fn tokens(figures: &mut Map<String, Value>) {
     ] {
         let options = RenderOptions::default();
         // "All tools": every definition, none deferred (what a request carries without a catalog).
-        let all = bytes(tool_core::render::render_all(
+        let all = size(tool_core::render::render_all(
             registry
                 .tools()
                 .iter()
                 .filter(|t| t.name() != catalog::SEARCH_TOOLS),
             format,
             options,
-        )) as f64;
-        let first = bytes(initial.render(format, options, Deferral::Session)) as f64;
-        let after = bytes(session.render(format, options, Deferral::Session)) as f64;
-        let tokens = |b: f64| (b / 4.0).ceil();
+        ));
+        let first = size(initial.render(format, options, Deferral::Session));
+        let after = size(session.render(format, options, Deferral::Session));
         println!(
-            "| {} | {:.0} B (~{:.0} tokens) | {:.0} B (~{:.0} tokens) | {:.0} B (~{:.0} tokens) | {:.1}% | {:.1}% |",
+            "| {} | {:.0} B ({:.0} tokens) | {:.0} B ({:.0} tokens) | {:.0} B ({:.0} tokens) | {:.1}% | {:.1}% |",
             format.as_str(),
-            all,
-            tokens(all),
-            first,
-            tokens(first),
-            after,
-            tokens(after),
-            100.0 * (1.0 - first / all),
-            100.0 * (1.0 - after / all)
+            all.0,
+            all.1,
+            first.0,
+            first.1,
+            after.0,
+            after.1,
+            100.0 * (1.0 - first.1 / all.1),
+            100.0 * (1.0 - after.1 / all.1)
         );
         rows.push(json!({
-            "format": format.as_str(), "all_bytes": all, "session_bytes": first,
-            "after_search_bytes": after,
+            "format": format.as_str(), "all_bytes": all.0, "session_bytes": first.0,
+            "after_search_bytes": after.0, "all_tokens": all.1, "session_tokens": first.1,
+            "after_search_tokens": after.1,
         }));
     }
-    println!("\n(tokens estimated at four bytes each, as `check` does)");
+    println!("\n(tokens counted by {})", tool_core::tokens::TOKENIZER);
     figures.insert(
         "tokens".into(),
-        json!({ "tools": registry.len() - 1, "loaded": found.len(), "rows": rows }),
+        json!({
+            "tools": registry.len() - 1, "loaded": found.len(), "rows": rows,
+            "tokenizer": tool_core::tokens::TOKENIZER,
+        }),
     );
 }

@@ -30,7 +30,8 @@
 //!   compile time. [`domain!`] declares the domains tools belong to.
 //! - [`Registry`] holds the tools of a binary; [`exec::Executor`] calls them with limits,
 //!   timeouts, retries and sanitised errors; [`render`] writes their definitions for each
-//!   provider, [`check`] holds them to every provider's rules, and [`catalog`] lets a model
+//!   provider, [`check`] holds them to every provider's rules, [`lock`] reviews them against a
+//!   committed lock (breaking changes, token costs by [`tokens`]), and [`catalog`] lets a model
 //!   search the deferred ones.
 //! - Your own input and output types derive serde's and schemars' traits through the copies
 //!   re-exported here, `tool_core::serde` and `tool_core::schemars`, so a tools crate needs no
@@ -50,6 +51,7 @@ pub mod defs;
 pub mod error;
 pub mod exec;
 pub mod json;
+pub mod lock;
 pub mod output;
 pub mod parallel;
 pub mod protocol;
@@ -57,6 +59,7 @@ pub mod registry;
 pub mod render;
 pub mod sanitize;
 pub mod schema;
+pub mod tokens;
 
 #[cfg(test)]
 mod test_json;

@@ -169,7 +169,7 @@ fn command(input: &str, v: &Value) -> String {
             "cargo run --release -p bench-calls --bin compile-time".into()
         }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
-        "catalog" => "cargo bench -p tool-core --bench catalog".into(),
+        "catalog" => "cargo bench -p tool-core --features tokens --bench catalog".into(),
         "tasks" => with("scripts/postgres-env && cargo run --release -p bench-tasks --"),
         "embed" => {
             "scripts/embed-model-env && cargo bench -p tool-embed --bench search_quality".into()
@@ -1034,29 +1034,48 @@ fn catalog_speed(v: &Value) -> Option<String> {
 
 fn catalog_tokens(v: &Value) -> Option<String> {
     let t = &v["tokens"];
+    // Runs before token counts were recorded have bytes only: four bytes a token.
+    let counted = t["tokenizer"]
+        .as_str()
+        .filter(|c| !c.starts_with("estimate"));
+    let how = match counted {
+        Some(tokenizer) => format!("tokens counted with {tokenizer}"),
+        None => "tokens estimated at four bytes each".to_owned(),
+    };
     let mut out = format!(
-        "Definitions sent per round for the {} evaluation tools (tokens estimated at four bytes \
-         each, as `check` does).\n\n\
-         | format | every tool | session: `search_tools` only | after one search ({} tools loaded) |\n\
-         |---|---:|---:|---:|\n",
+        "Definitions sent per round for the {} evaluation tools ({how}), and what a deferred \
+         session saves of the tokens of every tool.\n\n\
+         | format | every tool | session: `search_tools` only | after one search ({} tools loaded) | saved, first round | saved, after the search |\n\
+         |---|---:|---:|---:|---:|---:|\n",
         t["tools"], t["loaded"]
     );
     for r in t["rows"].as_array()? {
+        let tokens = |k: &str| {
+            let tokens = &r[format!("{k}_tokens")];
+            if tokens.is_null() {
+                (num(&r[format!("{k}_bytes")]) / 4.0).ceil()
+            } else {
+                num(tokens)
+            }
+        };
         let cell = |k: &str| {
-            let b = num(&r[k]);
+            let b = num(&r[format!("{k}_bytes")]);
             format!(
-                "{} B (~{} tokens)",
-                thousands(b as u64),
-                thousands((b / 4.0).ceil() as u64)
+                "{} tokens ({} B)",
+                thousands(tokens(k) as u64),
+                thousands(b as u64)
             )
         };
+        let saved = |k: &str| format!("{:.1}%", 100.0 * (1.0 - tokens(k) / tokens("all")));
         writeln!(
             out,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             r["format"].as_str().unwrap_or("?"),
-            cell("all_bytes"),
-            cell("session_bytes"),
-            cell("after_search_bytes"),
+            cell("all"),
+            cell("session"),
+            cell("after_search"),
+            saved("session"),
+            saved("after_search"),
         )
         .ok()?;
     }

@@ -9,7 +9,7 @@ use tool_core::exec::Executor;
 use tool_core::{Registry, ToolContext, ToolRoot};
 
 // Naming the tools crate links it.
-use tools as _;
+use tool_bundle as _;
 
 /// (tool, input as JSON text, a phrase the error must contain).
 fn cases() -> Vec<(String, String, String)> {

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tool_core::{ToolContext, ToolRoot};
-use tools::fs::FsRoot;
+use tool_bundle::fs::FsRoot;
 
 fn root() -> &'static (PathBuf, FsRoot) {
     static ROOT: OnceLock<(PathBuf, FsRoot)> = OnceLock::new();

@@ -1,8 +1,8 @@
 //! Two linked tools with one name: the registry refuses to build and names both definitions.
 
 use clashing_tools as _;
+use tool_bundle as _;
 use tool_core::{Registry, RegistryError};
-use tools as _;
 
 #[test]
 fn duplicate_names_are_refused_with_both_locations() {
@@ -21,7 +21,7 @@ fn duplicate_names_are_refused_with_both_locations() {
         assert!(message.contains(&place), "{message}");
     }
     assert!(message.contains("clashing_tools"), "{message}");
-    assert!(message.contains("tools::time"), "{message}");
+    assert!(message.contains("tool_bundle::time"), "{message}");
     assert!(message.contains("tools/src/time.rs:"), "{message}");
     assert!(
         message.contains("#[tool(name"),

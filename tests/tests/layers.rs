@@ -16,7 +16,7 @@ use serde_json::Value;
 /// Each crate's layer: it may depend on crates of lower layers only.
 const LAYERS: &[(&str, u8)] = &[
     ("tool-grammar", 0),
-    ("tool-macros", 1),
+    ("tool-core-macros", 1),
     ("tool-core", 2),
     ("tool-http", 3),
     ("tool-embed", 3),
@@ -24,7 +24,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-mcp", 4),
     ("tool-agent", 4),
     ("tool-presence", 4),
-    ("tools", 4),
+    ("tool-bundle", 4),
     ("tool-cli", 5),
     // Fixtures: tool crates the tests link.
     ("hard-types", 6),
@@ -109,7 +109,7 @@ fn every_crate_depends_only_on_lower_layers() {
         .filter_map(|p| p["name"].as_str())
         .collect();
     assert!(
-        names.contains(&"tool-core") && names.contains(&"tool-macros"),
+        names.contains(&"tool-core") && names.contains(&"tool-core-macros"),
         "{names:?}"
     );
 }
@@ -126,11 +126,11 @@ fn a_back_edge_is_reported() {
     core["dependencies"]
         .as_array_mut()
         .unwrap()
-        .push(serde_json::json!({"name": "tools", "kind": null, "path": "/x/tools"}));
+        .push(serde_json::json!({"name": "tool-bundle", "kind": null, "path": "/x/tools"}));
     let problems = back_edges(&metadata);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].contains("`tool-core` (layer 2) depends on `tools` (layer 4"),
+        problems[0].contains("`tool-core` (layer 2) depends on `tool-bundle` (layer 4"),
         "{}",
         problems[0]
     );

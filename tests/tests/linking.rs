@@ -5,7 +5,7 @@ use tool_core::{Registry, ToolContext};
 
 // Naming a crate links it; its #[tool]s then reach the registry.
 use extra_tools as _;
-use tools as _;
+use tool_bundle as _;
 
 #[test]
 fn tools_from_every_named_crate_are_collected() {

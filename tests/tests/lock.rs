@@ -7,7 +7,7 @@ use tool_core::Registry;
 use tool_core::lock::RULES;
 
 // The bundled tools, as `toolctl` links them.
-use tools as _;
+use tool_bundle as _;
 
 #[derive(Parser)]
 struct Toolctl {

@@ -43,6 +43,8 @@
 //! read, a lock that cannot be written).
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod args;
 mod commands;

@@ -38,6 +38,8 @@
 //!   other dependency (as the whole-input example of [`#[tool]`](macro@tool) does).
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
@@ -86,7 +88,7 @@ pub use schemars;
 /// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde.
 pub use serde;
 pub use tokio_util::sync::CancellationToken;
-// rustdoc shows these docs, then those of `tool_macros::tool`, which end the last section.
+// rustdoc shows these docs, then those of `tool_core_macros::tool`, which end the last section.
 /// Turns a function into a tool: the macro writes its definition, its input schema and the glue
 /// that decodes a call's input and runs it, and submits the definition to `inventory`. There is
 /// no registration step: every tool linked into a binary is in [`Registry::linked`].
@@ -619,7 +621,7 @@ pub use tokio_util::sync::CancellationToken;
 /// names: name your tools crates in the binary (`use my_tools as _;`). When a tool is missing,
 /// the error says so at run time: a call to an unknown name with no near one, and
 /// `toolctl list` with no tools, both end with this hint.
-pub use tool_macros::tool;
+pub use tool_core_macros::tool;
 
 /// The names most handlers need.
 pub mod prelude {

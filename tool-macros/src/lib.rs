@@ -16,7 +16,7 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// `#[tool]` turns a function into a tool. It is defined in `tool-macros` and used through
+/// `#[tool]` turns a function into a tool. It is defined in `tool-core-macros` and used through
 /// `tool-core`, which re-exports it as `tool_core::tool` (also in `tool_core::prelude`) with the
 /// reference for every key; the code it generates names `::tool_core`.
 //

@@ -32,6 +32,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // MCP logging (`logging/setLevel`, `notifications/message`) is deprecated upstream by SEP-2577
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]

@@ -39,6 +39,9 @@
 //! # Ok::<_, tool_tasks::StoreError>(()) }).unwrap();
 //! ```
 
+// docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod id;
 mod memory;
 #[cfg(feature = "postgres")]

@@ -1,7 +1,7 @@
 //! The bundled tools, one module per domain.
 //!
 //! A crate that nothing names is not linked, and its tools are not collected: a binary that
-//! wants these tools names this crate, e.g. `use tools as _;`.
+//! wants these tools names this crate, e.g. `use tool_bundle as _;`.
 //!
 //! | domain | tools |
 //! |---|---|

@@ -3,7 +3,7 @@
 //! Write it again with `TOOLS_LOCK=update cargo test -p tools --test lock`, review the diff, and
 //! commit it.
 
-use tools as _;
+use tool_bundle as _;
 
 #[test]
 fn definitions_match_the_lock() {

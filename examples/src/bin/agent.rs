@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use clap::Parser;
 use tool_agent::{Agent, Protocol, Provider, ProviderConfig};
+use tool_bundle as _;
 use tool_core::exec::Executor;
 use tool_core::{BroadcastEvents, EventSink, Registry, ToolContext, ToolEvent, catalog};
 use tool_presence::{Presence, PresenceOptions, PresenceServer};
-use tools as _;
 
 #[derive(Parser)]
 #[command(name = "agent", about = "Ask a model, with the bundled tools")]

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 // Naming the tools crate links it, so its #[tool]s are collected.
-use tools as _;
+use tool_bundle as _;
 
 fn main() -> ExitCode {
     tool_cli::main()

@@ -13,7 +13,7 @@ use tool_core::{ToolContext, ToolError, ToolRoot};
 ///
 /// ```
 /// use tool_core::{ToolContext, ToolRoot};
-/// use tools::fs::FsRoot;
+/// use tool_bundle::fs::FsRoot;
 ///
 /// let dir = std::env::temp_dir(); // e.g. "/srv/docs"
 /// let ctx = ToolContext::builder().root(ToolRoot::new(&dir)?).build();

@@ -210,7 +210,7 @@ pub fn finish_unit(_: ()) -> CallResult {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it must implement `Deserialize` and `JsonSchema`",
     label = "the model's input cannot give this type",
-    note = "derive both: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; a crate that depends on tool-core alone derives them through its re-exports: `#[derive(tool_core::serde::Deserialize, tool_core::schemars::JsonSchema)]` with `#[serde(crate = \"tool_core::serde\")]` and `#[schemars(crate = \"tool_core::schemars\")]`",
+    note = "put `#[tool_core::data]` on the type (it derives both through tool-core, so a crate that depends on tool-core alone needs nothing else), or derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
     note = "a value that comes from the tool context instead (state, a client) is marked `#[ctx]` and implements `tool_core::FromContext`"
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema {}
@@ -400,7 +400,7 @@ impl<T> OutputWithoutSchema for &Probe<T> {
 #[diagnostic::on_unimplemented(
     message = "`mirror = false` needs an output schema, and this tool's output type has none",
     label = "leaves the text out of the tool's MCP results, so a client reads the structured content instead",
-    note = "an output has a schema when its data type implements `JsonSchema`: derive `schemars::JsonSchema` on it (through `tool_core::schemars` in a crate that depends on tool-core alone); `serde_json::Value` and `ToolOutput<Value>` have none",
+    note = "an output has a schema when its data type implements `JsonSchema`: put `#[tool_core::data(output)]` on it, or derive `schemars::JsonSchema`; `serde_json::Value` and `ToolOutput<Value>` have none",
     note = "or keep the text: drop `mirror = false`"
 )]
 pub trait MirrorCanBeOff {}

@@ -33,9 +33,9 @@
 //!   provider, [`check`] holds them to every provider's rules, [`lock`] reviews them against a
 //!   committed lock (breaking changes, token costs by [`tokens`]), and [`catalog`] lets a model
 //!   search the deferred ones.
-//! - Your own input and output types derive serde's and schemars' traits through the copies
-//!   re-exported here, `tool_core::serde` and `tool_core::schemars`, so a tools crate needs no
-//!   other dependency (as the whole-input example of [`#[tool]`](macro@tool) does).
+//! - Your own input and output types take [`#[tool_core::data]`](macro@data), which derives
+//!   serde's and schemars' traits through the copies re-exported here (`tool_core::serde`,
+//!   `tool_core::schemars`), so a tools crate needs no other dependency.
 
 #![warn(missing_docs)]
 // docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
@@ -79,13 +79,14 @@ pub use registry::{
     DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolApproval, ToolExample,
     ToolIcon,
 };
-/// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` with
-/// `#[schemars(crate = "tool_core::schemars")]` in a crate that does not depend on schemars. A
-/// type's schema must come from this version: `JsonSchema` of another major version is a
-/// different trait.
+/// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` after
+/// `use tool_core::schemars;` in a crate that does not depend on schemars ([`macro@data`] does
+/// it for you). A type's schema must come from this version: `JsonSchema` of another major
+/// version is a different trait.
 pub use schemars;
 /// The serde that tool-core uses, for `#[derive(serde::Serialize, serde::Deserialize)]` with
-/// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde.
+/// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde
+/// ([`macro@data`] does it for you).
 pub use serde;
 pub use tokio_util::sync::CancellationToken;
 // rustdoc shows these docs, then those of `tool_core_macros::tool`, which end the last section.
@@ -95,14 +96,12 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// ```
 /// use tool_core::prelude::*;
-/// use tool_core::{schemars, serde};
 ///
 /// tool_core::domain!(pub weather, "Current conditions and forecasts for any city");
 ///
 /// /// One day of a forecast.
-/// #[derive(Clone, serde::Serialize, schemars::JsonSchema)]
-/// #[serde(crate = "tool_core::serde")]
-/// #[schemars(crate = "tool_core::schemars")]
+/// #[tool_core::data(output)]
+/// #[derive(Clone)]
 /// pub struct Day {
 ///     /// Highest temperature of the day.
 ///     pub high: i8,
@@ -231,14 +230,12 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// ```
 /// use tool_core::prelude::*;
-/// use tool_core::{schemars, serde};
 ///
 /// tool_core::domain!(pub text, "Working with text");
 ///
 /// /// A search over a text.
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// #[serde(crate = "tool_core::serde", deny_unknown_fields)]
-/// #[schemars(crate = "tool_core::schemars")]
+/// #[tool_core::data(input)]
+/// #[serde(deny_unknown_fields)]
 /// struct Query {
 ///     /// The text to search.
 ///     text: String,
@@ -461,14 +458,11 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// ```
 /// use tool_core::prelude::*;
-/// use tool_core::{schemars, serde};
 ///
 /// tool_core::domain!(pub stats, "Counters of the service");
 ///
 /// /// The counters of the service.
-/// #[derive(serde::Serialize, schemars::JsonSchema)]
-/// #[serde(crate = "tool_core::serde")]
-/// #[schemars(crate = "tool_core::schemars")]
+/// #[tool_core::data(output)]
 /// struct Counters {
 ///     /// Requests served since the start.
 ///     requests: u64,
@@ -622,6 +616,79 @@ pub use tokio_util::sync::CancellationToken;
 /// the error says so at run time: a call to an unknown name with no near one, and
 /// `toolctl list` with no tools, both end with this hint.
 pub use tool_core_macros::tool;
+
+/// Makes a type of your own a tool's input or output: derives serde's `Serialize` and
+/// `Deserialize` and schemars' `JsonSchema` through the copies tool-core re-exports, so a tools
+/// crate depends on tool-core alone and writes no `#[serde(crate = ...)]`.
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub weather, "Current conditions and forecasts for any city");
+///
+/// /// One day of a forecast.
+/// #[tool_core::data(output)]
+/// #[derive(Clone, Debug)]
+/// pub struct Day {
+///     /// Highest temperature of the day.
+///     pub high: i8,
+///     /// Lowest temperature of the day.
+///     pub low: i8,
+/// }
+///
+/// /// Which units a forecast is in.
+/// #[tool_core::data(input)]
+/// #[serde(rename_all = "lowercase")]
+/// pub enum Units {
+///     /// Degrees Celsius.
+///     Celsius,
+///     /// Degrees Fahrenheit.
+///     Fahrenheit,
+/// }
+///
+/// /// Returns tomorrow's forecast for a city, in the units asked for.
+/// #[tool(domain = weather, label = "Checking the forecast", hint = "Tomorrow's forecast")]
+/// fn get_tomorrow(city: String, units: Units) -> Day {
+///     let _ = city;
+///     match units {
+///         Units::Celsius => Day { high: 21, low: 11 },
+///         Units::Fahrenheit => Day { high: 70, low: 52 },
+///     }
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("get_tomorrow").unwrap();
+/// let units = &tool.input_schema()["properties"]["units"];
+/// assert_eq!(units["enum"], serde_json::json!(["celsius", "fahrenheit"]));
+/// ```
+///
+/// - `#[tool_core::data]` derives all three: the type is read from calls and returned.
+/// - `#[tool_core::data(input)]` leaves out `Serialize`: a type only read from a model's input
+///   (a parameter, a field of one, or an `#[input]` struct).
+/// - `#[tool_core::data(output)]` leaves out `Deserialize`: a type only returned.
+/// - `#[tool_core::data(crate = "my_framework::tool_core")]`: where tool-core is, for a
+///   framework that re-exports it (as `#[tool(crate = ...)]`).
+///
+/// Put it above `#[derive(...)]`. The type's own `#[serde(...)]` and `#[schemars(...)]`
+/// attributes (`rename_all`, `deny_unknown_fields`, `tag`, ...) work as with the derives written
+/// out, and its doc comments become the schema's descriptions. It goes on a struct or an enum;
+/// anything else, an unknown key, or `input` with `output` is a compile error on that token.
+///
+/// Writing the derives out works too; then serde's needs its path, schemars' finds
+/// `schemars` in scope:
+///
+/// ```
+/// use tool_core::{schemars, serde};
+///
+/// /// One day of a forecast.
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// #[serde(crate = "tool_core::serde")]
+/// pub struct Day {
+///     /// Highest temperature of the day.
+///     pub high: i8,
+/// }
+/// ```
+pub use tool_core_macros::data;
 
 /// The names most handlers need.
 pub mod prelude {

@@ -8,6 +8,7 @@
 //! left out (`Option<T>`), and what a return type is made of (`Result<T, E>` under any name),
 //! is found from the types by the expansion, not here.
 
+use quote::ToTokens;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::{self, ArgAttrs};
@@ -284,6 +285,30 @@ impl Doc {
         match self {
             Doc::Text(text) => text.as_deref(),
             Doc::Exprs(_) => None,
+        }
+    }
+}
+
+/// The item under `#[data]`: a struct or an enum, as the derives read it. Anything else is an
+/// error on its name (or on `union`), and `None`.
+pub fn data_item(cx: &mut Ctxt, item: &proc_macro2::TokenStream) -> Option<syn::DeriveInput> {
+    const MESSAGE: &str = "#[data] goes on a struct or an enum (serde and schemars derive \
+                           nothing for a union, a function or any other item)";
+    match syn::parse2::<syn::DeriveInput>(item.clone()) {
+        Ok(input) => match &input.data {
+            syn::Data::Union(union) => {
+                cx.error_spanned_by(union.union_token, MESSAGE);
+                None
+            }
+            _ => Some(input),
+        },
+        Err(_) => {
+            match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(syn::Item::Fn(f)) => cx.error_spanned_by(&f.sig.ident, MESSAGE),
+                Ok(other) => cx.error_spanned_by(other.to_token_stream(), MESSAGE),
+                Err(e) => cx.syn_error(e),
+            }
+            None
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Parsing of the attribute arguments: `#[tool(...)]` and `#[arg(...)]` on parameters.
-//! Parsing only: what the values mean is checked in `valid`.
+//! Parsing of the attribute arguments: `#[tool(...)]`, `#[arg(...)]` on parameters, and
+//! `#[data(...)]`. Parsing only: what the values mean is checked in `valid`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -37,6 +37,9 @@ pub const TOOL_KEYS: &[&str] = &[
 
 /// The `#[tool(...)]` keys that may be given more than once: each `icon` adds one.
 const REPEATABLE_TOOL_KEYS: &[&str] = &["icon"];
+
+/// The keys `#[data(...)]` accepts.
+pub const DATA_KEYS: &[&str] = &["input", "output", "crate"];
 
 /// The keys `#[arg(...)]` accepts.
 pub const ARG_KEYS: &[&str] = &["description", "default", "rename", "body"];
@@ -180,6 +183,47 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, args: TokenStream) -> ToolAttrs {
     if let Err(e) = parser.parse2(args) {
         cx.syn_error(e);
         attrs.syntax_error = true;
+    }
+    attrs
+}
+
+/// `#[data(...)]`'s arguments: which way the type goes, and where tool-core is.
+#[derive(Default)]
+pub struct DataAttrs {
+    /// `input`: the type is only read from a model's input (no `Serialize`).
+    pub input: Option<Flag>,
+    /// `output`: the type is only written out (no `Deserialize`).
+    pub output: Option<Flag>,
+    /// `crate = "path"`: where the expansion finds tool-core.
+    pub krate: Option<Path>,
+}
+
+/// Parses `#[data(...)]`'s arguments, every problem into `cx`, as `parse_tool_attrs` does.
+pub fn parse_data_attrs(cx: &mut Ctxt, args: TokenStream) -> DataAttrs {
+    let mut attrs = DataAttrs::default();
+    let mut seen = Vec::new();
+    let mut mentioned = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let keys = Keys {
+            valid: DATA_KEYS,
+            repeatable: &[],
+            what: "#[data]",
+        };
+        let Some(key) = known_key(cx, &meta, keys, &mut seen, &mut mentioned)? else {
+            return Ok(());
+        };
+        match key {
+            "input" => attrs.input = flag(cx, key, &meta)?,
+            "output" => attrs.output = flag(cx, key, &meta)?,
+            _ => {
+                let value: Expr = meta.value()?.parse()?;
+                attrs.krate = krate(cx, &value);
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = parser.parse2(args) {
+        cx.syn_error(e);
     }
     attrs
 }

@@ -7,10 +7,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, ParamKind, ToolFn};
-use crate::attr::{self, ToolAttrs};
+use crate::attr::{self, DataAttrs, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
-use crate::valid::{self, Description, Resolved};
+use crate::valid::{self, DataWays, Description, Resolved};
 
 /// Entry point, on `proc_macro2` streams so unit tests can call it.
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -35,6 +35,47 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     match cx.check() {
         Ok(()) => expand(&attrs, &f, &resolved),
         Err(errors) => fallback::with_errors(&f.item, attrs.domain.as_ref(), errors),
+    }
+}
+
+/// Entry point of `#[data]`, on `proc_macro2` streams so unit tests can call it.
+pub fn data(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let attrs = attr::parse_data_attrs(&mut cx, args);
+    let ways = valid::check_data(&mut cx, &attrs);
+    let Some(input) = crate::ast::data_item(&mut cx, &item) else {
+        return fallback::emit(item, cx);
+    };
+    // With a bad key the derives are still written, so the type's `#[serde]` attributes and its
+    // uses in tools raise no errors of their own: only the one on the key shows.
+    let out = data_derives(&attrs, ways, &input);
+    fallback::emit(out, cx)
+}
+
+/// The type with serde's and schemars' derives, through tool-core's copies of both crates: the
+/// paths the derives write point there (`crate = ...`), so the user's crate needs neither.
+fn data_derives(attrs: &DataAttrs, ways: DataWays, input: &syn::DeriveInput) -> TokenStream {
+    let krate = match &attrs.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::tool_core),
+    };
+    let serde = quote!(#krate::__private::serde);
+    let schemars = quote!(#krate::__private::schemars);
+    let mut derives = Vec::new();
+    if ways.serialize {
+        derives.push(quote!(#serde::Serialize));
+    }
+    if ways.deserialize {
+        derives.push(quote!(#serde::Deserialize));
+    }
+    derives.push(quote!(#schemars::JsonSchema));
+    let serde_path = serde.to_string().replace(' ', "");
+    let schemars_path = schemars.to_string().replace(' ', "");
+    quote! {
+        #[derive(#(#derives),*)]
+        #[serde(crate = #serde_path)]
+        #[schemars(crate = #schemars_path)]
+        #input
     }
 }
 
@@ -501,6 +542,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use syn::punctuated::Punctuated;
 
     #[test]
     fn valid_input_expands_to_a_definition() {
@@ -709,5 +751,89 @@ mod tests {
         .to_string();
         assert!(out.contains("struct S"), "{out}");
         assert!(out.contains("goes on a free function"), "{out}");
+    }
+
+    /// The derives `#[data]` writes, as the names in its `#[derive(...)]`.
+    fn data_derives_of(args: TokenStream) -> Vec<String> {
+        let out = data(
+            args,
+            quote!(
+                #[serde(rename_all = "lowercase")]
+                enum E {
+                    A,
+                }
+            ),
+        );
+        let item: syn::DeriveInput = syn::parse2(out).expect("an item and no error");
+        let derive = item
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident("derive"))
+            .expect("a derive");
+        let paths = derive
+            .parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+            .unwrap();
+        // The user's own attributes stay, after the macro's.
+        let serde_attrs = item.attrs.iter().filter(|a| a.path().is_ident("serde"));
+        assert_eq!(serde_attrs.count(), 2, "the crate path and rename_all");
+        paths
+            .iter()
+            .map(|p| quote!(#p).to_string().replace(' ', ""))
+            .collect()
+    }
+
+    #[test]
+    fn data_derives_through_tool_core_each_way() {
+        let serde = "::tool_core::__private::serde";
+        let schema = "::tool_core::__private::schemars::JsonSchema";
+        let both = data_derives_of(quote!());
+        assert_eq!(
+            both,
+            [
+                &format!("{serde}::Serialize"),
+                &format!("{serde}::Deserialize"),
+                schema
+            ]
+        );
+        let input = data_derives_of(quote!(input));
+        assert_eq!(input, [&format!("{serde}::Deserialize"), schema]);
+        let output = data_derives_of(quote!(output));
+        assert_eq!(output, [&format!("{serde}::Serialize"), schema]);
+        let elsewhere = data_derives_of(quote!(crate = "my_framework::tool_core"));
+        assert_eq!(
+            elsewhere[2],
+            "my_framework::tool_core::__private::schemars::JsonSchema"
+        );
+    }
+
+    #[test]
+    fn data_with_a_bad_key_still_derives_and_reports_once() {
+        let out = data(
+            quote!(inptu, output),
+            quote!(
+                struct S;
+            ),
+        )
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+        assert!(out.contains("did you mean `input`"), "{out}");
+        assert!(
+            out.contains("Serialize") && out.contains("struct S"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn data_on_anything_but_a_struct_or_enum_is_refused_and_kept() {
+        let out = data(
+            quote!(),
+            quote!(
+                fn f() {}
+            ),
+        )
+        .to_string();
+        assert!(out.contains("fn f"), "{out}");
+        assert!(out.contains("goes on a struct or an enum"), "{out}");
+        assert!(!out.contains("Serialize"), "{out}");
     }
 }

@@ -1,5 +1,5 @@
-//! The `#[tool]` attribute. Use it through `tool-core`, which re-exports it as `tool_core::tool`:
-//! the reference for every key of `#[tool(...)]` and `#[arg(...)]` is there.
+//! The `#[tool]` and `#[data]` attributes. Use them through `tool-core`, which re-exports them
+//! as `tool_core::tool` and `tool_core::data`: the reference for every key is there.
 //!
 //! Phases live in separate files: `attr` parses the attribute's arguments, `ast` builds the typed
 //! model of the function, `valid` checks meaning, `expand` writes the code and `fallback` writes
@@ -25,4 +25,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
+}
+
+/// `#[data]` derives serde's `Serialize` and `Deserialize` and schemars' `JsonSchema` for a
+/// tool's input or output type, through tool-core's copies of both crates. It is defined in
+/// `tool-core-macros` and used through `tool-core`, as `tool_core::data`.
+//
+// rustdoc appends this text to the docs of the re-export in tool-core, as their last paragraph.
+#[proc_macro_attribute]
+pub fn data(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::data(args.into(), item.into()).into()
 }

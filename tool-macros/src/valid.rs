@@ -7,8 +7,33 @@ use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
 use crate::ast::{Doc, Field, Output, ParamKind, ToolFn};
-use crate::attr::ToolAttrs;
+use crate::attr::{DataAttrs, ToolAttrs};
 use crate::ctxt::Ctxt;
+
+/// Which of serde's traits `#[data]` derives (`JsonSchema` always).
+#[derive(Clone, Copy)]
+pub struct DataWays {
+    pub serialize: bool,
+    pub deserialize: bool,
+}
+
+/// `input` and `output` each leave one trait out, so together they would leave out both: the
+/// type is both without either key.
+pub fn check_data(cx: &mut Ctxt, attrs: &DataAttrs) -> DataWays {
+    let input = attrs.input.is_some_and(|f| f.value);
+    let output = attrs.output.is_some_and(|f| f.value);
+    if let (true, true, Some(flag)) = (input, output, attrs.output) {
+        cx.error_at(
+            flag.span,
+            "a type is both input and output when #[data] has neither key; give `input` (read \
+             from calls: Deserialize) or `output` (returned: Serialize), or none",
+        );
+    }
+    DataWays {
+        serialize: !input || output,
+        deserialize: !output || input,
+    }
+}
 
 /// The settings of a tool after every check, with defaults applied.
 pub struct Resolved {

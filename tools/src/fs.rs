@@ -9,7 +9,6 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use tool_core::prelude::*;
-use tool_core::{schemars, serde};
 
 pub use guard::FsRoot;
 use guard::io_reason;
@@ -28,9 +27,8 @@ const MAX_EXCERPT: usize = 200;
 const MAX_DEPTH: usize = 32;
 
 /// Text read from a file.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct FileContent {
     /// The path, relative to the root.
     pub path: String,
@@ -152,9 +150,8 @@ fn read_lines(
 }
 
 /// One entry of a directory listing.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct DirEntry {
     /// File name.
     pub name: String,
@@ -165,9 +162,8 @@ pub struct DirEntry {
 }
 
 /// A directory listing.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct DirListing {
     /// The directory, relative to the root.
     pub path: String,
@@ -239,9 +235,8 @@ fn kind_of(t: &fs::FileType) -> &'static str {
 }
 
 /// A file (and, for content searches, a line) that matched.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct SearchMatch {
     /// The file, relative to the root.
     pub path: String,
@@ -252,9 +247,8 @@ pub struct SearchMatch {
 }
 
 /// Search results.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct SearchResults {
     /// Matches in path order.
     pub matches: Vec<SearchMatch>,
@@ -387,9 +381,8 @@ fn excerpt(line: &str) -> String {
 }
 
 /// Facts about a file or directory.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct FileInfo {
     /// The path, relative to the root (symlinks resolved).
     pub path: String,

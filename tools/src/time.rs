@@ -6,14 +6,12 @@ use jiff::ZonedDateTime;
 use jiff::civil::{DateTime, Time};
 use jiff::tz::TimeZone;
 use tool_core::prelude::*;
-use tool_core::{schemars, serde};
 
 use crate::domains::time;
 
 /// A moment as seen in one time zone.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct ZonedTime {
     /// The IANA time zone name.
     pub timezone: String,
@@ -28,9 +26,8 @@ pub struct ZonedTime {
 }
 
 /// The result of converting a time between zones.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct TimeConversion {
     /// The time in the source zone.
     pub source: ZonedTime,
@@ -102,9 +99,8 @@ pub fn convert_time(
 }
 
 /// How long [`wait_duration`] waited.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct Waited {
     /// Seconds waited.
     pub seconds: f64,

@@ -10,7 +10,6 @@
 use std::time::Duration;
 
 use tool_core::prelude::*;
-use tool_core::{schemars, serde};
 use tool_http::{FetchOptions, HttpClient, Url, is_text_content_type};
 
 use crate::domains::web;
@@ -26,9 +25,8 @@ const MAX_NESTING: usize = 256;
 const TEXT_WIDTH: usize = 10_000;
 
 /// A fetched page.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct WebPage {
     /// The URL the text came from, after redirects.
     pub url: String,

@@ -246,14 +246,13 @@ async fn test_elicitation_sep1330_enums(#[ctx] client: McpPeer) -> Result<String
 
 mod schema_tool {
     use tool_core::prelude::*;
-    use tool_core::{schemars, serde};
 
     use super::conformance;
 
     /// A postal address.
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(crate = "tool_core::serde", deny_unknown_fields)]
-    #[schemars(crate = "tool_core::schemars", rename = "address")]
+    #[tool_core::data(input)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "address")]
     pub struct Address {
         /// Street and number.
         pub street: Option<String>,
@@ -262,9 +261,8 @@ mod schema_tool {
     }
 
     /// A person and where they live.
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(crate = "tool_core::serde", deny_unknown_fields)]
-    #[schemars(crate = "tool_core::schemars")]
+    #[tool_core::data(input)]
+    #[serde(deny_unknown_fields)]
     pub struct Person {
         /// The person's name.
         pub name: Option<String>,

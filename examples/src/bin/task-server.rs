@@ -14,14 +14,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use tool_core::prelude::*;
-use tool_core::{schemars, serde};
 
 tool_core::domain!(jobs, "Long jobs");
 
 /// What a job did.
-#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
-#[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
+#[tool_core::data(output)]
+#[derive(Debug)]
 pub struct Done {
     /// The call's key.
     pub key: String,

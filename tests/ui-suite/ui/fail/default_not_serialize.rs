@@ -6,7 +6,6 @@ tool_core::domain!(pub demo, "Demo tools");
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Level(u8);
 
 /// Returns the level.

@@ -6,7 +6,6 @@ use tool_core::{schemars, serde};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Query {
     /// Words to look for.
     text: String,

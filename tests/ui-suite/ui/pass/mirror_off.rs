@@ -7,7 +7,6 @@ tool_core::domain!(pub stats, "Counters");
 /// The counters.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Counters {
     /// Requests served.
     requests: u64,

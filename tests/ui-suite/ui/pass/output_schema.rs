@@ -8,7 +8,6 @@ tool_core::domain!(pub demo, "Demo tools");
 /// A point on a plane.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Point {
     /// Across.
     x: i32,

@@ -8,7 +8,6 @@ tool_core::domain!(pub demo, "Demo tools");
 /// The weather somewhere.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Weather {
     /// Temperature in °C.
     temp_c: i32,

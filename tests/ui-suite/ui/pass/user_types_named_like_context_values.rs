@@ -13,7 +13,6 @@ tool_core::domain!(pub doors, "Doors of the building");
 /// Whether a door is open.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde", rename_all = "snake_case")]
-#[schemars(crate = "tool_core::schemars")]
 enum State {
     Open,
     Closed,
@@ -22,7 +21,6 @@ enum State {
 /// What to set on a door.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde")]
-#[schemars(crate = "tool_core::schemars")]
 struct Input {
     /// The door's number.
     door: u32,

@@ -8,7 +8,6 @@ tool_core::domain!(pub demo, "Demo tools");
 /// A search over a text.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(crate = "tool_core::serde", deny_unknown_fields)]
-#[schemars(crate = "tool_core::schemars")]
 struct Query {
     /// Words to look for.
     text: String,

@@ -512,6 +512,7 @@ fn search_names_bad_batches_and_domains() {
 }
 
 /// The model `scripts/embed-model-env` installs (scripts/test runs it first).
+#[cfg(feature = "embed")]
 fn embed_model() -> std::path::PathBuf {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/models/all-MiniLM-L6-v2");
@@ -523,6 +524,8 @@ fn embed_model() -> std::path::PathBuf {
     dir
 }
 
+// toolctl's `--embed-model` needs the feature `embed` (scripts/test turns it on).
+#[cfg(feature = "embed")]
 #[test]
 fn search_with_a_model_fuses_meaning_with_words_and_caches_tool_vectors() {
     let model = embed_model();

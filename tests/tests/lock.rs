@@ -36,7 +36,7 @@ fn toolctl_lock_writes_the_committed_lock_of_the_bundled_tools() {
     assert!(
         written == workspace_file("tools/tools.lock.json"),
         "tools/tools.lock.json is not what `toolctl lock` writes: run \
-         `TOOLS_LOCK=update cargo test -p tools --test lock`"
+         `TOOLS_LOCK=update cargo test -p tool-bundle --test lock`"
     );
 }
 

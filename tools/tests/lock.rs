@@ -1,6 +1,6 @@
 //! The bundled tools' definitions against `tools.lock.json`: a change that breaks a client, a
 //! prompt or an evaluation written against them fails here, and so does a lock left out of date.
-//! Write it again with `TOOLS_LOCK=update cargo test -p tools --test lock`, review the diff, and
+//! Write it again with `TOOLS_LOCK=update cargo test -p tool-bundle --test lock`, review the diff, and
 //! commit it.
 
 use tool_bundle as _;

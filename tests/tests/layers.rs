@@ -6,7 +6,9 @@
 //!
 //! And what a crate links stays what it needs: tool-core links no network, server or CLI
 //! crate, nor the tokenizer without its feature `tokens`; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
-//! client, TLS or CLI parser, and tool-mcp no JWT or RSA code (`cargo tree -e normal`).
+//! client, TLS or CLI parser, and tool-mcp no JWT or RSA code; the example binaries without
+//! their features (the README's first command) link no embedding model, JWT or PostgreSQL
+//! client (`cargo tree -e normal`).
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -214,6 +216,19 @@ fn crates_link_only_what_they_use() {
     problems.extend(forbidden_in("tool-mcp", &["tiktoken-rs"]));
     problems.extend(forbidden_in("bench-lean", &["tiktoken-rs"]));
     problems.extend(forbidden_in("bench-lean", CLIENT_TLS_CLI));
+    // The README's first command (`cargo run --bin toolctl`) builds toolctl without the features
+    // that bring the embedding model, OAuth and the PostgreSQL store (`examples/full` has them).
+    problems.extend(forbidden_in(
+        "examples",
+        &[
+            "candle-core",
+            "tokenizers",
+            "tool-embed",
+            "jsonwebtoken",
+            "rsa",
+            "tokio-postgres",
+        ],
+    ));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -24,6 +24,7 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "plots-calls" => plots_calls(data.get("plots")?),
         "plots-search" => plots_search(data.get("plots")?),
         "compile-time" => compile_time(data.get("compile-time")?),
+        "first-build" => first_build(data.get("first-build")?),
         "catalog-quality" => catalog_quality(data.get("catalog")?),
         "catalog-speed" => catalog_speed(data.get("catalog")?),
         "catalog-tokens" => catalog_tokens(data.get("catalog")?),
@@ -169,6 +170,7 @@ fn command(input: &str, v: &Value) -> String {
             "cargo run --release -p bench-calls --bin compile-time".into()
         }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
+        "first-build" => with("benchmarks/first-build/run"),
         "catalog" => "cargo bench -p tool-core --features tokens --bench catalog".into(),
         "tasks" => with("scripts/postgres-env && cargo run --release -p bench-tasks --"),
         "embed" => {
@@ -186,7 +188,7 @@ pub fn pending(name: &str) -> String {
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
         "catalog-hybrid" | "catalog-hybrid-costs" => "embed",
-        "backlog" | "calls" | "compile-time" | "tasks" => name,
+        "backlog" | "calls" | "compile-time" | "first-build" | "tasks" => name,
         // Sections drawn from several runs.
         _ => {
             return "No results yet: run the benchmarks (BENCHMARKS.md), then \
@@ -908,6 +910,58 @@ fn compile_time(v: &Value) -> Option<String> {
     )
     .ok()?;
     out.push_str(&from("compile-time", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// First builds.
+
+fn first_build(v: &Value) -> Option<String> {
+    let rows = v["rows"].as_array()?;
+    let median = |kind: &str| {
+        rows.iter()
+            .find(|r| r["kind"] == kind)
+            .map(|r| num(&r["median_s"]))
+    };
+    let rmcp = median("rmcp-server");
+    let mut out = String::from(
+        "| clean debug build | crates | median | runs | / rmcp |\n\
+         |---|---:|---:|---|---:|\n",
+    );
+    for r in rows {
+        let kind = r["kind"].as_str().unwrap_or("?");
+        let what = match kind {
+            "first-command" => "README's first command (toolctl)",
+            "first-crate" => "README's example on tool-core + tool-cli",
+            "lean-server" => "same tool, stdio, tool-core + tool-mcp",
+            "rmcp-server" => "same tool, stdio, rmcp 3.11 macros",
+            other => other,
+        };
+        let runs: Vec<String> = r["runs_s"]
+            .as_array()?
+            .iter()
+            .map(|s| format!("{:.0} s", num(s)))
+            .collect();
+        let ratio = match rmcp {
+            Some(rmcp) if kind != "rmcp-server" => times(num(&r["median_s"]) / rmcp),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "| {what} | {} | {:.0} s | {} | {ratio} |",
+            r["crates"],
+            num(&r["median_s"]),
+            runs.join(", "),
+        )
+        .ok()?;
+    }
+    writeln!(
+        out,
+        "\n{} rounds in turn; load {} to {} at the starts.",
+        v["rounds"], v["loadavg_min"], v["loadavg_max"]
+    )
+    .ok()?;
+    out.push_str(&from("first-build", v));
     Some(out)
 }
 

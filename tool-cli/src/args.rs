@@ -284,6 +284,13 @@ pub struct ServeArgs {
     /// $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
     #[arg(long, value_name = "STORE", value_parser = task_store)]
     pub tasks: Option<TaskStoreArg>,
+    /// Calls that need a person's yes before they run (asked of the MCP client's user).
+    #[command(flatten)]
+    pub approval: ApprovalArgs,
+    /// Append an audit record (JSON, one line per call) of every call to a tool that is not
+    /// read-only or needed approval to this file.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<std::path::PathBuf>,
     /// Seconds a call of a tool marked `task` runs as a plain call before it becomes a task.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = grace)]
     pub task_after: f64,

@@ -66,9 +66,9 @@ mod test_json;
 
 pub use context::{
     ApprovalFuture, ApprovalRequest, ApprovalScope, Approver, AuditRecord, AuditSink,
-    BroadcastEvents, ContextBuilder, Decision, EventSink, FromContext, LogLevel, Principal,
-    Remember, Remembering, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
-    TracingEvents,
+    BroadcastEvents, ContextBuilder, Decision, EventSink, FromContext, JsonLinesAudit, LogLevel,
+    Principal, Remember, Remembering, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot,
+    TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Icon, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};

@@ -146,7 +146,7 @@ impl<A: Approver + ?Sized> Approver for std::sync::Arc<A> {
 /// a terminal. Put it on the context (as an extension) where such a scope exists; without it
 /// and without a [`Principal`](crate::Principal), no approval is remembered.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ApprovalScope(pub String);
+pub struct ApprovalScope(pub std::sync::Arc<str>);
 
 /// An [`Approver`] that keeps the approvals a person chose to keep ([`Remember`]) and answers
 /// later calls they cover without asking. Each is bound to its caller (the principal's issuer
@@ -227,7 +227,7 @@ fn who(request: &ApprovalRequest<'_>) -> Option<String> {
         );
     }
     let scope = request.context.extension::<ApprovalScope>()?;
-    Some(serde_json::json!(["scope", scope.0]).to_string())
+    Some(serde_json::json!(["scope", &*scope.0]).to_string())
 }
 
 impl<A: Approver> Approver for Remembering<A> {

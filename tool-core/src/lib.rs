@@ -288,6 +288,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
 /// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
+/// | `approval` | flag, or the message a person reads (`approval = "Delete {path}?"`, its `{name}`s the arguments): a call needs a person's yes before it runs ([below](#approval)) | none |
 /// | `task` | flag: the tool may run long. Over MCP, a call from a client that declared the tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the client polls, instead of the result; for every other caller it is a normal call ([below](#tasks)) | false |
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
 /// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
@@ -519,6 +520,44 @@ pub use tokio_util::sync::CancellationToken;
 /// let tool = registry.get("export_report").unwrap();
 /// assert!(tool.task());
 /// assert_eq!(tool_core::render::mcp(tool)["_meta"]["tool-core/task"], true);
+/// ```
+///
+/// # Approval
+///
+/// `approval` holds every call for a person's yes. The [executor](exec::Executor) checks the
+/// input, then asks the context's [`Approver`] (over MCP the client's user, through an
+/// elicitation; in the agent loop, whatever the application installed), before anything of the
+/// tool runs and before its time limit starts; a denial, no one to ask or no answer within the
+/// policy's timeout ends the call with [`ErrorKind::NotApproved`], and the answer is audited
+/// with what the person was shown. `approval = "..."` words the question: each `{name}` is the
+/// argument `name` (a placeholder that names none is a compile error), `{{` and `}}` braces.
+/// An [`ApprovalPolicy`](exec::ApprovalPolicy) on the executor can ask about other tools too
+/// (every destructive one, every one that is not read-only, named tools or domains).
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub repo, "The code repository");
+///
+/// /// Deletes a branch and returns its name.
+/// #[tool(domain = repo, label = "Deleting a branch", hint = "Delete a branch", destructive,
+///        approval = "Delete the branch {branch}?")]
+/// fn delete_branch(branch: String) -> String {
+///     branch
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("delete_branch").unwrap();
+/// let shown = tool_core::exec::approval_message(tool, &serde_json::json!({"branch": "old"}));
+/// assert_eq!(shown, "Delete the branch old?");
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// // No one to ask: the call is refused, and the tool does not run.
+/// let error = tool_core::exec::Executor::new(registry)
+///     .call("delete_branch", serde_json::json!({"branch": "old"}), &ToolContext::new())
+///     .await
+///     .unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::NotApproved);
+/// # });
 /// ```
 ///
 /// # Scopes

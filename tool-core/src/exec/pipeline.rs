@@ -310,8 +310,9 @@ impl Executor {
                     Within::Child { parent, .. } => parent,
                     Within::Own(ctx) => ctx,
                 };
-                let (checked, asked) = self.approve(tool, input, asking).await;
-                (checked, asked)
+                // Boxed: most calls need no approval, and the gate's state would otherwise sit
+                // in every call's future.
+                Box::pin(self.approve(tool, input, asking)).await
             }
         };
         let started = Instant::now();

@@ -1,7 +1,10 @@
 //! Tasks on a PostgreSQL server: the store several instances of a server share.
 //!
-//! One connection per store (tokio-postgres pipelines concurrent queries over it), opened at the
-//! first operation and opened again after it breaks; every operation is one prepared statement,
+//! A few connections per store, each opened at its first use and opened again after it breaks,
+//! taken in turn: one connection runs its statements one after another, each commit waiting for
+//! its own flush to disk, while commits on several connections share flushes (PostgreSQL's
+//! group commit), so a burst of new tasks is written several times faster. Every operation is
+//! one prepared statement,
 //! so each conditional update is atomic on its own and the take-over of expired leases
 //! (`FOR UPDATE SKIP LOCKED`) never gives one task to two instances. The connection has no TLS:
 //! run the server on the same host or a private network, or put a TLS tunnel in between.
@@ -17,6 +20,9 @@ use crate::record::{
     Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus,
 };
 use crate::store::{StoreError, StoreFuture, TaskStore};
+
+/// How many connections a store opens at most.
+const CONNECTIONS: usize = 4;
 
 /// The schema's version, kept in `tool_tasks_schema`: a database of a newer schema is refused.
 const SCHEMA_VERSION: i32 = 1;
@@ -78,8 +84,10 @@ const RUNNING: &str = "status IN ('working', 'input_required')";
 #[derive(Clone)]
 pub struct PostgresStore {
     config: Arc<tokio_postgres::Config>,
-    /// `None` until connected, and again after the connection broke.
-    conn: Arc<Mutex<Option<Arc<Connection>>>>,
+    /// The connections, each `None` until connected and again after it broke.
+    pool: Arc<[Mutex<Option<Arc<Connection>>>]>,
+    /// The next connection to use.
+    next: Arc<std::sync::atomic::AtomicUsize>,
     /// The connection string with any password left out, for messages.
     shown: Arc<str>,
 }
@@ -153,7 +161,8 @@ impl PostgresStore {
         Ok(Self {
             shown: shown(&config).into(),
             config: Arc::new(config),
-            conn: Arc::new(Mutex::new(None)),
+            pool: (0..CONNECTIONS).map(|_| Mutex::new(None)).collect(),
+            next: Arc::default(),
         })
     }
 
@@ -162,9 +171,10 @@ impl PostgresStore {
         &self.shown
     }
 
-    /// The open connection, or a new one when there is none or it broke.
+    /// The next connection in turn, opened when there is none or it broke.
     async fn connection(&self) -> Result<Arc<Connection>, StoreError> {
-        let mut conn = self.conn.lock().await;
+        let at = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % self.pool.len();
+        let mut conn = self.pool[at].lock().await;
         if let Some(open) = conn.as_ref().filter(|c| !c.client.is_closed()) {
             return Ok(open.clone());
         }

@@ -66,9 +66,23 @@
 //! - the candle crates unoptimised (a debug build without this workspace's profile settings):
 //!   about 70 times slower.
 //!
+//! all-mpnet-base-v2 (438 MB of f32 weights) costs about six times as much a text: loading
+//! ~0.9-2 s, ~430 MiB resident afterwards and twice that at the peak of loading (the file is
+//! read whole, then converted); batches through [`embed`](SentenceEmbedder::embed) ~1.5 times
+//! faster than one text at a time. Both models, measured in one run of
+//! `cargo bench -p tool-embed --bench search_quality`, are compared in `docs/catalog.md`
+//! ("Which model").
+//!
 //! So store the vectors of a fixed set of texts, keyed by [`SentenceEmbedder::model_id`], and
 //! embed only the queries at run time. Candle computes on rayon's thread pool; the environment
-//! variable `RAYON_NUM_THREADS` sets its size (default: one thread per core).
+//! variable `RAYON_NUM_THREADS` sets its size (default: one thread per core). On two cores shared
+//! with other work, one thread and two gave all-mpnet-base-v2's queries about the same median.
+//!
+//! # Known models
+//!
+//! [`KNOWN_MODELS`] lists the models this project has measured, each with the fusion weight
+//! chosen for it in hybrid tool search. [`SentenceEmbedder::fusion`] returns that weight when
+//! the files loaded are one of them, and tool-core's `Embedding::new` takes it from the model.
 #![warn(missing_docs)]
 
 use std::fmt::Write as _;
@@ -81,9 +95,12 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
 mod encoder;
+mod known;
 mod mpnet;
 
 use encoder::{Architecture, Encoder};
+pub use known::{KNOWN_MODELS, KnownModel, known_model};
+use tool_core::catalog::Fusion;
 
 /// How many texts one forward pass takes in [`SentenceEmbedder::embed`].
 const BATCH: usize = 16;
@@ -185,12 +202,14 @@ pub struct SentenceEmbedder {
     max_seq_length: usize,
     dim: usize,
     model_id: String,
+    known: Option<&'static KnownModel>,
 }
 
 impl std::fmt::Debug for SentenceEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SentenceEmbedder")
             .field("model_id", &self.model_id)
+            .field("known", &self.known.map(|k| k.name))
             .field("dim", &self.dim)
             .field("pooling", &self.pooling)
             .field("normalize", &self.normalize)
@@ -478,6 +497,7 @@ impl SentenceEmbedder {
             normalize: pipeline.normalize,
             max_seq_length,
             dim: hidden_size,
+            known: known_model(&model_id),
             model_id,
         })
     }
@@ -579,6 +599,17 @@ impl SentenceEmbedder {
         &self.model_id
     }
 
+    /// The measured model these files are, if they are one ([`KNOWN_MODELS`]).
+    pub fn known(&self) -> Option<&'static KnownModel> {
+        self.known
+    }
+
+    /// The fusion that suits this model in hybrid search: the one chosen for it when it is a
+    /// [known model](Self::known), else [`Fusion::default`]. `Embedding::new` takes it.
+    pub fn fusion(&self) -> Fusion {
+        self.known.map_or_else(Fusion::default, |k| k.fusion)
+    }
+
     /// How token vectors become a text's vector.
     pub fn pooling(&self) -> Pooling {
         self.pooling
@@ -614,6 +645,10 @@ impl tool_core::catalog::TextEmbedder for SentenceEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, tool_core::catalog::EmbedError> {
         SentenceEmbedder::embed(self, texts)
             .map_err(|e| tool_core::catalog::EmbedError(Box::new(e)))
+    }
+
+    fn fusion(&self) -> Fusion {
+        SentenceEmbedder::fusion(self)
     }
 }
 

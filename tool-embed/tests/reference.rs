@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use tool_embed::{Pooling, SentenceEmbedder, dot};
+use tool_core::catalog::{Fusion, TextEmbedder};
+use tool_embed::{Pooling, SentenceEmbedder, dot, known_model};
 
 const MINILM: &str = "all-MiniLM-L6-v2";
 const MPNET: &str = "all-mpnet-base-v2";
@@ -60,6 +61,22 @@ fn assert_configured(name: &str, dim: usize, max_seq_length: usize) {
     );
     assert_eq!(e.model_id().len(), 64);
     assert!(e.model_id().bytes().all(|b| b.is_ascii_hexdigit()));
+    // The files the script unpacks are the ones the settings were measured with.
+    let known = e.known().unwrap_or_else(|| {
+        panic!(
+            "{name}'s model id {} is not in KNOWN_MODELS: did scripts/embed-model-env's pins \
+             change? Measure the model again (docs/catalog.md) and update tool-embed/src/known.rs",
+            e.model_id()
+        )
+    });
+    assert_eq!(known.name, name);
+    assert_eq!(known_model(e.model_id()), Some(known));
+    assert_eq!(e.fusion(), known.fusion);
+    assert_eq!(
+        TextEmbedder::fusion(e),
+        known.fusion,
+        "what Embedding::new takes"
+    );
 }
 
 #[test]
@@ -245,6 +262,8 @@ fn mpnet_matches_the_vector_text_embeddings_inference_publishes() {
     config["hidden_act"] = "gelu_new".into();
     std::fs::write(dir.path().join("config.json"), config.to_string()).expect("write config");
     let tanh = SentenceEmbedder::load(dir.path()).expect("loads");
+    assert!(tanh.known().is_none(), "other files, another model id");
+    assert_eq!(tanh.fusion(), Fusion::default());
     let got = tanh.embed_one(text).expect("embeds");
     let off = worst(&got, &want);
     assert!(

@@ -53,6 +53,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
         "catalog-hybrid-costs",
         "hybrid search with a model: what it costs",
     ),
+    (
+        "catalog-models",
+        "hybrid search: each model's recall and costs side by side",
+    ),
     ("summary", "the README's table"),
 ];
 

@@ -235,21 +235,6 @@ fn runs(data: &Data, old: &str) -> Option<String> {
             .find(|m| m.is_object())
             .cloned()
     });
-    if let Some(m) = machine {
-        writeln!(
-            out,
-            "Machine: {}, {} cores, {} GiB, Linux {}, idle driver `{}`; {}.\n",
-            m["cpu"].as_str().unwrap_or("?"),
-            m["cores"],
-            m["memory_gib"],
-            m["kernel"].as_str().unwrap_or("?"),
-            m["cpuidle_driver"].as_str().unwrap_or("?"),
-            data.values()
-                .find_map(|v| source(v)["rustc"].as_str())
-                .unwrap_or("rustc ?")
-        )
-        .ok()?;
-    }
     // The command of each run is under its tables. A results file that is missing keeps its
     // row, if the section had one.
     let kept = old_rows(old, |row| {
@@ -258,6 +243,46 @@ fn runs(data: &Data, old: &str) -> Option<String> {
             .find(|(_, f)| row.starts_with(&format!("| `{f}` |")))
             .map(|(n, _)| *n)
     });
+    if let Some(m) = machine {
+        let described = format!(
+            "{}, {} cores, {} GiB, Linux {}, idle driver `{}`; {}.",
+            m["cpu"].as_str().unwrap_or("?"),
+            m["cores"],
+            m["memory_gib"],
+            m["kernel"].as_str().unwrap_or("?"),
+            m["cpuidle_driver"].as_str().unwrap_or("?"),
+            data.values()
+                .find_map(|v| source(v)["rustc"].as_str())
+                .unwrap_or("rustc ?")
+        );
+        // The rows kept from an earlier run keep the machine they ran on, when the results
+        // present came from another.
+        let earlier = old
+            .lines()
+            .find_map(|l| l.strip_prefix("Machine: "))
+            .filter(|line| kept.iter().any(|(i, _)| !data.contains_key(i)) && *line != described);
+        match earlier {
+            Some(line) => {
+                let mut files: Vec<&str> = crate::INPUTS
+                    .iter()
+                    .filter(|(n, _)| data.contains_key(n))
+                    .map(|(_, f)| *f)
+                    .collect();
+                files.sort();
+                writeln!(
+                    out,
+                    "Machine: {line}\n\nMachine of {}: {described}\n",
+                    files
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .ok()?;
+            }
+            None => writeln!(out, "Machine: {described}\n").ok()?,
+        }
+    }
     out.push_str("| results | commit | date | profile |\n|---|---|---|---|\n");
     let mut inputs = crate::INPUTS.to_vec();
     inputs.sort();
@@ -1585,6 +1610,20 @@ mod tests {
         let runs = runs(&data, old_runs).unwrap();
         assert!(runs.contains("| `calls.json` | `old` | 2026-01-01 | `release` |\n| `mcp.json` | `abc1234` + changes | 1970-01-01 |"), "{runs}");
         assert!(!runs.contains("| `mcp.json` | `old`"), "{runs}");
+        // The kept row ran on the machine the section named; the new results on their own.
+        data.get_mut("mcp").unwrap()["meta"]["machine"] = json!({"cpu": "y", "cores": 2, "memory_gib": 1.0, "kernel": "k", "cpuidle_driver": "d"});
+        let runs = super::runs(&data, old_runs).unwrap();
+        assert!(
+            runs.starts_with("Machine: x.\n\nMachine of `mcp.json`: y, 2 cores"),
+            "{runs}"
+        );
+        // Every row from this machine: one line.
+        let only_mcp = old_runs.replace("| `calls.json` | `old` | 2026-01-01 | `release` |\n", "");
+        let runs = super::runs(&data, &only_mcp).unwrap();
+        assert!(
+            runs.starts_with("Machine: y, 2 cores") && !runs.contains("Machine of"),
+            "{runs}"
+        );
 
         let old_targets = "\n| target | wanted | measured | the floor | |\n|---|---|---:|---:|---|\n\
                            | stdio, old mcp row | ≥ 1× | 1× |  | met |\n\

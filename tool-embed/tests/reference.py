@@ -96,12 +96,25 @@ def relative_position_bucket(relative, buckets=32, max_distance=128):
     return ret + np.where(n < max_exact, n, large)
 
 
-def mpnet(t, config, ids):
-    def linear(x, name):
-        return x @ t[name + ".weight"].T + t[name + ".bias"]
+def linear(t, x, name):
+    return x @ t[name + ".weight"].T + t[name + ".bias"]
 
-    eps = config["layer_norm_eps"]
+
+def add_and_norm(t, x, residual, name, eps):
+    """Post-layer-norm: LayerNorm(x + residual), as both models' blocks end."""
+    return layer_norm(x + residual, t[name + ".weight"], t[name + ".bias"], eps)
+
+
+def feed_forward(t, config, p, x):
+    """The second half of a layer, named alike in BERT and MPNet."""
     act = ACTIVATIONS[config.get("hidden_act", "gelu")]
+    hidden = act(linear(t, x, p + "intermediate.dense"))
+    out = linear(t, hidden, p + "output.dense")
+    return add_and_norm(t, out, x, p + "output.LayerNorm", config["layer_norm_eps"])
+
+
+def mpnet(t, config, ids):
+    eps = config["layer_norm_eps"]
     n = len(ids)
     padding_idx = 1  # fixed in MPNetEmbeddings, whatever pad_token_id says
     not_pad = (ids != padding_idx).astype(np.int64)
@@ -118,29 +131,14 @@ def mpnet(t, config, ids):
     for i in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{i}."
         a = p + "attention.attn."
-        context = attention(
-            x, linear(x, a + "q"), linear(x, a + "k"), linear(x, a + "v"), heads, bias
-        )
-        x = layer_norm(
-            linear(context, a + "o") + x,
-            t[p + "attention.LayerNorm.weight"],
-            t[p + "attention.LayerNorm.bias"],
-            eps,
-        )
-        hidden = act(linear(x, p + "intermediate.dense"))
-        x = layer_norm(
-            linear(hidden, p + "output.dense") + x,
-            t[p + "output.LayerNorm.weight"],
-            t[p + "output.LayerNorm.bias"],
-            eps,
-        )
+        q, k, v = (linear(t, x, a + name) for name in ("q", "k", "v"))
+        context = attention(x, q, k, v, heads, bias)
+        x = add_and_norm(t, linear(t, context, a + "o"), x, p + "attention.LayerNorm", eps)
+        x = feed_forward(t, config, p, x)
     return x
 
 
 def bert(t, config, ids):
-    def linear(x, name):
-        return x @ t[name + ".weight"].T + t[name + ".bias"]
-
     eps = config["layer_norm_eps"]
     n = len(ids)
     x = (
@@ -153,20 +151,11 @@ def bert(t, config, ids):
     for i in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{i}."
         a = p + "attention.self."
-        context = attention(
-            x, linear(x, a + "query"), linear(x, a + "key"), linear(x, a + "value"), heads
-        )
-        x = layer_norm(
-            linear(context, p + "attention.output.dense") + x,
-            t[p + "attention.output.LayerNorm.weight"],
-            t[p + "attention.output.LayerNorm.bias"],
-            eps,
-        )
-        hidden = gelu(linear(x, p + "intermediate.dense"))
-        out = linear(hidden, p + "output.dense")
-        x = layer_norm(
-            out + x, t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"], eps
-        )
+        q, k, v = (linear(t, x, a + name) for name in ("query", "key", "value"))
+        context = attention(x, q, k, v, heads)
+        out = linear(t, context, p + "attention.output.dense")
+        x = add_and_norm(t, out, x, p + "attention.output.LayerNorm", eps)
+        x = feed_forward(t, config, p, x)
     return x
 
 

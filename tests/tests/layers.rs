@@ -39,6 +39,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("bench-mcp", 7),
     ("bench-lean", 7),
     ("bench-report", 7),
+    ("bench-tasks", 7),
 ];
 
 /// A dependency that breaks the layering, as a message naming both crates and their layers.

@@ -426,3 +426,53 @@ fn the_policy_reads_its_words_and_refuses_others() {
     }
     assert!(ApprovalPolicy::from_args(["never"]).unwrap().is_never());
 }
+
+#[tokio::test]
+async fn the_person_is_told_which_call_and_how_long_they_have() {
+    /// Keeps the call id and timeout each request carried.
+    struct Timed(Mutex<Vec<(String, Option<Duration>)>>);
+    impl Approver for Timed {
+        fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+            let asked = (request.call_id.to_owned(), request.timeout);
+            self.0.lock().unwrap().push(asked);
+            Box::pin(async { Decision::denied(None) })
+        }
+    }
+    let timed = Arc::new(Timed(Mutex::new(Vec::new())));
+    let audit = Arc::new(Audit::default());
+    let mut policy = ApprovalPolicy::never();
+    policy.timeout = Duration::from_secs(42);
+    let ctx = ToolContext::builder()
+        .call_id("turn_1")
+        .approver(timed.clone())
+        .audit(audit.clone())
+        .build();
+    let call = json!({"branch": "timed-1", "repo": "tools"});
+    let exec = executor(policy);
+    // A batch's calls are asked about by their own ids, not by the batch's context's.
+    let batch =
+        ["m1", "m2"].map(|id| tool_core::exec::ToolCall::new(id, "delete_branch", call.clone()));
+    let results = exec.call_batch(batch.to_vec(), &ctx).await;
+    assert!(results.iter().all(Result::is_err));
+    // A call a tool makes, by its nested id.
+    let _ = exec
+        .call(
+            "clean_branch",
+            json!({"branch": "timed-1"}),
+            &ctx.for_call("m3"),
+        )
+        .await;
+    let forty_two = Some(Duration::from_secs(42));
+    assert_eq!(
+        *timed.0.lock().unwrap(),
+        [
+            ("m1".to_owned(), forty_two),
+            ("m2".to_owned(), forty_two),
+            ("m3/delete_branch".to_owned(), forty_two),
+        ]
+    );
+    // A request made outside the executor bounds nothing until its maker says so.
+    let request = ApprovalRequest::new("delete_branch", &call, "Delete?", &ctx);
+    assert_eq!(request.timeout, None);
+    assert_eq!(deleted("timed-1"), 0);
+}

@@ -194,13 +194,14 @@ pub(crate) struct Asked {
     pub(crate) message: String,
 }
 
-/// Asks the approver on `ctx` about a call of `tool` with `arguments` (checked already): `Ok`
-/// to run it, else the error the call ends with. Bounded by `timeout` and by the call's
-/// cancellation.
+/// Asks the approver on `ctx` (the caller's) about the call `call_id` of `tool` with
+/// `arguments` (checked already): `Ok` to run it, else the error the call ends with. Bounded by
+/// `timeout` and by the call's cancellation.
 pub(crate) async fn ask(
     tool: &Tool,
     arguments: &Value,
     ctx: &ToolContext,
+    call_id: &str,
     timeout: Duration,
 ) -> (Result<(), ToolError>, Asked) {
     let message = approval_message(tool, arguments);
@@ -221,10 +222,11 @@ pub(crate) async fn ask(
     let request = ApprovalRequest {
         tool: tool.name(),
         label: tool.label(),
-        call_id: ctx.call_id(),
+        call_id,
         arguments,
         message: &message,
         annotations: tool.annotations(),
+        timeout: Some(timeout),
         context: ctx,
     };
     let decision = tokio::select! {

@@ -502,8 +502,8 @@ async fn the_model_is_offered_only_the_tools_the_caller_may_call() {
 #[derive(Default)]
 struct Person {
     answers: Mutex<VecDeque<Decision>>,
-    /// (call id, tool, arguments, message, timeout) of every question.
-    asked: Mutex<Vec<(String, String, Value, String, Option<std::time::Duration>)>>,
+    /// (call id, tool, arguments, message, deadline) of every question.
+    asked: Mutex<Vec<(String, String, Value, String, Option<std::time::Instant>)>>,
 }
 
 impl Person {
@@ -527,7 +527,7 @@ impl Approver for Person {
             request.tool.to_owned(),
             request.arguments.clone(),
             request.message.to_owned(),
-            request.timeout,
+            request.deadline,
         ));
         let answer = self.answers.lock().unwrap().pop_front();
         Box::pin(async move {
@@ -616,7 +616,10 @@ async fn a_denied_call_goes_back_to_the_model_and_an_approved_one_runs_once() {
             asked[0].3
         );
         assert!(asked[0].3.contains("notes.txt"), "{}", asked[0].3);
-        assert_eq!(asked[0].4, Some(ApprovalPolicy::default().timeout));
+        // The executor's deadline: the policy's five minutes from when it asked.
+        let left = asked[0].4.unwrap() - std::time::Instant::now();
+        assert!(left <= ApprovalPolicy::default().timeout, "{left:?}");
+        assert!(left > std::time::Duration::from_secs(290), "{left:?}");
     }
     // The model got the denial, with the person's reason, as the tool's result.
     let requests = script.requests();

@@ -429,11 +429,14 @@ fn the_policy_reads_its_words_and_refuses_others() {
 
 #[tokio::test]
 async fn the_person_is_told_which_call_and_how_long_they_have() {
-    /// Keeps the call id and timeout each request carried.
+    /// Keeps the call id each request carried, and how long it had left.
     struct Timed(Mutex<Vec<(String, Option<Duration>)>>);
     impl Approver for Timed {
         fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
-            let asked = (request.call_id.to_owned(), request.timeout);
+            let left = request
+                .deadline
+                .map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            let asked = (request.call_id.to_owned(), left);
             self.0.lock().unwrap().push(asked);
             Box::pin(async { Decision::denied(None) })
         }
@@ -462,17 +465,18 @@ async fn the_person_is_told_which_call_and_how_long_they_have() {
             &ctx.for_call("m3"),
         )
         .await;
-    let forty_two = Some(Duration::from_secs(42));
-    assert_eq!(
-        *timed.0.lock().unwrap(),
-        [
-            ("m1".to_owned(), forty_two),
-            ("m2".to_owned(), forty_two),
-            ("m3/delete_branch".to_owned(), forty_two),
-        ]
-    );
+    let asked = timed.0.lock().unwrap().clone();
+    let ids: Vec<&str> = asked.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["m1", "m2", "m3/delete_branch"]);
+    for (id, left) in &asked {
+        let left = left.unwrap_or_else(|| panic!("{id} has a deadline"));
+        assert!(
+            left <= Duration::from_secs(42) && left > Duration::from_secs(40),
+            "{left:?}"
+        );
+    }
     // A request made outside the executor bounds nothing until its maker says so.
     let request = ApprovalRequest::new("delete_branch", &call, "Delete?", &ctx);
-    assert_eq!(request.timeout, None);
+    assert_eq!(request.deadline, None);
     assert_eq!(deleted("timed-1"), 0);
 }

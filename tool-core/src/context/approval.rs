@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -32,10 +32,11 @@ pub struct ApprovalRequest<'a> {
     pub message: &'a str,
     /// The tool's behaviour hints (read-only, destructive, ...).
     pub annotations: Annotations,
-    /// How long the person has to answer before the call counts as denied, when the asker
-    /// bounds the wait (the executor always does: its policy's timeout), so an approver can
-    /// show it and tell a wait that timed out from one that was withdrawn.
-    pub timeout: Option<Duration>,
+    /// When the wait ends and the call counts as denied, if the asker bounds it (the executor
+    /// always does: its policy's timeout from when it asks), so an approver can show the time
+    /// left, and tell a wait that timed out (dropped at or after it) from one that was
+    /// withdrawn.
+    pub deadline: Option<Instant>,
     /// The context of the call's caller: its principal, its extensions (an MCP server's
     /// client, say), its cancellation.
     pub context: &'a ToolContext,
@@ -295,7 +296,7 @@ impl<'a> ApprovalRequest<'a> {
             arguments,
             message,
             annotations: Annotations::default(),
-            timeout: None,
+            deadline: None,
             context,
         }
     }

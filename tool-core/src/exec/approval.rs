@@ -219,6 +219,9 @@ pub(crate) async fn ask(
             },
         );
     };
+    // One instant for the timer and the request: an approver dropped by the timer finds the
+    // deadline passed.
+    let deadline = std::time::Instant::now() + timeout;
     let request = ApprovalRequest {
         tool: tool.name(),
         label: tool.label(),
@@ -226,13 +229,13 @@ pub(crate) async fn ask(
         arguments,
         message: &message,
         annotations: tool.annotations(),
-        timeout: Some(timeout),
+        deadline: Some(deadline),
         context: ctx,
     };
     let decision = tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => None,
-        decision = tokio::time::timeout(timeout, approver.approve(&request)) => Some(decision),
+        decision = tokio::time::timeout_at(deadline.into(), approver.approve(&request)) => Some(decision),
     };
     let (result, word) = match decision {
         None => (

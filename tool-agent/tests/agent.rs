@@ -502,8 +502,18 @@ async fn the_model_is_offered_only_the_tools_the_caller_may_call() {
 #[derive(Default)]
 struct Person {
     answers: Mutex<VecDeque<Decision>>,
-    /// (call id, tool, arguments, message, deadline) of every question.
-    asked: Mutex<Vec<(String, String, Value, String, Option<std::time::Instant>)>>,
+    /// Every question.
+    asked: Mutex<Vec<Asked>>,
+}
+
+/// What one question showed.
+#[derive(Debug, Clone)]
+struct Asked {
+    call_id: String,
+    tool: String,
+    arguments: Value,
+    message: String,
+    deadline: Option<std::time::Instant>,
 }
 
 impl Person {
@@ -516,19 +526,22 @@ impl Person {
 
     fn asked(&self) -> Vec<(String, Value)> {
         let asked = self.asked.lock().unwrap();
-        asked.iter().map(|a| (a.0.clone(), a.2.clone())).collect()
+        asked
+            .iter()
+            .map(|a| (a.call_id.clone(), a.arguments.clone()))
+            .collect()
     }
 }
 
 impl Approver for Person {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
-        self.asked.lock().unwrap().push((
-            request.call_id.to_owned(),
-            request.tool.to_owned(),
-            request.arguments.clone(),
-            request.message.to_owned(),
-            request.deadline,
-        ));
+        self.asked.lock().unwrap().push(Asked {
+            call_id: request.call_id.to_owned(),
+            tool: request.tool.to_owned(),
+            arguments: request.arguments.clone(),
+            message: request.message.to_owned(),
+            deadline: request.deadline,
+        });
         let answer = self.answers.lock().unwrap().pop_front();
         Box::pin(async move {
             // A person takes a moment; the loop waits.
@@ -609,15 +622,19 @@ async fn a_denied_call_goes_back_to_the_model_and_an_approved_one_runs_once() {
     );
     {
         let asked = person.asked.lock().unwrap();
-        assert_eq!(asked[0].1, "delete_file");
+        assert_eq!(asked[0].tool, "delete_file");
         assert!(
-            asked[0].3.contains("Deleting a file (`delete_file`)"),
+            asked[0].message.contains("Deleting a file (`delete_file`)"),
             "{}",
-            asked[0].3
+            asked[0].message
         );
-        assert!(asked[0].3.contains("notes.txt"), "{}", asked[0].3);
+        assert!(
+            asked[0].message.contains("notes.txt"),
+            "{}",
+            asked[0].message
+        );
         // The executor's deadline: the policy's five minutes from when it asked.
-        let left = asked[0].4.unwrap() - std::time::Instant::now();
+        let left = asked[0].deadline.unwrap() - std::time::Instant::now();
         assert!(left <= ApprovalPolicy::default().timeout, "{left:?}");
         assert!(left > std::time::Duration::from_secs(290), "{left:?}");
     }

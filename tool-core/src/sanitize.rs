@@ -1294,13 +1294,11 @@ mod tests {
 
         #[test]
         fn reveal_leaves_nothing_hidden_and_only_adds_escapes(input in any::<String>()) {
+            let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || is_format_char(c);
             let shown = reveal(&input);
-            prop_assert!(
-                !shown.contains(|c: char| (c.is_control() && c != '\n' && c != '\t') || is_format_char(c)),
-                "{:?}", shown
-            );
+            prop_assert!(!shown.contains(hidden), "{:?}", shown);
             // What was visible stays, in order; revealing twice changes nothing more.
-            let visible: String = input.chars().filter(|&c| !(c.is_control() && c != '\n' && c != '\t') && !is_format_char(c)).collect();
+            let visible: String = input.chars().filter(|&c| !hidden(c)).collect();
             let mut rest = shown.as_ref();
             for c in visible.chars() {
                 let at = rest.find(c);

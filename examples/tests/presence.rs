@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod browser;
+use browser::chromium;
+
 const AGENT: &str = env!("CARGO_BIN_EXE_agent");
 const PROVIDER: &str = env!("CARGO_BIN_EXE_scripted-provider");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/presence-openai.json");
@@ -173,20 +176,6 @@ fn messages(stream: &str) -> Vec<Message> {
             })
         })
         .collect()
-}
-
-/// Headless Chromium: `CHROMIUM`, else `chromium` on PATH. Missing is a failure, never a skip.
-fn chromium() -> String {
-    let bin = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
-    match Command::new(&bin).arg("--version").output() {
-        Ok(out) if out.status.success() => bin,
-        _ => panic!(
-            "headless Chromium is needed for this test and `{bin}` does not run.\n\
-             Install Debian's chromium: run `scripts/browser-env` (as root it runs \
-             `apt-get install -y chromium`; otherwise run `sudo apt-get install -y chromium`), \
-             or point CHROMIUM at a Chromium binary."
-        ),
-    }
 }
 
 /// Runs Chromium on `url` until it exits (at most two minutes): the DOM after the page's

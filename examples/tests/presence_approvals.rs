@@ -6,11 +6,10 @@
 //! identical calls (the next identical call runs unasked, another is asked again). Screenshots
 //! go to `<target>/presence/`.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::json;
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
@@ -21,82 +20,13 @@ use tool_core::{
 use tool_presence::{Presence, PresenceApprover, PresenceOptions};
 
 mod browser;
+mod running;
 use browser::{Browser, chromium};
+use running::Running;
 
 const AGENT: &str = env!("CARGO_BIN_EXE_agent");
 const PROVIDER: &str = env!("CARGO_BIN_EXE_scripted-provider");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/approval-openai.json");
-
-/// A child process, killed when dropped, with its stdout and stderr lines on channels.
-struct Running {
-    child: Child,
-    stdout: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Running {
-    fn spawn(command: &mut Command) -> Self {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{command:?} starts: {e}"));
-        let stdout = lines(child.stdout.take().expect("piped"));
-        let stderr = lines(child.stderr.take().expect("piped"));
-        Self {
-            child,
-            stdout,
-            stderr,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The first stderr line containing `needle`, waiting up to a minute.
-    fn stderr_line(&mut self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.stderr.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(needle) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!("no `{needle}` on stderr:\n{}", self.seen.join("\n")),
-            }
-        }
-    }
-
-    /// The next stdout line, waiting up to a minute.
-    fn stdout_line(&mut self) -> String {
-        self.stdout
-            .recv_timeout(Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("nothing on stdout; stderr:\n{}", self.seen.join("\n")))
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn lines(from: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
 
 /// Writes a screenshot to `<target>/presence/NAME` and says where.
 fn keep_screenshot(png: &[u8], name: &str) -> PathBuf {
@@ -135,7 +65,8 @@ fn the_page_denies_then_approves_the_agents_calls() {
             .args(["--presence", "127.0.0.1:0", "--presence-hold", "forever"])
             .args(["--approval", "get_current_time"])
             .arg("What time is it in Tokyo, and in Paris?")
-            .env("AGENT_API_KEY", "test"),
+            .env("AGENT_API_KEY", "test")
+            .stdin(Stdio::null()),
     );
     let line = agent.stderr_line("presence: http://");
     let url = line.trim_start_matches("presence: ").trim().to_owned();

@@ -300,8 +300,8 @@ impl Presence {
             ..question.event
         };
         if question.answer.send(decision).is_err() {
-            // The call stopped waiting a moment ago, and its withdrawal found nothing left to
-            // withdraw: the answer is too late.
+            // The waiting call is gone without having withdrawn its question: the answer is
+            // too late.
             let event = ApprovalEvent {
                 state: ApprovalState::Withdrawn,
                 remember: None,

@@ -223,6 +223,49 @@ impl ApprovalArgs {
             .err()
             .map(|e| format!("--approval: {e}"))
     }
+
+    /// The rules that name a tool or a domain `registry` does not have: a misspelt name would
+    /// otherwise hold nothing, and the tool it meant would run unasked.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use tool_core::{DynamicTool, Registry};
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     approval: tool_cli::ApprovalArgs,
+    /// }
+    /// let mut registry = Registry::empty();
+    /// registry
+    ///     .register(DynamicTool::new("delete_file", "Deletes a file.", serde_json::json!({"type": "object"})))
+    ///     .unwrap();
+    /// let cli = Cli::parse_from(["agent", "--approval", "delete_fiel"]);
+    /// let problem = cli.approval.unknown(&registry).unwrap();
+    /// assert!(problem.contains("did you mean `delete_file`?"), "{problem}");
+    /// let cli = Cli::parse_from(["agent", "--approval", "delete_file", "--approval", "destructive"]);
+    /// assert_eq!(cli.approval.unknown(&registry), None);
+    /// ```
+    pub fn unknown(&self, registry: &tool_core::Registry) -> Option<String> {
+        let policy = tool_core::exec::ApprovalPolicy::from_args(&self.rules).ok()?;
+        let mut problems = Vec::new();
+        for tool in &policy.tools {
+            if registry.get(tool).is_none() {
+                let suggestions = registry.suggest_for(tool, None);
+                problems.push(tool_core::exec::unknown_tool(tool, &suggestions).to_string());
+            }
+        }
+        let domains = registry.domains();
+        for domain in &policy.domains {
+            if !domains.iter().any(|d| d.name == domain.as_str()) {
+                let known: Vec<&str> = domains.iter().map(|d| d.name.as_ref()).collect();
+                problems.push(format!(
+                    "no tool is in the domain `{domain}` (the domains are: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+        (!problems.is_empty()).then(|| format!("--approval: {}", problems.join("; ")))
+    }
 }
 
 fn approval_rule(word: &str) -> Result<String, String> {

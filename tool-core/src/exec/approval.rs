@@ -194,13 +194,14 @@ pub(crate) struct Asked {
     pub(crate) message: String,
 }
 
-/// Asks the approver on `ctx` about a call of `tool` with `arguments` (checked already): `Ok`
-/// to run it, else the error the call ends with. Bounded by `timeout` and by the call's
-/// cancellation.
+/// Asks the approver on `ctx` (the caller's) about the call `call_id` of `tool` with
+/// `arguments` (checked already): `Ok` to run it, else the error the call ends with. Bounded by
+/// `timeout` and by the call's cancellation.
 pub(crate) async fn ask(
     tool: &Tool,
     arguments: &Value,
     ctx: &ToolContext,
+    call_id: &str,
     timeout: Duration,
 ) -> (Result<(), ToolError>, Asked) {
     let message = approval_message(tool, arguments);
@@ -218,19 +219,23 @@ pub(crate) async fn ask(
             },
         );
     };
+    // One instant for the timer and the request: an approver dropped by the timer finds the
+    // deadline passed.
+    let deadline = std::time::Instant::now() + timeout;
     let request = ApprovalRequest {
         tool: tool.name(),
         label: tool.label(),
-        call_id: ctx.call_id(),
+        call_id,
         arguments,
         message: &message,
         annotations: tool.annotations(),
+        deadline: Some(deadline),
         context: ctx,
     };
     let decision = tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => None,
-        decision = tokio::time::timeout(timeout, approver.approve(&request)) => Some(decision),
+        decision = tokio::time::timeout_at(deadline.into(), approver.approve(&request)) => Some(decision),
     };
     let (result, word) = match decision {
         None => (

@@ -17,7 +17,11 @@ pub(crate) async fn serve(
     mut base: ToolContext,
     err: Out<'_>,
 ) -> Result<(), Exit> {
-    if let Some(problem) = args.approval.problem() {
+    if let Some(problem) = args
+        .approval
+        .problem()
+        .or_else(|| args.approval.unknown(&registry))
+    {
         return Err(usage(err, problem));
     }
     if let Some(path) = &args.audit {

@@ -480,3 +480,19 @@ async fn the_person_is_told_which_call_and_how_long_they_have() {
     assert_eq!(request.deadline, None);
     assert_eq!(deleted("timed-1"), 0);
 }
+
+/// What a model wrote in the arguments cannot hide from the person: a right-to-left override
+/// is shown escaped, in the tool's message and in the default one.
+#[test]
+fn hidden_characters_in_the_arguments_are_shown() {
+    let registry = Registry::linked().unwrap();
+    let tool = registry.get("delete_branch").unwrap();
+    let shown = tool_core::exec::approval_message(
+        tool,
+        &json!({"branch": "safe\u{202e}niam", "repo": "tools"}),
+    );
+    assert_eq!(shown, "Delete the branch safe\\u{202e}niam of tools?");
+    let tool = registry.get("merge_branch").unwrap();
+    let shown = tool_core::exec::approval_message(tool, &json!({"branch": "a\u{200b}b"}));
+    assert!(shown.contains("a\\u{200b}b"), "{shown}");
+}

@@ -140,7 +140,9 @@ impl std::str::FromStr for ApprovalPolicy {
 
 /// What a person is shown about a call of `tool` with `arguments`: the tool's message with
 /// each `{name}` replaced by the argument (a string as it is, anything else as JSON, `(none)`
-/// when absent), or the default: the tool's label and name, and the arguments.
+/// when absent), or the default: the tool's label and name, and the arguments. Control and
+/// invisible characters a model put in the arguments (a right-to-left override, say) are shown
+/// escaped ([`reveal`](crate::sanitize::reveal)), so what the person reads is what would run.
 ///
 /// ```
 /// use serde_json::json;
@@ -169,14 +171,15 @@ pub fn approval_message(tool: &Tool, arguments: &Value) -> String {
                 },
             }
         }
-        return message;
+        return crate::sanitize::reveal(&message).into_owned();
     }
     let arguments = serde_json::to_string_pretty(arguments).unwrap_or_default();
-    format!(
+    let message = format!(
         "{} (`{}`) with these arguments:\n{arguments}\nAllow this call?",
         tool.label(),
         tool.name()
-    )
+    );
+    crate::sanitize::reveal(&message).into_owned()
 }
 
 /// `timeout` as people read it: `300 s`, `1.5 s`, `50 ms`.

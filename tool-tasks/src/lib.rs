@@ -39,6 +39,7 @@
 //! # Ok::<_, tool_tasks::StoreError>(()) }).unwrap();
 //! ```
 
+mod columns;
 mod id;
 mod memory;
 #[cfg(feature = "postgres")]

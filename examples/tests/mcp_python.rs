@@ -86,3 +86,69 @@ fn official_python_client_follows_tasks_in_every_era() {
         Some(8),
     );
 }
+
+/// A tool that needs a person's yes, called by the official Python client in both eras, over
+/// stdio, HTTP with sessions and stateless (`examples/tests/mcp/approvals.py`): a declined
+/// question leaves the tool unrun, an approved one runs it once, a client that cannot be asked
+/// gets the reason as a tool error; the server's audit file says the same of each call.
+#[test]
+fn official_python_client_approves_and_declines_in_every_era() {
+    let server = env!("CARGO_BIN_EXE_task-server");
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let audit_arg = audit.to_str().unwrap();
+    let env = [("TASK_RUN_LOG", runs.to_str().unwrap())];
+    let with_sessions = HttpServer::start_with_env(server, &["--audit", audit_arg], &env);
+    let stateless =
+        HttpServer::start_with_env(server, &["--stateless", "--audit", audit_arg], &env);
+    let stdio = format!("stdio:{server} --audit {audit_arg}");
+    let stateless_url = format!("stateless:{}", stateless.url);
+    let out = run_mcp_script(
+        "approvals.py",
+        &[
+            runs.to_str().unwrap(),
+            &stdio,
+            &with_sessions.url,
+            &stateless_url,
+        ],
+        Some(16),
+    );
+    let keys: serde_json::Map<String, serde_json::Value> = out
+        .lines()
+        .find_map(|l| l.strip_prefix("keys "))
+        .map(|k| serde_json::from_str(k).unwrap())
+        .expect("the script lists its keys");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (key, decision) in &keys {
+        let about: Vec<&serde_json::Value> = records
+            .iter()
+            .filter(|r| {
+                r["approval_message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(key.as_str())
+            })
+            .collect();
+        let last = about
+            .last()
+            .unwrap_or_else(|| panic!("no audit record of {key}"));
+        assert_eq!(last["approval"], *decision, "{key}: {about:?}");
+        assert_eq!(last["tool"], "delete_record");
+        let outcome = if decision == "approved" {
+            "ok"
+        } else {
+            "not_approved"
+        };
+        assert_eq!(last["outcome"], outcome, "{key}: {last}");
+        // Before it, at most the question that went back with a 2026-07-28 answer.
+        for earlier in &about[..about.len() - 1] {
+            assert_eq!(earlier["approval"], "asked", "{key}: {about:?}");
+        }
+    }
+    assert_eq!(keys.len(), 16, "one key a check");
+}

@@ -3,98 +3,22 @@
 //! (Debian's `chromium`; `scripts/browser-env` installs it), which must show one card per call.
 //! The screenshot is written to `<target>/presence/cards.png`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod browser;
+mod running;
+use browser::chromium;
+use running::Running;
+
 const AGENT: &str = env!("CARGO_BIN_EXE_agent");
 const PROVIDER: &str = env!("CARGO_BIN_EXE_scripted-provider");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/presence-openai.json");
-
-/// A child process, killed when dropped, with its output lines arriving on channels.
-struct Running {
-    child: Child,
-    stdout: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<String>,
-    /// Every stderr line seen so far, for failure messages.
-    seen: Vec<String>,
-}
-
-impl Running {
-    fn spawn(command: &mut Command) -> Self {
-        let mut child = command
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{command:?} starts: {e}"));
-        let stdout = lines(child.stdout.take().expect("piped"));
-        let stderr = lines(child.stderr.take().expect("piped"));
-        Self {
-            child,
-            stdout,
-            stderr,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The first stderr line containing `needle`, waiting up to a minute.
-    fn stderr_line(&mut self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.stderr.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(needle) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!(
-                    "no `{needle}` on stderr; it said:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    /// The next stdout line, waiting up to a minute.
-    fn stdout_line(&mut self) -> String {
-        match self.stdout.recv_timeout(Duration::from_secs(60)) {
-            Ok(line) => line,
-            Err(_) => {
-                while let Ok(line) = self.stderr.try_recv() {
-                    self.seen.push(line);
-                }
-                panic!("nothing on stdout; stderr said:\n{}", self.seen.join("\n"))
-            }
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn lines(from: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
 
 /// One HTTP/1.1 GET with extra header lines; the status line, the headers (lowercased) and the
 /// body (de-chunked), read until the server closes.
@@ -173,20 +97,6 @@ fn messages(stream: &str) -> Vec<Message> {
             })
         })
         .collect()
-}
-
-/// Headless Chromium: `CHROMIUM`, else `chromium` on PATH. Missing is a failure, never a skip.
-fn chromium() -> String {
-    let bin = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
-    match Command::new(&bin).arg("--version").output() {
-        Ok(out) if out.status.success() => bin,
-        _ => panic!(
-            "headless Chromium is needed for this test and `{bin}` does not run.\n\
-             Install Debian's chromium: run `scripts/browser-env` (as root it runs \
-             `apt-get install -y chromium`; otherwise run `sudo apt-get install -y chromium`), \
-             or point CHROMIUM at a Chromium binary."
-        ),
-    }
 }
 
 /// Runs Chromium on `url` until it exits (at most two minutes): the DOM after the page's

@@ -511,17 +511,92 @@ fn search_names_bad_batches_and_domains() {
     );
 }
 
-/// The model `scripts/embed-model-env` installs (scripts/test runs it first).
+/// A model `scripts/embed-model-env` installs (scripts/test runs it first).
 #[cfg(feature = "embed")]
-fn embed_model() -> std::path::PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/models/all-MiniLM-L6-v2");
+fn model(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/models")
+        .join(name);
     assert!(
         dir.join("model.safetensors").is_file(),
-        "{} is missing: run scripts/embed-model-env",
+        "{} is missing: run scripts/embed-model-env {name}",
         dir.display()
     );
     dir
+}
+
+#[cfg(feature = "embed")]
+fn embed_model() -> std::path::PathBuf {
+    model("all-MiniLM-L6-v2")
+}
+
+// toolctl's `--embed-model` needs the feature `embed` (scripts/test turns it on).
+#[cfg(feature = "embed")]
+#[test]
+fn search_with_mpnet_over_a_definitions_file() {
+    let model = model("all-mpnet-base-v2");
+    let dir = tempfile::tempdir().unwrap();
+    // A few of the evaluation set's tools, so the cold start embeds little.
+    let all: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/catalog/tools.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let wanted = [
+        "time__get_current_time",
+        "time__convert_time",
+        "fetch__fetch",
+        "github__create_pull_request",
+        "github__merge_pull_request",
+        "github__list_issues",
+        "github__search_repositories",
+        "filesystem__read_file",
+        "filesystem__write_file",
+    ];
+    let subset: Vec<&Value> = all
+        .iter()
+        .filter(|t| wanted.contains(&t["name"].as_str().unwrap_or_default()))
+        .collect();
+    assert!(subset.len() >= wanted.len(), "{} tools", subset.len());
+    let defs = dir.path().join("tools.json");
+    std::fs::write(&defs, serde_json::to_string(&subset).unwrap()).unwrap();
+    let queries = dir.path().join("queries.jsonl");
+    std::fs::write(
+        &queries,
+        "{\"query\": \"what's the hour over in Tokyo right now\"}\n\
+         {\"query\": \"ask my teammates to look at the changes on my branch\"}\n",
+    )
+    .unwrap();
+    let out = toolctl(&[
+        "search",
+        "--embed-model",
+        model.to_str().unwrap(),
+        "--embed-cache",
+        dir.path().join("cache").to_str().unwrap(),
+        "--defs",
+        defs.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--top",
+        "5",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one line per query, in order");
+    // The linked tools are searched too: the bundled `get_current_time` or the file's.
+    let first = lines[0]["results"][0].as_str().unwrap_or_default();
+    assert!(first.ends_with("get_current_time"), "{lines:?}");
+    assert_eq!(
+        lines[1]["results"][0], "github__create_pull_request",
+        "{lines:?}"
+    );
 }
 
 // toolctl's `--embed-model` needs the feature `embed` (scripts/test turns it on).

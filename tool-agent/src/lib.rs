@@ -29,11 +29,14 @@ pub use error::AgentError;
 use provider::Reply;
 pub use provider::{ModelCall, Provider, ProviderConfig, Turn};
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use tool_core::catalog::{Deferral, ToolSession};
 use tool_core::exec::{CallInput, Executor, ToolCall};
 use tool_core::protocol::{Event, TagParser, prompt_docs, result_tag};
 use tool_core::render::RenderOptions;
-use tool_core::{MediaKind, ToolContext, ToolError};
+use tool_core::{ApprovalScope, Approver, MediaKind, Remembering, ToolContext, ToolError};
 
 /// How tool calls travel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,7 +69,17 @@ pub struct Agent {
     protocol: Protocol,
     max_turns: usize,
     system: String,
+    /// The context calls run in: the application's ([`Agent::context`]) with the approver
+    /// ([`Agent::approver`]) put on it.
     context: ToolContext,
+    /// The application's context, before the approver was put on it.
+    base: ToolContext,
+    /// Who is asked before a call that needs approval, remembering for this agent what the
+    /// person chose to keep.
+    approver: Option<Arc<dyn Approver>>,
+    /// This agent's session, for approvals kept "for this session" when the context names no
+    /// principal.
+    scope: ApprovalScope,
     messages: Vec<Value>,
     /// Built on first use (rustls on ring, the platform's roots), unless one was given.
     http: Option<reqwest::Client>,
@@ -86,7 +99,17 @@ impl std::fmt::Debug for Agent {
 impl Agent {
     /// An agent over `executor`'s tools (core ones loaded; install the catalog for the rest).
     pub fn new(executor: Executor, provider: Provider, config: ProviderConfig) -> Self {
+        static SESSIONS: AtomicU64 = AtomicU64::new(1);
         let session = ToolSession::new(executor.registry().clone());
+        let scope = ApprovalScope(
+            format!(
+                "agent:{}:{}",
+                std::process::id(),
+                SESSIONS.fetch_add(1, Ordering::Relaxed)
+            )
+            .into(),
+        );
+        let context = ToolContext::new();
         Self {
             executor,
             session,
@@ -95,7 +118,10 @@ impl Agent {
             protocol: Protocol::Native,
             max_turns: 8,
             system: "You are a helpful assistant. Use the tools when they help.".to_owned(),
-            context: ToolContext::new(),
+            base: context.clone(),
+            context,
+            approver: None,
+            scope,
             messages: Vec::new(),
             http: None,
         }
@@ -123,8 +149,61 @@ impl Agent {
     /// principal, if it has one, is the caller: the model is offered only the tools it may call.
     pub fn context(mut self, context: ToolContext) -> Self {
         self.session = self.session.with_caller(context.principal().cloned());
-        self.context = context;
+        self.base = context;
+        self.context = self.with_approver();
         self
+    }
+
+    /// Asks `approver` before a call that needs a person's yes (a tool's own
+    /// `#[tool(approval)]`, or the executor's [`ApprovalPolicy`]); it may take minutes, and the
+    /// executor bounds the wait with the policy's timeout and the call's cancellation. An
+    /// approval the person chose to keep for identical calls, or for every call of a tool,
+    /// lasts as long as this agent: it is kept for the context's principal, or, without one,
+    /// for this agent's session. A call that is not approved is not run, and the model gets a
+    /// tool result that says so (an error result, `not_approved`), and the loop goes on.
+    ///
+    /// Without an approver, a call that needs one is refused (nobody can be asked). Set after
+    /// or before [`Agent::context`], it replaces the context's approver.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tool_agent::{Agent, Provider, ProviderConfig};
+    /// use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
+    /// use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Registry};
+    ///
+    /// /// Says no to everything, and why.
+    /// struct Never;
+    /// impl Approver for Never {
+    ///     fn approve<'a>(&'a self, _: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+    ///         Box::pin(async { Decision::denied("not today".to_owned()) })
+    ///     }
+    /// }
+    /// let policy = ExecPolicy { approval: "write".parse()?, ..ExecPolicy::default() };
+    /// let executor = Executor::with_policy(Registry::empty(), policy);
+    /// let config = ProviderConfig::new("http://127.0.0.1:8700/v1", "scripted");
+    /// let agent = Agent::new(executor, Provider::OpenAi, config).approver(Arc::new(Never));
+    /// # let _ = agent;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`ApprovalPolicy`]: tool_core::exec::ApprovalPolicy
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(Arc::new(Remembering::new(approver)));
+        self.context = self.with_approver();
+        self
+    }
+
+    /// The application's context with the approver on it, and this agent's session as the
+    /// scope of kept approvals unless the context names one.
+    fn with_approver(&self) -> ToolContext {
+        let Some(approver) = &self.approver else {
+            return self.base.clone();
+        };
+        let mut builder = self.base.derive().approver(approver.clone());
+        if self.base.extension::<ApprovalScope>().is_none() {
+            builder = builder.extension(self.scope.clone());
+        }
+        builder.build()
     }
 
     /// Uses `client` for requests to the model (proxies, TLS settings).

@@ -1,8 +1,10 @@
 //! The agent loop against a scripted provider on 127.0.0.1 that speaks each provider's real
 //! wire format (streamed Server-Sent Events): parallel calls over several turns, a deferred tool
 //! found through `search_tools` and then called, a malformed argument corrected, a tool error,
-//! the turn limit, a tool whose result does not feed back, and the tags protocol.
+//! the turn limit, a tool whose result does not feed back, the tags protocol, and calls held
+//! for a person's approval (denied, then approved; approvals kept for the agent's session).
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::State;
@@ -10,8 +12,11 @@ use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
-use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Principal, Registry, ToolContext, ToolError, ToolOutput, catalog};
+use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
+use tool_core::{
+    Annotations, ApprovalFuture, ApprovalRequest, Approver, Decision, DynamicTool, Principal,
+    Registry, Remember, ToolContext, ToolError, ToolOutput, catalog,
+};
 
 /// What the scripted server answers, request by request, and what it was sent.
 #[derive(Clone, Default)]
@@ -491,4 +496,219 @@ async fn the_model_is_offered_only_the_tools_the_caller_may_call() {
         let sent = tool_names(&script.requests()[0].1);
         assert_eq!(sent, ["search_tools", "get_weather", "wipe_disk"]);
     }
+}
+
+/// A person, scripted: answers in turn, keeping what each question showed.
+#[derive(Default)]
+struct Person {
+    answers: Mutex<VecDeque<Decision>>,
+    /// Every question.
+    asked: Mutex<Vec<Asked>>,
+}
+
+/// What one question showed.
+#[derive(Debug, Clone)]
+struct Asked {
+    call_id: String,
+    tool: String,
+    arguments: Value,
+    message: String,
+    deadline: Option<std::time::Instant>,
+}
+
+impl Person {
+    fn answering(answers: impl IntoIterator<Item = Decision>) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.into_iter().collect()),
+            ..Self::default()
+        })
+    }
+
+    fn asked(&self) -> Vec<(String, Value)> {
+        let asked = self.asked.lock().unwrap();
+        asked
+            .iter()
+            .map(|a| (a.call_id.clone(), a.arguments.clone()))
+            .collect()
+    }
+}
+
+impl Approver for Person {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        self.asked.lock().unwrap().push(Asked {
+            call_id: request.call_id.to_owned(),
+            tool: request.tool.to_owned(),
+            arguments: request.arguments.clone(),
+            message: request.message.to_owned(),
+            deadline: request.deadline,
+        });
+        let answer = self.answers.lock().unwrap().pop_front();
+        Box::pin(async move {
+            // A person takes a moment; the loop waits.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            answer.unwrap_or_else(|| Decision::denied("the script has no more answers".to_owned()))
+        })
+    }
+}
+
+/// A registry with `delete_file`, a destructive tool that counts its runs (by path).
+fn with_delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let mut r = registry();
+    let log = ran.clone();
+    r.register(
+        DynamicTool::new(
+            "delete_file",
+            "Deletes a file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}},
+                   "required": ["path"], "additionalProperties": false}),
+        )
+        .label("Deleting a file")
+        .core(true)
+        .annotations(Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: false,
+        })
+        .handler(move |input, _| {
+            let log = log.clone();
+            async move {
+                let path = input["path"].as_str().unwrap_or("?").to_owned();
+                log.lock().unwrap().push(path.clone());
+                Ok(ToolOutput::text(format!("deleted {path}")))
+            }
+        }),
+    )
+    .unwrap();
+    (r, ran)
+}
+
+/// An agent whose executor holds destructive calls for `person`.
+fn guarded(base: &str, provider: Provider, registry: Registry, person: Arc<Person>) -> Agent {
+    let policy = ExecPolicy {
+        approval: ApprovalPolicy::from_args(["destructive"]).unwrap(),
+        ..ExecPolicy::default()
+    };
+    let config = ProviderConfig::new(base, "scripted").api_key("test-key");
+    Agent::new(Executor::with_policy(registry, policy), provider, config).approver(person)
+}
+
+#[tokio::test]
+async fn a_denied_call_goes_back_to_the_model_and_an_approved_one_runs_once() {
+    let (base, script) = serve(vec![
+        openai_calls(&[("d1", "delete_file", r#"{"path": "notes.txt"}"#)]),
+        openai_calls(&[("d2", "delete_file", r#"{"path": "old.log"}"#)]),
+        openai_text("Kept notes.txt; deleted old.log."),
+    ])
+    .await;
+    let (registry, ran) = with_delete_file();
+    let person = Person::answering([
+        Decision::denied("keep my notes".to_owned()),
+        Decision::approved(),
+    ]);
+    let mut agent = guarded(&base, Provider::OpenAi, registry, person.clone());
+    let answer = agent.run("Clean up my files").await.unwrap();
+    assert_eq!(answer.text, "Kept notes.txt; deleted old.log.");
+    assert_eq!((answer.turns, answer.calls), (3, 2));
+    // The denied call never ran; the approved one ran once.
+    assert_eq!(*ran.lock().unwrap(), ["old.log"]);
+    assert_eq!(
+        person.asked(),
+        [
+            ("d1".to_owned(), json!({"path": "notes.txt"})),
+            ("d2".to_owned(), json!({"path": "old.log"})),
+        ]
+    );
+    {
+        let asked = person.asked.lock().unwrap();
+        assert_eq!(asked[0].tool, "delete_file");
+        assert!(
+            asked[0].message.contains("Deleting a file (`delete_file`)"),
+            "{}",
+            asked[0].message
+        );
+        assert!(
+            asked[0].message.contains("notes.txt"),
+            "{}",
+            asked[0].message
+        );
+        // The executor's deadline: the policy's five minutes from when it asked.
+        let left = asked[0].deadline.unwrap() - std::time::Instant::now();
+        assert!(left <= ApprovalPolicy::default().timeout, "{left:?}");
+        assert!(left > std::time::Duration::from_secs(290), "{left:?}");
+    }
+    // The model got the denial, with the person's reason, as the tool's result.
+    let requests = script.requests();
+    let second = requests[1].1["messages"].as_array().unwrap();
+    let denial = second.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(denial["tool_call_id"], "d1");
+    let text = denial["content"].as_str().unwrap();
+    assert!(
+        text.contains("declined the call to `delete_file`"),
+        "{text}"
+    );
+    assert!(text.contains("keep my notes"), "{text}");
+    assert!(text.contains("not run"), "{text}");
+    let third = requests[2].1["messages"].as_array().unwrap();
+    assert_eq!(third.last().unwrap()["tool_call_id"], "d2");
+    assert_eq!(third.last().unwrap()["content"], "deleted old.log");
+}
+
+#[tokio::test]
+async fn anthropic_gets_a_denial_as_an_error_tool_result() {
+    let (base, script) = serve(vec![
+        anthropic("", &[("tu_1", "delete_file", r#"{"path": "notes.txt"}"#)]),
+        anthropic("I left it.", &[]),
+    ])
+    .await;
+    let (registry, ran) = with_delete_file();
+    let person = Person::answering([Decision::denied(None)]);
+    let mut agent = guarded(&base, Provider::Anthropic, registry, person);
+    let answer = agent.run("Delete notes.txt").await.unwrap();
+    assert_eq!(answer.text, "I left it.");
+    assert!(ran.lock().unwrap().is_empty());
+    let second = &script.requests()[1].1;
+    let result = &second["messages"].as_array().unwrap().last().unwrap()["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "tu_1");
+    assert_eq!(result["is_error"], true);
+    let text = result["content"].to_string();
+    assert!(
+        text.contains("a person declined the call to `delete_file`"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose() {
+    let turns = || {
+        vec![
+            openai_calls(&[("d1", "delete_file", r#"{"path": "a.tmp"}"#)]),
+            // The same call again: kept, not asked.
+            openai_calls(&[("d2", "delete_file", r#"{"path": "a.tmp"}"#)]),
+            // Other arguments: asked, and denied by the script running out.
+            openai_calls(&[("d3", "delete_file", r#"{"path": "b.tmp"}"#)]),
+            openai_text("Done."),
+        ]
+    };
+    let (base, _) = serve(turns()).await;
+    let (registry, ran) = with_delete_file();
+    let person = Person::answering([Decision::Approved {
+        remember: Remember::SameArguments,
+    }]);
+    let mut agent = guarded(&base, Provider::OpenAi, registry.clone(), person.clone());
+    agent.run("Clean up").await.unwrap();
+    assert_eq!(*ran.lock().unwrap(), ["a.tmp", "a.tmp"]);
+    let ids: Vec<String> = person.asked().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(ids, ["d1", "d3"]);
+
+    // Another agent is another session: its first call is asked again.
+    let (base, _) = serve(turns()).await;
+    let other = Person::answering([]);
+    let mut agent =
+        guarded(&base, Provider::OpenAi, registry, other.clone()).context(ToolContext::new());
+    agent.run("Clean up").await.unwrap();
+    assert_eq!(other.asked().len(), 3, "nothing kept, every call asked");
+    assert_eq!(ran.lock().unwrap().len(), 2, "and none ran");
 }

@@ -223,6 +223,49 @@ impl ApprovalArgs {
             .err()
             .map(|e| format!("--approval: {e}"))
     }
+
+    /// The rules that name a tool or a domain `registry` does not have: a misspelt name would
+    /// otherwise hold nothing, and the tool it meant would run unasked.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use tool_core::{DynamicTool, Registry};
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     approval: tool_cli::ApprovalArgs,
+    /// }
+    /// let mut registry = Registry::empty();
+    /// registry
+    ///     .register(DynamicTool::new("delete_file", "Deletes a file.", serde_json::json!({"type": "object"})))
+    ///     .unwrap();
+    /// let cli = Cli::parse_from(["agent", "--approval", "delete_fiel"]);
+    /// let problem = cli.approval.unknown(&registry).unwrap();
+    /// assert!(problem.contains("did you mean `delete_file`?"), "{problem}");
+    /// let cli = Cli::parse_from(["agent", "--approval", "delete_file", "--approval", "destructive"]);
+    /// assert_eq!(cli.approval.unknown(&registry), None);
+    /// ```
+    pub fn unknown(&self, registry: &tool_core::Registry) -> Option<String> {
+        let policy = tool_core::exec::ApprovalPolicy::from_args(&self.rules).ok()?;
+        let mut problems = Vec::new();
+        for tool in &policy.tools {
+            if registry.get(tool).is_none() {
+                let suggestions = registry.suggest_for(tool, None);
+                problems.push(tool_core::exec::unknown_tool(tool, &suggestions).to_string());
+            }
+        }
+        let domains = registry.domains();
+        for domain in &policy.domains {
+            if !domains.iter().any(|d| d.name == domain.as_str()) {
+                let known: Vec<&str> = domains.iter().map(|d| d.name.as_ref()).collect();
+                problems.push(format!(
+                    "no tool is in the domain `{domain}` (the domains are: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+        (!problems.is_empty()).then(|| format!("--approval: {}", problems.join("; ")))
+    }
 }
 
 fn approval_rule(word: &str) -> Result<String, String> {
@@ -284,6 +327,13 @@ pub struct ServeArgs {
     /// $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
     #[arg(long, value_name = "STORE", value_parser = task_store)]
     pub tasks: Option<TaskStoreArg>,
+    /// Calls that need a person's yes before they run (asked of the MCP client's user).
+    #[command(flatten)]
+    pub approval: ApprovalArgs,
+    /// Append an audit record (JSON, one line per call) of every call to a tool that is not
+    /// read-only or needed approval to this file.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<std::path::PathBuf>,
     /// Seconds a call of a tool marked `task` runs as a plain call before it becomes a task.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = grace)]
     pub task_after: f64,

@@ -101,7 +101,11 @@ pub(crate) fn check(
     } else {
         args.formats.clone()
     };
-    if let Some(problem) = args.approval.problem() {
+    if let Some(problem) = args
+        .approval
+        .problem()
+        .or_else(|| args.approval.unknown(registry))
+    {
         return Err(usage(err, problem));
     }
     let options = CheckOptions {

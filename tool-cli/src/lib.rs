@@ -54,16 +54,20 @@ mod oauth;
 mod run;
 mod serve;
 mod tasks;
+mod terminal;
 
 use std::process::ExitCode;
 
 use clap::Parser as _;
 use tool_core::Registry;
 
-pub use args::{CheckArgs, Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs};
+pub use args::{
+    ApprovalArgs, CheckArgs, Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs,
+};
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 pub use oauth::{OAuthArgs, OAuthSetupError};
+pub use terminal::TerminalApprover;
 
 /// Parses the process's arguments and runs them against every linked tool.
 pub fn main() -> ExitCode {

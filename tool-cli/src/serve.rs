@@ -14,9 +14,21 @@ use crate::exit::{Exit, Out, failed, usage};
 pub(crate) async fn serve(
     mut registry: Registry,
     args: &ServeArgs,
-    base: ToolContext,
+    mut base: ToolContext,
     err: Out<'_>,
 ) -> Result<(), Exit> {
+    if let Some(problem) = args
+        .approval
+        .problem()
+        .or_else(|| args.approval.unknown(&registry))
+    {
+        return Err(usage(err, problem));
+    }
+    if let Some(path) = &args.audit {
+        let audit = tool_core::JsonLinesAudit::append(path)
+            .map_err(|e| usage(err, format!("--audit {}: {e}", path.display())))?;
+        base = base.derive().audit(std::sync::Arc::new(audit)).build();
+    }
     if args.http.is_none() && args.oauth.enabled() {
         // Refused before a model loads. clap's `requires` does not hold once `--stdio`, which
         // conflicts with `--http`, is given.
@@ -63,7 +75,11 @@ pub(crate) async fn serve(
         options.request_state = Some(codec);
     }
     options.tasks = task_options(args, err)?;
-    let server = McpServer::with_options(Executor::new(registry), options)
+    let policy = tool_core::exec::ExecPolicy {
+        approval: args.approval.policy(),
+        ..Default::default()
+    };
+    let server = McpServer::with_options(Executor::with_policy(registry, policy), options)
         .with_base_context(base)
         .with_catalog(catalog);
     let shutdown = mcp::shutdown_on_signal();

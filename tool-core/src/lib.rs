@@ -68,9 +68,9 @@ mod test_json;
 
 pub use context::{
     ApprovalFuture, ApprovalRequest, ApprovalScope, Approver, AuditRecord, AuditSink,
-    BroadcastEvents, ContextBuilder, Decision, EventSink, FromContext, LogLevel, Principal,
-    Remember, Remembering, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot, TracingAudit,
-    TracingEvents,
+    BroadcastEvents, ContextBuilder, Decision, EventSink, FromContext, JsonLinesAudit, LogLevel,
+    Principal, Remember, Remembering, RequestHeaders, State, ToolContext, ToolEvent, ToolRoot,
+    TracingAudit, TracingEvents,
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Icon, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};
@@ -287,6 +287,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
 /// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |
+/// | `approval` | flag, or the message a person reads (`approval = "Delete {path}?"`, its `{name}`s the arguments): a call needs a person's yes before it runs ([below](#approval)) | none |
 /// | `task` | flag: the tool may run long. Over MCP, a call from a client that declared the tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the client polls, instead of the result; for every other caller it is a normal call ([below](#tasks)) | false |
 /// | `feeds_back` | flag: the result goes back to the model. With `feeds_back = false` the result is for people (a UI card): an agent's round whose calls all say so ends its run | true |
 /// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
@@ -517,6 +518,44 @@ pub use tokio_util::sync::CancellationToken;
 /// assert_eq!(tool_core::render::mcp(tool)["_meta"]["tool-core/task"], true);
 /// ```
 ///
+/// # Approval
+///
+/// `approval` holds every call for a person's yes. The [executor](exec::Executor) checks the
+/// input, then asks the context's [`Approver`] (over MCP the client's user, through an
+/// elicitation; in the agent loop, whatever the application installed), before anything of the
+/// tool runs and before its time limit starts; a denial, no one to ask or no answer within the
+/// policy's timeout ends the call with [`ErrorKind::NotApproved`], and the answer is audited
+/// with what the person was shown. `approval = "..."` words the question: each `{name}` is the
+/// argument `name` (a placeholder that names none is a compile error), `{{` and `}}` braces.
+/// An [`ApprovalPolicy`](exec::ApprovalPolicy) on the executor can ask about other tools too
+/// (every destructive one, every one that is not read-only, named tools or domains).
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// tool_core::domain!(pub repo, "The code repository");
+///
+/// /// Deletes a branch and returns its name.
+/// #[tool(domain = repo, label = "Deleting a branch", hint = "Delete a branch", destructive,
+///        approval = "Delete the branch {branch}?")]
+/// fn delete_branch(branch: String) -> String {
+///     branch
+/// }
+///
+/// let registry = Registry::linked().unwrap();
+/// let tool = registry.get("delete_branch").unwrap();
+/// let shown = tool_core::exec::approval_message(tool, &serde_json::json!({"branch": "old"}));
+/// assert_eq!(shown, "Delete the branch old?");
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// // No one to ask: the call is refused, and the tool does not run.
+/// let error = tool_core::exec::Executor::new(registry)
+///     .call("delete_branch", serde_json::json!({"branch": "old"}), &ToolContext::new())
+///     .await
+///     .unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::NotApproved);
+/// # });
+/// ```
+///
 /// # Scopes
 ///
 /// `scopes("issues:write")` says which OAuth scopes a caller needs, beyond what the server as a
@@ -658,8 +697,12 @@ pub use tool_core_macros::tool;
 ///
 /// let registry = Registry::linked().unwrap();
 /// let tool = registry.get("get_tomorrow").unwrap();
-/// let units = &tool.input_schema()["properties"]["units"];
-/// assert_eq!(units["enum"], serde_json::json!(["celsius", "fahrenheit"]));
+/// let schema = tool.input_schema();
+/// assert_eq!(schema["properties"]["units"]["$ref"], "#/$defs/Units");
+/// // Each variant with its doc comment, for the model.
+/// let units = &schema["$defs"]["Units"]["oneOf"];
+/// assert_eq!(units[1]["const"], "fahrenheit");
+/// assert_eq!(units[1]["description"], "Degrees Fahrenheit.");
 /// ```
 ///
 /// - `#[tool_core::data]` derives all three: the type is read from calls and returned.

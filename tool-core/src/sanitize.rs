@@ -376,6 +376,34 @@ fn strip_controls(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Text a person must judge (an approval question, say), with whatever could hide or disguise
+/// part of it on a screen shown as a `\u{..}` escape instead: control characters other than
+/// line breaks and tabs (an escape sequence's `ESC` among them, so a terminal runs none) and
+/// invisible format characters (zero-width spaces, bidi overrides). Unlike the error sanitizer,
+/// which removes them, it keeps them visible: the person sees that something is there.
+///
+/// ```
+/// use tool_core::sanitize::reveal;
+/// assert_eq!(reveal("main\x1b[2K\rok"), "main\\u{1b}[2K\\u{d}ok");
+/// assert_eq!(reveal("abc\u{202e}fed"), "abc\\u{202e}fed");
+/// assert_eq!(reveal("two\nlines\tand a tab"), "two\nlines\tand a tab");
+/// ```
+pub fn reveal(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| (c.is_control() && !matches!(c, '\n' | '\t')) || is_format_char(c);
+    if !text.contains(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            shown.extend(c.escape_unicode());
+        } else {
+            shown.push(c);
+        }
+    }
+    Cow::Owned(shown)
+}
+
 /// Unicode format characters (category Cf) that render as nothing.
 fn is_format_char(c: char) -> bool {
     matches!(c,
@@ -1262,6 +1290,22 @@ mod tests {
             prop_assert!(out.chars().count() <= max_len + 1, "{} chars: {:?}", out.chars().count(), out);
             let out = sanitize(&input);
             prop_assert!(out.chars().count() <= DEFAULT_MAX_LEN + 1);
+        }
+
+        #[test]
+        fn reveal_leaves_nothing_hidden_and_only_adds_escapes(input in any::<String>()) {
+            let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || is_format_char(c);
+            let shown = reveal(&input);
+            prop_assert!(!shown.contains(hidden), "{:?}", shown);
+            // What was visible stays, in order; revealing twice changes nothing more.
+            let visible: String = input.chars().filter(|&c| !hidden(c)).collect();
+            let mut rest = shown.as_ref();
+            for c in visible.chars() {
+                let at = rest.find(c);
+                prop_assert!(at.is_some(), "{:?} lost from {:?}", c, shown);
+                rest = &rest[at.unwrap_or(0) + c.len_utf8()..];
+            }
+            prop_assert_eq!(reveal(&shown), shown.clone());
         }
 
         #[test]

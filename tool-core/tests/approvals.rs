@@ -426,3 +426,73 @@ fn the_policy_reads_its_words_and_refuses_others() {
     }
     assert!(ApprovalPolicy::from_args(["never"]).unwrap().is_never());
 }
+
+#[tokio::test]
+async fn the_person_is_told_which_call_and_how_long_they_have() {
+    /// Keeps the call id each request carried, and how long it had left.
+    struct Timed(Mutex<Vec<(String, Option<Duration>)>>);
+    impl Approver for Timed {
+        fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+            let left = request
+                .deadline
+                .map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            let asked = (request.call_id.to_owned(), left);
+            self.0.lock().unwrap().push(asked);
+            Box::pin(async { Decision::denied(None) })
+        }
+    }
+    let timed = Arc::new(Timed(Mutex::new(Vec::new())));
+    let audit = Arc::new(Audit::default());
+    let mut policy = ApprovalPolicy::never();
+    policy.timeout = Duration::from_secs(42);
+    let ctx = ToolContext::builder()
+        .call_id("turn_1")
+        .approver(timed.clone())
+        .audit(audit.clone())
+        .build();
+    let call = json!({"branch": "timed-1", "repo": "tools"});
+    let exec = executor(policy);
+    // A batch's calls are asked about by their own ids, not by the batch's context's.
+    let batch =
+        ["m1", "m2"].map(|id| tool_core::exec::ToolCall::new(id, "delete_branch", call.clone()));
+    let results = exec.call_batch(batch.to_vec(), &ctx).await;
+    assert!(results.iter().all(Result::is_err));
+    // A call a tool makes, by its nested id.
+    let _ = exec
+        .call(
+            "clean_branch",
+            json!({"branch": "timed-1"}),
+            &ctx.for_call("m3"),
+        )
+        .await;
+    let asked = timed.0.lock().unwrap().clone();
+    let ids: Vec<&str> = asked.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["m1", "m2", "m3/delete_branch"]);
+    for (id, left) in &asked {
+        let left = left.unwrap_or_else(|| panic!("{id} has a deadline"));
+        assert!(
+            left <= Duration::from_secs(42) && left > Duration::from_secs(40),
+            "{left:?}"
+        );
+    }
+    // A request made outside the executor bounds nothing until its maker says so.
+    let request = ApprovalRequest::new("delete_branch", &call, "Delete?", &ctx);
+    assert_eq!(request.deadline, None);
+    assert_eq!(deleted("timed-1"), 0);
+}
+
+/// What a model wrote in the arguments cannot hide from the person: a right-to-left override
+/// is shown escaped, in the tool's message and in the default one.
+#[test]
+fn hidden_characters_in_the_arguments_are_shown() {
+    let registry = Registry::linked().unwrap();
+    let tool = registry.get("delete_branch").unwrap();
+    let shown = tool_core::exec::approval_message(
+        tool,
+        &json!({"branch": "safe\u{202e}niam", "repo": "tools"}),
+    );
+    assert_eq!(shown, "Delete the branch safe\\u{202e}niam of tools?");
+    let tool = registry.get("merge_branch").unwrap();
+    let shown = tool_core::exec::approval_message(tool, &json!({"branch": "a\u{200b}b"}));
+    assert!(shown.contains("a\\u{200b}b"), "{shown}");
+}

@@ -24,6 +24,8 @@ const CONCEPTS: &[&[&str]] = &[
 struct Concepts {
     texts: AtomicUsize,
     broken: bool,
+    /// The fusion it asks for, when not the default.
+    fusion: Option<Fusion>,
 }
 
 impl TextEmbedder for Concepts {
@@ -50,6 +52,10 @@ impl TextEmbedder for Concepts {
                 v
             })
             .collect())
+    }
+
+    fn fusion(&self) -> Fusion {
+        self.fusion.unwrap_or_default()
     }
 }
 
@@ -265,4 +271,30 @@ fn what_is_embedded_of_a_tool_can_be_chosen() {
     let catalog = Catalog::with_embedding(&registry, &embedding).unwrap();
     assert_eq!(model.texts.load(Ordering::SeqCst), 5);
     assert_eq!(names(&catalog, "do I owe anything")[0], "create_invoice");
+}
+
+#[test]
+fn a_model_brings_the_fusion_chosen_for_it() {
+    let asks = Fusion::Adaptive { dense: 0.6 };
+    let embedding = Embedding::new(Arc::new(Concepts {
+        fusion: Some(asks),
+        ..Concepts::default()
+    }));
+    assert_eq!(embedding.fusion, asks);
+    assert_eq!(
+        Embedding::new(Arc::new(Concepts::default())).fusion,
+        Fusion::default(),
+        "a model that says nothing gets the default"
+    );
+    // Still the caller's to override.
+    let fixed = Fusion::Weighted { dense: 0.35 };
+    assert_eq!(
+        Embedding::new(Arc::new(Concepts {
+            fusion: Some(asks),
+            ..Concepts::default()
+        }))
+        .fusion(fixed)
+        .fusion,
+        fixed
+    );
 }

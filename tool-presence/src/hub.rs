@@ -1,15 +1,19 @@
 //! The hub: turns [`ToolEvent`]s into [`PresenceEvent`]s, keeps the current run's recent ones
-//! for pages that connect late, and fans them out to every open stream.
+//! for pages that connect late, and fans them out to every open stream; and holds the calls
+//! waiting for a person's answer on the page, until it comes or the call stops waiting.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
 use tool_core::context::{EventSink, LogLevel, ToolEvent};
+use tool_core::{ApprovalRequest, Decision};
+
+use crate::approval::{AnswerError, ApprovalEvent, ApprovalState};
 
 /// How many events a late page is replayed, by default.
 const DEFAULT_REPLAY: usize = 256;
@@ -89,6 +93,8 @@ pub(crate) struct Frame {
 pub(crate) enum FrameKind {
     /// A tool event, serialized once for every stream.
     Tool(Arc<str>),
+    /// A question to the person about a call, or what became of it.
+    Approval(Arc<str>),
     /// A new run began: pages clear their cards.
     Reset,
     /// No more events will come ([`Presence::finish`]): streams end.
@@ -126,12 +132,27 @@ struct HubState {
     last_seq: u64,
     /// The number of the current run's `Reset` frame (0: the first run).
     run_seq: u64,
-    /// The current run's recent frames, oldest first, at most `replay`.
-    recent: VecDeque<(Frame, Arc<PresenceEvent>)>,
+    /// The current run's recent frames, oldest first, at most `replay` (with the tool event
+    /// each one carries, if it carries one).
+    recent: VecDeque<(Frame, Option<Arc<PresenceEvent>>)>,
     /// Calls started and not yet finished: tool, label, when.
     running: HashMap<String, Running>,
     /// [`Presence::finish`] was called (and no new run began since).
     finished: bool,
+    /// The questions waiting for an answer, by number.
+    questions: BTreeMap<u64, Question>,
+    /// The number of the last question (0: none yet).
+    last_question: u64,
+}
+
+/// A call waiting for the person's answer.
+struct Question {
+    /// Its last frame (sent to every page that connects while it waits).
+    frame: Frame,
+    event: ApprovalEvent,
+    since: Instant,
+    /// Where the answer goes: the waiting call.
+    answer: oneshot::Sender<Decision>,
 }
 
 struct Running {
@@ -189,6 +210,19 @@ impl Presence {
         };
         // Sent under the lock, so streams see frames in `seq` order.
         let _ = self.inner.sender.send(frame);
+        // Calls still waiting for an answer belong to the new run too: pages that cleared
+        // their cards get them again.
+        let ids: Vec<u64> = state.questions.keys().copied().collect();
+        let now = Instant::now();
+        for id in ids {
+            let event = state.questions.get(&id).map(|q| ApprovalEvent {
+                elapsed_ms: millis(now.saturating_duration_since(q.since)),
+                ..q.event.clone()
+            });
+            if let Some(event) = event {
+                self.send_question(&mut state, event);
+            }
+        }
     }
 
     /// Says that no more events will come (the run is over and no other will follow): open
@@ -216,7 +250,158 @@ impl Presence {
     /// The current run's recent events, oldest first (what a page connecting now is replayed).
     pub fn recent(&self) -> Vec<PresenceEvent> {
         let state = self.inner.lock();
-        state.recent.iter().map(|(_, e)| (**e).clone()).collect()
+        state
+            .recent
+            .iter()
+            .filter_map(|(_, e)| e.as_deref().cloned())
+            .collect()
+    }
+
+    /// The calls waiting for an answer now, oldest first.
+    pub fn pending_approvals(&self) -> Vec<ApprovalEvent> {
+        let state = self.inner.lock();
+        let now = Instant::now();
+        state
+            .questions
+            .values()
+            .map(|q| ApprovalEvent {
+                elapsed_ms: millis(now.saturating_duration_since(q.since)),
+                ..q.event.clone()
+            })
+            .collect()
+    }
+
+    /// Answers the waiting call `id` (an [`ApprovalEvent`]'s `id`) with `decision`, which must
+    /// be [`Decision::Approved`] or [`Decision::Denied`]: the call goes on with it, and pages
+    /// show the answer. For applications with a UI of their own; the page's buttons answer
+    /// through `POST /approvals/{id}`. The answer must come from the person, never from
+    /// anything a model can write.
+    pub fn answer(&self, id: u64, decision: Decision) -> Result<ApprovalState, AnswerError> {
+        let (state_word, remember, reason) = match &decision {
+            Decision::Approved { remember } => (
+                ApprovalState::Approved,
+                Some(crate::approval::remember_word(*remember)),
+                None,
+            ),
+            Decision::Denied { reason } => (ApprovalState::Denied, None, reason.clone()),
+            _ => return Err(AnswerError::NotAnAnswer),
+        };
+        let mut state = self.inner.lock();
+        let question = state
+            .questions
+            .remove(&id)
+            .ok_or(AnswerError::NotWaiting(id))?;
+        let now = Instant::now();
+        let event = ApprovalEvent {
+            state: state_word,
+            remember: remember.map(str::to_owned),
+            reason,
+            elapsed_ms: millis(now.saturating_duration_since(question.since)),
+            ..question.event
+        };
+        if question.answer.send(decision).is_err() {
+            // The waiting call is gone without having withdrawn its question: the answer is
+            // too late.
+            let event = ApprovalEvent {
+                state: ApprovalState::Withdrawn,
+                remember: None,
+                reason: None,
+                ..event
+            };
+            self.send_question(&mut state, event);
+            return Err(AnswerError::NotWaiting(id));
+        }
+        self.send_question(&mut state, event);
+        Ok(state_word)
+    }
+
+    /// Puts a question about `request` to the pages: its number, and where the answer will
+    /// come.
+    pub(crate) fn ask(
+        &self,
+        request: &ApprovalRequest<'_>,
+        message: String,
+    ) -> (u64, oneshot::Receiver<Decision>) {
+        let (sender, receiver) = oneshot::channel();
+        let now = Instant::now();
+        let mut state = self.inner.lock();
+        state.last_question += 1;
+        let id = state.last_question;
+        let event = ApprovalEvent {
+            seq: 0,
+            id,
+            call_id: request.call_id.to_owned(),
+            tool: request.tool.to_owned(),
+            label: request.label.to_owned(),
+            message,
+            arguments: request.arguments.clone(),
+            state: ApprovalState::Pending,
+            remember: None,
+            reason: None,
+            timeout_ms: request
+                .deadline
+                .map(|deadline| millis(deadline.saturating_duration_since(now))),
+            elapsed_ms: 0,
+        };
+        let frame = self.send_question(&mut state, event.clone());
+        state.questions.insert(
+            id,
+            Question {
+                frame,
+                event,
+                since: now,
+                answer: sender,
+            },
+        );
+        (id, receiver)
+    }
+
+    /// Ends question `id` unanswered, as `why` says (the call was cancelled, timed out, or no
+    /// longer waits here), if it still waits.
+    pub(crate) fn withdraw(&self, id: u64, why: ApprovalState) {
+        let mut state = self.inner.lock();
+        let Some(question) = state.questions.remove(&id) else {
+            return;
+        };
+        let now = Instant::now();
+        let event = ApprovalEvent {
+            state: why,
+            elapsed_ms: millis(now.saturating_duration_since(question.since)),
+            ..question.event
+        };
+        self.send_question(&mut state, event);
+    }
+
+    /// Numbers, keeps and sends a frame for `event`; a question that still waits keeps it as
+    /// its last frame.
+    fn send_question(&self, state: &mut HubState, mut event: ApprovalEvent) -> Frame {
+        let seq = state.last_seq + 1;
+        event.seq = seq;
+        let json: Arc<str> = match serde_json::to_string(&event) {
+            Ok(json) => json.into(),
+            // Strings and JSON values only: it always serializes.
+            Err(_) => Arc::from("{}"),
+        };
+        state.last_seq = seq;
+        let frame = Frame {
+            seq,
+            kind: FrameKind::Approval(json),
+        };
+        if let Some(question) = state.questions.get_mut(&event.id) {
+            question.frame = frame.clone();
+            question.event.seq = seq;
+        }
+        self.keep(state, frame.clone(), None);
+        let _ = self.inner.sender.send(frame.clone());
+        frame
+    }
+
+    /// Keeps `frame` in the replay, dropping the oldest when it is full.
+    fn keep(&self, state: &mut HubState, frame: Frame, event: Option<Arc<PresenceEvent>>) {
+        if state.recent.len() >= self.inner.replay {
+            state.recent.pop_front();
+        }
+        state.recent.push_back((frame, event));
     }
 
     /// Records and sends one event.
@@ -240,10 +425,7 @@ impl Presence {
             seq,
             kind: FrameKind::Tool(json),
         };
-        if state.recent.len() >= self.inner.replay {
-            state.recent.pop_front();
-        }
-        state.recent.push_back((frame.clone(), Arc::new(event)));
+        self.keep(&mut state, frame.clone(), Some(Arc::new(event)));
         // No open stream is not an error. Sent under the lock, so streams see `seq` order.
         let _ = self.inner.sender.send(frame);
     }
@@ -279,10 +461,26 @@ impl EventSink for Presence {
 }
 
 /// The frames after `last`; when those are not all still kept (or `last` is from another run,
-/// or another process), a `Reset` and the whole run's recent frames instead. Then `End` if the
-/// hub is finished.
+/// or another process), a `Reset` and the whole run's recent frames instead. Every call still
+/// waiting for an answer is among them, even when its question is older than the replay
+/// keeps. Then `End` if the hub is finished.
 fn catch_up(state: &HubState, last: Option<u64>) -> Vec<Frame> {
     let mut frames = frames_after(state, last);
+    let from_scratch =
+        last.is_none() || matches!(frames.first(), Some(f) if matches!(f.kind, FrameKind::Reset));
+    if from_scratch {
+        // Questions the replay no longer keeps are older than every frame it does.
+        let kept: std::collections::HashSet<u64> = frames.iter().map(|f| f.seq).collect();
+        let missing: Vec<Frame> = state
+            .questions
+            .values()
+            .filter(|q| !kept.contains(&q.frame.seq))
+            .map(|q| q.frame.clone())
+            .collect();
+        let at =
+            usize::from(matches!(frames.first(), Some(f) if matches!(f.kind, FrameKind::Reset)));
+        frames.splice(at..at, missing);
+    }
     if state.finished {
         frames.push(Frame {
             seq: state.last_seq,

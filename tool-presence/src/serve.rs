@@ -1,4 +1,5 @@
-//! The HTTP side: the page, the event stream, and a server that can be stopped cleanly.
+//! The HTTP side: the page, the event stream, the page's answers to waiting calls, and a
+//! server that can be stopped cleanly.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -6,20 +7,25 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::guard::Guard;
+use super::approval::{AnswerError, PageAnswer};
+use super::guard::{Guard, check_answer};
 use super::hub::{Frame, FrameKind, Presence};
 
 /// The page: one file, inline CSS and JS, no external assets.
 const PAGE: &str = include_str!("page.html");
+/// Where the page gets the secret its answers carry.
+const SECRET_SLOT: &str = "__PRESENCE_SECRET__";
+/// The largest answer, in bytes.
+const ANSWER_BYTES: usize = 4096;
 
 /// The page may run its own inline script and style, and talk to this server only.
 const PAGE_POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; \
@@ -94,24 +100,43 @@ impl PresenceServer {
 struct App {
     presence: Presence,
     guard: Guard,
+    /// The secret the page's answers carry (`None`: none could be made; nothing may answer).
+    secret: Option<String>,
+    /// The page, with the secret in it.
+    page: String,
     keep_alive: Duration,
     shutdown: CancellationToken,
 }
 
 impl Presence {
-    /// An axum router serving `GET /` (the page) and `GET /events` (the stream), to mount in an
-    /// application of your own. Cancelling `shutdown` ends the open streams (each gets an `end`
-    /// event first), so a graceful shutdown does not wait on pages that stay open.
+    /// An axum router serving `GET /` (the page), `GET /events` (the stream) and `POST
+    /// /approvals/{id}` (the page's answers to calls waiting for a person, see
+    /// [`PresenceApprover`](crate::PresenceApprover)), to mount in an application of your own.
+    /// Cancelling `shutdown` ends the open streams (each gets an `end` event first), so a
+    /// graceful shutdown does not wait on pages that stay open.
+    ///
+    /// Each router makes a secret of its own (256 random bits) and puts it in the page it
+    /// serves; an answer must carry it (`X-Presence-Secret`), come from a browser script of an
+    /// allowed origin (`Origin`, and `Sec-Fetch-Site: same-origin` when sent) and be JSON. The
+    /// page cannot be framed by another (`frame-ancestors 'none'`), nor read by another origin.
     pub fn router(&self, options: &PresenceOptions, shutdown: CancellationToken) -> axum::Router {
+        let secret = new_secret();
+        let page_text = PAGE.replace(SECRET_SLOT, secret.as_deref().unwrap_or_default());
         let app = Arc::new(App {
             presence: self.clone(),
             guard: Guard::new(&options.allowed_hosts, &options.allowed_origins),
+            secret,
+            page: page_text,
             keep_alive: options.keep_alive,
             shutdown,
         });
         axum::Router::new()
             .route("/", get(page))
             .route("/events", get(events))
+            .route(
+                "/approvals/{id}",
+                post(answer).layer(DefaultBodyLimit::max(ANSWER_BYTES)),
+            )
             .layer(middleware::from_fn_with_state(app.clone(), guard))
             .with_state(app)
     }
@@ -184,7 +209,18 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     }
 }
 
-async fn page() -> Response {
+/// 256 random bits, in hex; `None` if the system's random source fails (then nothing may
+/// answer, which is safe).
+fn new_secret() -> Option<String> {
+    let mut bytes = [0u8; 32];
+    if let Err(error) = getrandom::fill(&mut bytes) {
+        tracing::error!(%error, "no random secret for the presence page: answers are off");
+        return None;
+    }
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+async fn page(State(app): State<Arc<App>>) -> Response {
     let headers = [
         (header::CONTENT_TYPE, "text/html; charset=utf-8"),
         (header::CACHE_CONTROL, "no-store"),
@@ -192,7 +228,66 @@ async fn page() -> Response {
         (header::REFERRER_POLICY, "no-referrer"),
         (header::CONTENT_SECURITY_POLICY, PAGE_POLICY),
     ];
-    (headers, PAGE).into_response()
+    (headers, app.page.clone()).into_response()
+}
+
+/// `POST /approvals/{id}`: the person's answer, from the page, to the call waiting under `id`.
+async fn answer(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let reply = |status: StatusCode, body: serde_json::Value| {
+        (
+            status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response()
+    };
+    let error =
+        |status: StatusCode, text: String| reply(status, serde_json::json!({"error": text}));
+    if let Err(refusal) = check_answer(&headers, app.secret.as_deref()) {
+        tracing::warn!(%refusal, "presence refused an answer");
+        return error(refusal.status(), refusal.to_string());
+    }
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !json {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "an answer is JSON (Content-Type: application/json)".to_owned(),
+        );
+    }
+    let Ok(id) = id.parse::<u64>() else {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!("`{id}` is not a question's number"),
+        );
+    };
+    let decision = match serde_json::from_str::<PageAnswer>(&body) {
+        Ok(answer) => answer.decision(),
+        Err(e) => Err(e.to_string()),
+    };
+    let decision = match decision {
+        Ok(decision) => decision,
+        Err(problem) => return error(StatusCode::BAD_REQUEST, format!("not an answer: {problem}")),
+    };
+    match app.presence.answer(id, decision) {
+        Ok(state) => reply(
+            StatusCode::OK,
+            serde_json::json!({"id": id, "state": state}),
+        ),
+        Err(e @ AnswerError::NotWaiting(_)) => error(StatusCode::NOT_FOUND, e.to_string()),
+        Err(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
+    }
 }
 
 async fn events(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
@@ -275,6 +370,10 @@ impl Stream {
                 .id(frame.seq.to_string())
                 .event("tool")
                 .data(&*json),
+            FrameKind::Approval(json) => Event::default()
+                .id(frame.seq.to_string())
+                .event("approval")
+                .data(&*json),
             FrameKind::Reset => Event::default()
                 .id(frame.seq.to_string())
                 .event("reset")
@@ -324,7 +423,7 @@ pub enum PresenceError {
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tool_core::{EventSink, ToolEvent};
+    use tool_core::{Approver, EventSink, ToolEvent};
 
     /// One raw HTTP/1.1 request; the response as text, read until `until` appears or EOF.
     async fn request(addr: SocketAddr, head: &str, until: &str) -> String {
@@ -486,6 +585,150 @@ mod tests {
             );
             assert!(!text.contains("secret_call"), "{text}");
         }
+        server.shutdown().await.unwrap();
+    }
+
+    /// An answer's raw request: `POST /approvals/{id}` with `headers` and `body`.
+    fn answer_request(addr: SocketAddr, id: &str, headers: &[(&str, &str)], body: &str) -> String {
+        let mut head =
+            format!("POST /approvals/{id} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        head
+    }
+
+    #[tokio::test]
+    async fn only_the_page_with_its_secret_answers_a_waiting_call() {
+        let presence = Presence::new();
+        let server = presence
+            .start("127.0.0.1:0", PresenceOptions::default())
+            .await
+            .unwrap();
+        let addr = server.local_addr();
+        let page = request(
+            addr,
+            &format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+            "</html>",
+        )
+        .await;
+        let secret = page
+            .split(r#"<meta name="presence-secret" content=""#)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("the page carries its secret")
+            .to_owned();
+        assert_eq!(secret.len(), 64, "{secret}");
+        assert!(secret.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert!(!page.contains(SECRET_SLOT));
+
+        let approver = crate::PresenceApprover::new(presence.clone());
+        let ctx = tool_core::ToolContext::new();
+        let arguments = serde_json::json!({"path": "notes.txt"});
+        let request_ = tool_core::ApprovalRequest::new("delete_file", &arguments, "Delete?", &ctx);
+        let asking = approver.approve(&request_);
+        tokio::pin!(asking);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), &mut asking)
+                .await
+                .is_err()
+        );
+        let id = presence.pending_approvals()[0].id.to_string();
+
+        let origin = format!("http://{addr}");
+        let json = ("Content-Type", "application/json");
+        let deny = r#"{"decision": "deny", "reason": "not today"}"#;
+        for (headers, body, status) in [
+            // No secret, a wrong one, no Origin, a foreign Origin, another site.
+            (vec![("Origin", origin.as_str()), json], deny, "403"),
+            (
+                vec![
+                    ("Origin", origin.as_str()),
+                    json,
+                    ("X-Presence-Secret", "00"),
+                ],
+                deny,
+                "403",
+            ),
+            (
+                vec![json, ("X-Presence-Secret", secret.as_str())],
+                deny,
+                "403",
+            ),
+            (
+                vec![
+                    ("Origin", "http://evil.example"),
+                    json,
+                    ("X-Presence-Secret", secret.as_str()),
+                ],
+                deny,
+                "403",
+            ),
+            (
+                vec![
+                    ("Origin", origin.as_str()),
+                    ("Sec-Fetch-Site", "cross-site"),
+                    json,
+                    ("X-Presence-Secret", secret.as_str()),
+                ],
+                deny,
+                "403",
+            ),
+            // Not JSON, or not an answer.
+            (
+                vec![
+                    ("Origin", origin.as_str()),
+                    ("Content-Type", "text/plain"),
+                    ("X-Presence-Secret", secret.as_str()),
+                ],
+                deny,
+                "415",
+            ),
+            (
+                vec![
+                    ("Origin", origin.as_str()),
+                    json,
+                    ("X-Presence-Secret", secret.as_str()),
+                ],
+                r#"{"decision": "yes"}"#,
+                "400",
+            ),
+        ] {
+            let text = request(addr, &answer_request(addr, &id, &headers, body), "\r\n\r\n").await;
+            assert!(
+                text.starts_with(&format!("HTTP/1.1 {status}")),
+                "{headers:?} {body} -> {text}"
+            );
+        }
+        assert_eq!(presence.pending_approvals().len(), 1, "still waiting");
+        let get =
+            format!("GET /approvals/{id} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        let text = request(addr, &get, "\r\n\r\n").await;
+        assert!(text.starts_with("HTTP/1.1 405"), "{text}");
+
+        // The page's own answer.
+        let headers = [
+            ("Origin", origin.as_str()),
+            ("Sec-Fetch-Site", "same-origin"),
+            json,
+            ("X-Presence-Secret", secret.as_str()),
+        ];
+        let text = request(addr, &answer_request(addr, &id, &headers, deny), "}").await;
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        assert!(text.contains(r#""state":"denied""#), "{text}");
+        assert_eq!(
+            asking.await,
+            tool_core::Decision::denied("not today".to_owned())
+        );
+        // Answered once: a second answer finds nothing waiting, nor does a made-up number.
+        for id in [id.as_str(), "77", "x"] {
+            let text = request(addr, &answer_request(addr, id, &headers, deny), "}").await;
+            assert!(text.starts_with("HTTP/1.1 404"), "{text}");
+        }
+        // Another router has another secret.
+        let other = presence.router(&PresenceOptions::default(), CancellationToken::new());
+        drop(other);
         server.shutdown().await.unwrap();
     }
 

@@ -42,6 +42,7 @@
 // docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod columns;
 mod id;
 mod memory;
 #[cfg(feature = "postgres")]

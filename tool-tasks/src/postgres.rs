@@ -1,7 +1,10 @@
 //! Tasks on a PostgreSQL server: the store several instances of a server share.
 //!
-//! One connection per store (tokio-postgres pipelines concurrent queries over it), opened at the
-//! first operation and opened again after it breaks; every operation is one prepared statement,
+//! A few connections per store, each opened at its first use and opened again after it breaks,
+//! taken in turn: one connection runs its statements one after another, each commit waiting for
+//! its own flush to disk, while commits on several connections share flushes (PostgreSQL's
+//! group commit), so a burst of new tasks is written several times faster. Every operation is
+//! one prepared statement,
 //! so each conditional update is atomic on its own and the take-over of expired leases
 //! (`FOR UPDATE SKIP LOCKED`) never gives one task to two instances. The connection has no TLS:
 //! run the server on the same host or a private network, or put a TLS tunnel in between.
@@ -12,11 +15,18 @@ use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
+use crate::columns::{ms, object_text, read_json, read_object, unsigned};
 use crate::memory::CANCELLED_WAITING;
 use crate::record::{
     Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus,
 };
 use crate::store::{StoreError, StoreFuture, TaskStore};
+
+/// How many connections a store opens at most.
+const CONNECTIONS: usize = 4;
+
+/// The store's name in messages.
+const STORE: &str = "postgres";
 
 /// The schema's version, kept in `tool_tasks_schema`: a database of a newer schema is refused.
 const SCHEMA_VERSION: i32 = 1;
@@ -78,8 +88,10 @@ const RUNNING: &str = "status IN ('working', 'input_required')";
 #[derive(Clone)]
 pub struct PostgresStore {
     config: Arc<tokio_postgres::Config>,
-    /// `None` until connected, and again after the connection broke.
-    conn: Arc<Mutex<Option<Arc<Connection>>>>,
+    /// The connections, each `None` until connected and again after it broke.
+    pool: Arc<[Mutex<Option<Arc<Connection>>>]>,
+    /// The next connection to use.
+    next: Arc<std::sync::atomic::AtomicUsize>,
     /// The connection string with any password left out, for messages.
     shown: Arc<str>,
 }
@@ -153,7 +165,8 @@ impl PostgresStore {
         Ok(Self {
             shown: shown(&config).into(),
             config: Arc::new(config),
-            conn: Arc::new(Mutex::new(None)),
+            pool: (0..CONNECTIONS).map(|_| Mutex::new(None)).collect(),
+            next: Arc::default(),
         })
     }
 
@@ -162,9 +175,10 @@ impl PostgresStore {
         &self.shown
     }
 
-    /// The open connection, or a new one when there is none or it broke.
+    /// The next connection in turn, opened when there is none or it broke.
     async fn connection(&self) -> Result<Arc<Connection>, StoreError> {
-        let mut conn = self.conn.lock().await;
+        let at = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % self.pool.len();
+        let mut conn = self.pool[at].lock().await;
         if let Some(open) = conn.as_ref().filter(|c| !c.client.is_closed()) {
             return Ok(open.clone());
         }
@@ -348,47 +362,6 @@ impl Connection {
     }
 }
 
-fn ms(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn unsigned(value: i64) -> u64 {
-    u64::try_from(value).unwrap_or(0)
-}
-
-fn read_json(id: &str, what: &str, text: Option<String>) -> Result<Option<Value>, StoreError> {
-    text.map(|text| {
-        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-            store: "postgres",
-            id: id.to_owned(),
-            what: format!("{what}: {e}"),
-        })
-    })
-    .transpose()
-}
-
-/// A JSON object column (`NULL` is an empty object).
-fn read_object(
-    id: &str,
-    what: &str,
-    text: Option<String>,
-) -> Result<Map<String, Value>, StoreError> {
-    match read_json(id, what, text)? {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(map)) => Ok(map),
-        Some(other) => Err(StoreError::Corrupt {
-            store: "postgres",
-            id: id.to_owned(),
-            what: format!("{what}: not an object but {other}"),
-        }),
-    }
-}
-
-/// An object as a column: `NULL` when empty.
-fn object_text(map: &Map<String, Value>) -> Option<String> {
-    (!map.is_empty()).then(|| Value::Object(map.clone()).to_string())
-}
-
 fn record(row: &Row) -> Result<TaskRecord, StoreError> {
     let id: String = row.try_get(0).map_err(pg)?;
     let status: String = row.try_get(6).map_err(pg)?;
@@ -403,8 +376,8 @@ fn record(row: &Row) -> Result<TaskRecord, StoreError> {
     Ok(TaskRecord {
         owner: text(1)?,
         tool: row.try_get(2).map_err(pg)?,
-        arguments: read_json(&id, "arguments", text(3)?)?.unwrap_or(Value::Null),
-        origin: read_json(&id, "origin", text(4)?)?.unwrap_or(Value::Null),
+        arguments: read_json(STORE, &id, "arguments", text(3)?)?.unwrap_or(Value::Null),
+        origin: read_json(STORE, &id, "origin", text(4)?)?.unwrap_or(Value::Null),
         idempotent: bool_at(5)?,
         status,
         status_message: text(7)?,
@@ -412,9 +385,9 @@ fn record(row: &Row) -> Result<TaskRecord, StoreError> {
         updated_ms: big(9)?.map_or(0, unsigned),
         ttl_ms: big(10)?.map(unsigned),
         poll_interval_ms: big(11)?.map(unsigned),
-        outcome: read_json(&id, "outcome", text(12)?)?,
-        input_requests: read_object(&id, "input_requests", text(17)?)?,
-        answers: read_object(&id, "answers", text(18)?)?,
+        outcome: read_json(STORE, &id, "outcome", text(12)?)?,
+        input_requests: read_object(STORE, &id, "input_requests", text(17)?)?,
+        answers: read_object(STORE, &id, "answers", text(18)?)?,
         cancel_requested: bool_at(13)?,
         holder: text(14)?,
         lease_until_ms: big(15)?.map_or(0, unsigned),

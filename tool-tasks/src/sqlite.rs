@@ -12,11 +12,15 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde_json::{Map, Value};
 
+use crate::columns::{ms, object_text, read_json, read_object, unsigned};
 use crate::memory::CANCELLED_WAITING;
 use crate::record::{
     Answered, Ending, Input, ListFilter, NewTask, Renewal, TaskRecord, TaskStatus,
 };
 use crate::store::{StoreError, StoreFuture, TaskStore};
+
+/// The store's name in messages.
+const STORE: &str = "sqlite";
 
 /// The schema's version, in `PRAGMA user_version`: a file from a newer schema is refused, one
 /// from an older one is brought up to date (version 2 added the columns of tasks that wait for
@@ -192,43 +196,6 @@ fn sql(error: rusqlite::Error) -> StoreError {
     backend(error)
 }
 
-fn ms(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-fn read_json(id: &str, what: &str, text: Option<String>) -> Result<Option<Value>, StoreError> {
-    text.map(|text| {
-        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-            store: "sqlite",
-            id: id.to_owned(),
-            what: format!("{what}: {e}"),
-        })
-    })
-    .transpose()
-}
-
-/// A JSON object column (`NULL` is an empty object).
-fn read_object(
-    id: &str,
-    what: &str,
-    text: Option<String>,
-) -> Result<Map<String, Value>, StoreError> {
-    match read_json(id, what, text)? {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(map)) => Ok(map),
-        Some(other) => Err(StoreError::Corrupt {
-            store: "sqlite",
-            id: id.to_owned(),
-            what: format!("{what}: not an object but {other}"),
-        }),
-    }
-}
-
-/// An object as a column: `NULL` when empty.
-fn object_text(map: &Map<String, Value>) -> Option<String> {
-    (!map.is_empty()).then(|| Value::Object(map.clone()).to_string())
-}
-
 /// A row's columns, before the JSON and the status are checked.
 struct RawRow {
     id: String,
@@ -276,10 +243,6 @@ fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
     })
 }
 
-fn unsigned(value: i64) -> u64 {
-    u64::try_from(value).unwrap_or(0)
-}
-
 impl RawRow {
     fn record(self) -> Result<TaskRecord, StoreError> {
         let status = TaskStatus::parse(&self.status).ok_or_else(|| StoreError::Corrupt {
@@ -288,12 +251,12 @@ impl RawRow {
             what: format!("status {:?} is none of MCP's", self.status),
         })?;
         Ok(TaskRecord {
-            arguments: read_json(&self.id, "arguments", Some(self.arguments))?
+            arguments: read_json(STORE, &self.id, "arguments", Some(self.arguments))?
                 .unwrap_or(Value::Null),
-            origin: read_json(&self.id, "origin", Some(self.origin))?.unwrap_or(Value::Null),
-            outcome: read_json(&self.id, "outcome", self.outcome)?,
-            input_requests: read_object(&self.id, "input_requests", self.input_requests)?,
-            answers: read_object(&self.id, "answers", self.answers)?,
+            origin: read_json(STORE, &self.id, "origin", Some(self.origin))?.unwrap_or(Value::Null),
+            outcome: read_json(STORE, &self.id, "outcome", self.outcome)?,
+            input_requests: read_object(STORE, &self.id, "input_requests", self.input_requests)?,
+            answers: read_object(STORE, &self.id, "answers", self.answers)?,
             id: self.id,
             owner: self.owner,
             tool: self.tool,

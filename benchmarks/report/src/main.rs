@@ -58,6 +58,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
         "tasks",
         "MCP tasks on each store, and what they cost a plain call",
     ),
+    (
+        "catalog-models",
+        "hybrid search: each model's recall and costs side by side",
+    ),
     ("summary", "the README's table"),
 ];
 

@@ -31,6 +31,7 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "catalog-hybrid" => catalog_hybrid(data.get("embed")?),
         "catalog-hybrid-costs" => catalog_hybrid_costs(data.get("embed")?),
         "tasks" => tasks(data.get("tasks")?),
+        "catalog-models" => catalog_models(data.get("embed")?),
         "summary" => summary(data),
         _ => None,
     }
@@ -187,7 +188,7 @@ pub fn pending(name: &str) -> String {
         "footprint" | "footprint-deps" => "footprint",
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
-        "catalog-hybrid" | "catalog-hybrid-costs" => "embed",
+        "catalog-hybrid" | "catalog-hybrid-costs" | "catalog-models" => "embed",
         "backlog" | "calls" | "compile-time" | "first-build" | "tasks" => name,
         // Sections drawn from several runs.
         _ => {
@@ -238,21 +239,6 @@ fn runs(data: &Data, old: &str) -> Option<String> {
             .find(|m| m.is_object())
             .cloned()
     });
-    if let Some(m) = machine {
-        writeln!(
-            out,
-            "Machine: {}, {} cores, {} GiB, Linux {}, idle driver `{}`; {}.\n",
-            m["cpu"].as_str().unwrap_or("?"),
-            m["cores"],
-            m["memory_gib"],
-            m["kernel"].as_str().unwrap_or("?"),
-            m["cpuidle_driver"].as_str().unwrap_or("?"),
-            data.values()
-                .find_map(|v| source(v)["rustc"].as_str())
-                .unwrap_or("rustc ?")
-        )
-        .ok()?;
-    }
     // The command of each run is under its tables. A results file that is missing keeps its
     // row, if the section had one.
     let kept = old_rows(old, |row| {
@@ -261,6 +247,46 @@ fn runs(data: &Data, old: &str) -> Option<String> {
             .find(|(_, f)| row.starts_with(&format!("| `{f}` |")))
             .map(|(n, _)| *n)
     });
+    if let Some(m) = machine {
+        let described = format!(
+            "{}, {} cores, {} GiB, Linux {}, idle driver `{}`; {}.",
+            m["cpu"].as_str().unwrap_or("?"),
+            m["cores"],
+            m["memory_gib"],
+            m["kernel"].as_str().unwrap_or("?"),
+            m["cpuidle_driver"].as_str().unwrap_or("?"),
+            data.values()
+                .find_map(|v| source(v)["rustc"].as_str())
+                .unwrap_or("rustc ?")
+        );
+        // The rows kept from an earlier run keep the machine they ran on, when the results
+        // present came from another.
+        let earlier = old
+            .lines()
+            .find_map(|l| l.strip_prefix("Machine: "))
+            .filter(|line| kept.iter().any(|(i, _)| !data.contains_key(i)) && *line != described);
+        match earlier {
+            Some(line) => {
+                let mut files: Vec<&str> = crate::INPUTS
+                    .iter()
+                    .filter(|(n, _)| data.contains_key(n))
+                    .map(|(_, f)| *f)
+                    .collect();
+                files.sort();
+                writeln!(
+                    out,
+                    "Machine: {line}\n\nMachine of {}: {described}\n",
+                    files
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .ok()?;
+            }
+            None => writeln!(out, "Machine: {described}\n").ok()?,
+        }
+    }
     out.push_str("| results | commit | date | profile |\n|---|---|---|---|\n");
     let mut inputs = crate::INPUTS.to_vec();
     inputs.sort();
@@ -1269,6 +1295,85 @@ fn catalog_hybrid_costs(v: &Value) -> Option<String> {
     Some(out)
 }
 
+/// One row per model: the hybrid's recall@5 on every set at the model's own weight, and what
+/// the model costs.
+fn catalog_models(v: &Value) -> Option<String> {
+    let models = v["models"].as_array()?;
+    let first = models.first()?["rows"].as_array()?;
+    let sets = sets_of(first);
+    let mut out = format!(
+        "Hybrid recall@5 over {} tools (`Fusion::Adaptive` at each model's weight; * marks the \
+         sets the weight was chosen on), and what each model costs on this machine.\n\n| model \
+         | dense weight |",
+        v["tools"]
+    );
+    for set in &sets {
+        let star = if set["tuned"].as_bool() == Some(true) {
+            "*"
+        } else {
+            ""
+        };
+        write!(out, " {}{star} |", set["set"].as_str().unwrap_or("?")).ok()?;
+    }
+    out.push_str(
+        " query, median / p95 | embedding tools cold | memory resident (peak while loading) | \
+         load | download |\n|---|---:|",
+    );
+    out.push_str(&"---:|".repeat(sets.len() + 5));
+    out.push('\n');
+    for m in models {
+        let rows = m["rows"].as_array()?;
+        write!(
+            out,
+            "| {} | {:.2} |",
+            m["model"].as_str().unwrap_or("?"),
+            num(&m["weight"])
+        )
+        .ok()?;
+        for set in &sets {
+            let cell = hybrid_row(rows, &set["set"], "hybrid")
+                .map(|r| format!("{:.3}", num(&r["recall_5"])))
+                .unwrap_or_else(|| "-".into());
+            write!(out, " {cell} |").ok()?;
+        }
+        let download = m["download_mb"]
+            .as_f64()
+            .map_or_else(|| "-".to_owned(), |mb| format!("{mb:.0} MB"));
+        writeln!(
+            out,
+            " {:.1} / {:.1} ms | {:.1} tools/s | {:.0} MiB ({:.0} MiB) | {:.2} s | {download} |",
+            num(&m["query_median_ms"]),
+            num(&m["query_p95_ms"]),
+            num(&m["cold_tools_per_s"]),
+            num(&m["resident_mib"]),
+            num(&m["load_peak_mib"]),
+            num(&m["load_ms"]) / 1e3,
+        )
+        .ok()?;
+    }
+    // Other work on the machine slows every timing: say how much there was.
+    let loads: Vec<String> = models
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.1} to {:.1}",
+                m["model"].as_str().unwrap_or("?"),
+                num(&m["loadavg_start"]),
+                num(&m["loadavg_end"])
+            )
+        })
+        .collect();
+    write!(
+        out,
+        "\nThe machine's load average (1 minute, {} cores) while each model was measured: {}.\n",
+        v["meta"]["machine"]["cores"],
+        loads.join("; ")
+    )
+    .ok()?;
+    out.push_str(&from("embed", v));
+    Some(out)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The README's summary.
 
@@ -1501,6 +1606,8 @@ mod tests {
                 "cold_tools_per_s": 5.0, "texts_per_tool": 2.9,
                 "cold_tools_per_s_one_text": 20.0, "warm_index_10k_ms": 250.0,
                 "lexical_index_10k_ms": 30.0, "bytes_per_tool": 2200.0,
+                "resident_mib": 100.0, "load_peak_mib": 190.0, "download_mb": 83.3,
+                "loadavg_start": 1.0, "loadavg_end": 2.0,
             }],
         });
         let table = catalog_hybrid(&embed).unwrap();
@@ -1524,6 +1631,16 @@ mod tests {
         assert!(costs.contains("median 10.0 ms, p95 15.0 ms"), "{costs}");
         assert!(costs.contains("2.2 KB a tool"), "{costs}");
         assert!(catalog_hybrid(&json!({})).is_none());
+        let models = catalog_models(&embed).unwrap();
+        assert!(
+            models.contains("| model | dense weight | development* | test |"),
+            "{models}"
+        );
+        assert!(
+            models.contains("| m | 0.35 | 0.750 | 1.000 | 10.0 / 15.0 ms | 5.0 tools/s | 100 MiB (190 MiB) | 0.20 s | 83 MB |"),
+            "{models}"
+        );
+        assert!(catalog_models(&json!({})).is_none());
     }
 
     #[test]
@@ -1614,6 +1731,20 @@ mod tests {
         let runs = runs(&data, old_runs).unwrap();
         assert!(runs.contains("| `calls.json` | `old` | 2026-01-01 | `release` |\n| `mcp.json` | `abc1234` + changes | 1970-01-01 |"), "{runs}");
         assert!(!runs.contains("| `mcp.json` | `old`"), "{runs}");
+        // The kept row ran on the machine the section named; the new results on their own.
+        data.get_mut("mcp").unwrap()["meta"]["machine"] = json!({"cpu": "y", "cores": 2, "memory_gib": 1.0, "kernel": "k", "cpuidle_driver": "d"});
+        let runs = super::runs(&data, old_runs).unwrap();
+        assert!(
+            runs.starts_with("Machine: x.\n\nMachine of `mcp.json`: y, 2 cores"),
+            "{runs}"
+        );
+        // Every row from this machine: one line.
+        let only_mcp = old_runs.replace("| `calls.json` | `old` | 2026-01-01 | `release` |\n", "");
+        let runs = super::runs(&data, &only_mcp).unwrap();
+        assert!(
+            runs.starts_with("Machine: y, 2 cores") && !runs.contains("Machine of"),
+            "{runs}"
+        );
 
         let old_targets = "\n| target | wanted | measured | the floor | |\n|---|---|---:|---:|---|\n\
                            | stdio, old mcp row | ≥ 1× | 1× |  | met |\n\

@@ -11,18 +11,29 @@
 //! With `--presence 127.0.0.1:0` the same activity is also served as a live page of tool cards
 //! (and Server-Sent Events at `/events`) on loopback; its URL is printed on stderr.
 //! `--presence-hold 60` keeps serving for a minute after the answer (`forever`: until Ctrl-C).
+//!
+//! Calls that need a person's yes (tools that declare it, and what `--approval destructive|
+//! write|TOOL|domain:NAME` adds) are asked about on the terminal: the question on stderr, the
+//! answer from stdin (`y`, `s` for identical calls, `a` for every call of the tool, `n REASON`),
+//! and with `--presence` also as a card on the page; the first answer counts. No answer within
+//! `--approval-timeout` seconds (default 300) counts as no.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use clap::Parser;
 use tool_agent::{Agent, Protocol, Provider, ProviderConfig};
 use tool_bundle as _;
-use tool_core::exec::Executor;
-use tool_core::{BroadcastEvents, EventSink, Registry, ToolContext, ToolEvent, catalog};
-use tool_presence::{Presence, PresenceOptions, PresenceServer};
+use tool_cli::TerminalApprover;
+use tool_core::exec::{ExecPolicy, Executor};
+use tool_core::{
+    ApprovalFuture, ApprovalRequest, Approver, BroadcastEvents, Decision, EventSink, Registry,
+    ToolContext, ToolEvent, catalog,
+};
+use tool_presence::{Presence, PresenceApprover, PresenceOptions, PresenceServer};
 
 #[derive(Parser)]
 #[command(name = "agent", about = "Ask a model, with the bundled tools")]
@@ -53,6 +64,10 @@ struct Args {
     /// which also ends a timed hold early).
     #[arg(long, value_name = "SECS|forever", requires = "presence", value_parser = parse_hold)]
     presence_hold: Option<Hold>,
+    /// Which calls need a person's yes, asked on the terminal (and on the page with
+    /// `--presence`).
+    #[command(flatten)]
+    approval: tool_cli::ApprovalArgs,
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     embed: tool_cli::EmbedArgs,
@@ -63,6 +78,10 @@ struct Args {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(problem) = args.approval.problem() {
+        eprintln!("error: {problem}");
+        return ExitCode::from(2);
+    }
     let mut registry = match Registry::linked() {
         Ok(registry) => registry,
         Err(e) => {
@@ -81,6 +100,10 @@ async fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
+    if let Some(problem) = args.approval.unknown(&registry) {
+        eprintln!("error: {problem}");
+        return ExitCode::from(2);
+    }
     let key_var = match args.provider {
         Provider::Anthropic => "ANTHROPIC_API_KEY",
         _ => "OPENAI_API_KEY",
@@ -93,7 +116,8 @@ async fn main() -> ExitCode {
         config = config.api_key(key);
     }
     let events = Arc::new(BroadcastEvents::new(256));
-    let activity = tokio::spawn(show_activity(events.subscribe()));
+    let asking = Arc::new(AtomicUsize::new(0));
+    let activity = tokio::spawn(show_activity(events.subscribe(), asking.clone()));
     let mut sink: Arc<dyn EventSink> = events.clone();
     let mut presence = None;
     if let Some(addr) = &args.presence {
@@ -116,10 +140,28 @@ async fn main() -> ExitCode {
     } else {
         Protocol::Native
     };
-    let mut agent = Agent::new(Executor::new(registry), args.provider, config)
+    let policy = ExecPolicy {
+        approval: args.approval.policy(),
+        ..ExecPolicy::default()
+    };
+    // Stdin is read only when some call may need an answer.
+    let asks = registry.tools().iter().any(|t| policy.approval.needs(t));
+    let executor = Executor::with_policy(registry, policy);
+    let mut agent = Agent::new(executor, args.provider, config)
         .protocol(protocol)
         .max_turns(args.max_turns)
         .context(context);
+    if asks {
+        let terminal = Terminal {
+            asking,
+            approver: TerminalApprover::stdio(),
+        };
+        let approver: Arc<dyn Approver> = match &presence {
+            Some((hub, _)) => Arc::new(FirstAnswer(terminal, PresenceApprover::new(hub.clone()))),
+            None => Arc::new(terminal),
+        };
+        agent = agent.approver(approver);
+    }
     let result = agent.run(&args.prompt).await;
     drop(agent);
     drop(events);
@@ -211,6 +253,68 @@ async fn hold(server: &PresenceServer, hold: Option<Hold>) {
     }
 }
 
+/// The terminal's approver, which also tells the activity view when a question is on the
+/// terminal, so its spinner does not draw over it.
+struct Terminal {
+    asking: Arc<AtomicUsize>,
+    approver: TerminalApprover,
+}
+
+impl Approver for Terminal {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        Box::pin(async move {
+            self.asking.fetch_add(1, Ordering::Relaxed);
+            let _asked = Asked(&self.asking);
+            self.approver.approve(request).await
+        })
+    }
+}
+
+/// Counts a question off when it ends, answered or not.
+struct Asked<'a>(&'a AtomicUsize);
+
+impl Drop for Asked<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Asks at the terminal and on the page at once: the first answer counts, and the other
+/// question is withdrawn. One that cannot ask (a terminal whose input is closed) leaves the
+/// answer to the other.
+struct FirstAnswer<A, B>(A, B);
+
+impl<A: Approver, B: Approver> Approver for FirstAnswer<A, B> {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        Box::pin(async move {
+            let first = self.0.approve(request);
+            let second = self.1.approve(request);
+            tokio::pin!(first, second);
+            let (mut first_asks, mut second_asks) = (true, true);
+            let mut unavailable = None;
+            while first_asks || second_asks {
+                let decision = tokio::select! {
+                    decision = &mut first, if first_asks => {
+                        first_asks = false;
+                        decision
+                    }
+                    decision = &mut second, if second_asks => {
+                        second_asks = false;
+                        decision
+                    }
+                };
+                match decision {
+                    Decision::Unavailable { .. } => unavailable = Some(decision),
+                    answer => return answer,
+                }
+            }
+            unavailable.unwrap_or_else(|| Decision::Unavailable {
+                why: "no one could be asked".to_owned(),
+            })
+        })
+    }
+}
+
 /// Sends every event to the stderr view and to the presence page.
 struct Both(Arc<BroadcastEvents>, Presence);
 
@@ -221,9 +325,12 @@ impl EventSink for Both {
     }
 }
 
-/// Draws tool activity on stderr: a spinner line while a call runs (on a terminal), then one
-/// line per finished call.
-async fn show_activity(mut events: tokio::sync::broadcast::Receiver<ToolEvent>) {
+/// Draws tool activity on stderr: a spinner line while a call runs (on a terminal, unless a
+/// question is on it), then one line per finished call.
+async fn show_activity(
+    mut events: tokio::sync::broadcast::Receiver<ToolEvent>,
+    asking: Arc<AtomicUsize>,
+) {
     const FRAMES: [&str; 4] = ["|", "/", "-", "\\"];
     let live = std::io::stderr().is_terminal();
     let mut running: Vec<(String, String)> = Vec::new();
@@ -233,6 +340,9 @@ async fn show_activity(mut events: tokio::sync::broadcast::Receiver<ToolEvent>) 
         let event = tokio::select! {
             event = events.recv() => event,
             _ = tick.tick(), if live && !running.is_empty() => {
+                if asking.load(Ordering::Relaxed) > 0 {
+                    continue;
+                }
                 frame = (frame + 1) % FRAMES.len();
                 let labels: Vec<&str> = running.iter().map(|(_, label)| label.as_str()).collect();
                 eprint!("\r\x1b[2K{} {}", FRAMES[frame], labels.join(", "));
@@ -240,7 +350,8 @@ async fn show_activity(mut events: tokio::sync::broadcast::Receiver<ToolEvent>) 
             }
         };
         let mut err = std::io::stderr().lock();
-        if live {
+        // The spinner's line is cleared, but never a question's prompt.
+        if live && asking.load(Ordering::Relaxed) == 0 {
             let _ = write!(err, "\r\x1b[2K");
         }
         match event {

@@ -1,5 +1,7 @@
-//! Two tools that take a while, served by the same front end as `toolctl`, for the tests of
-//! MCP tasks on several instances behind a load balancer (`examples/tests/load_balancer.rs`):
+//! Tools with consequences, served by the same front end as `toolctl`, for the tests of MCP
+//! tasks on several instances behind a load balancer (`examples/tests/tasks_cluster.rs`) and of
+//! approvals (`examples/tests/mcp_python.rs`): two that take a while, and one that deletes
+//! only with a person's yes.
 //!
 //! ```text
 //! task-server serve --http 127.0.0.1:0 --stateless --tasks postgres://... --task-after 0
@@ -81,6 +83,23 @@ async fn build_report(ctx: &ToolContext, key: String, seconds: f64) -> Result<Do
 async fn send_message(ctx: &ToolContext, key: String, seconds: f64) -> Result<Done, ToolError> {
     log_run("send_message", &key)?;
     work(ctx, seconds).await?;
+    Ok(Done {
+        key,
+        pid: std::process::id(),
+    })
+}
+
+/// Deletes the record `key` for good, and returns which process deleted it. Needs a person's
+/// approval first.
+#[tool(
+    domain = jobs,
+    label = "Deleting a record",
+    hint = "Deletes a record for good",
+    destructive,
+    approval = "Delete the record {key} for good?"
+)]
+fn delete_record(key: String) -> Result<Done, ToolError> {
+    log_run("delete_record", &key)?;
     Ok(Done {
         key,
         pid: std::process::id(),

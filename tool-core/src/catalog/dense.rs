@@ -29,6 +29,13 @@ pub trait TextEmbedder: Send + Sync {
 
     /// One vector per text, in order, all of the same length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// The fusion that suits this model's rankings, which
+    /// [`Embedding::new`](super::Embedding::new) takes: a stronger model deserves a larger dense
+    /// weight. Default [`Fusion::default`], chosen with all-MiniLM-L6-v2.
+    fn fusion(&self) -> Fusion {
+        Fusion::default()
+    }
 }
 
 /// An embedding model failed (reading its files, or running).
@@ -79,7 +86,8 @@ impl Default for Fusion {
     /// [`Fusion::Adaptive`], its weight chosen with all-MiniLM-L6-v2 on the development and
     /// paraphrase query sets together (`docs/catalog.md`, "Hybrid search with a model"): on
     /// worded queries it ranks as well as the best fixed weight, and on queries that share no
-    /// word with their tool it finds far more.
+    /// word with their tool it finds far more. A model whose weight was chosen on its own says
+    /// so through [`TextEmbedder::fusion`].
     fn default() -> Self {
         Self::Adaptive {
             dense: DEFAULT_DENSE,

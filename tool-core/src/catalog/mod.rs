@@ -130,11 +130,12 @@ pub struct Embedding {
 }
 
 impl Embedding {
-    /// `embedder` with the default fusion and cache directory.
+    /// `embedder` with the fusion it asks for ([`TextEmbedder::fusion`]) and the default
+    /// cache directory.
     pub fn new(embedder: Arc<dyn TextEmbedder>) -> Self {
         Self {
+            fusion: embedder.fusion(),
             embedder,
-            fusion: Fusion::default(),
             cache_dir: default_cache_dir(),
             texts: tool_texts,
         }

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -31,6 +32,11 @@ pub struct ApprovalRequest<'a> {
     pub message: &'a str,
     /// The tool's behaviour hints (read-only, destructive, ...).
     pub annotations: Annotations,
+    /// When the wait ends and the call counts as denied, if the asker bounds it (the executor
+    /// always does: its policy's timeout from when it asks), so an approver can show the time
+    /// left, and tell a wait that timed out (dropped at or after it) from one that was
+    /// withdrawn.
+    pub deadline: Option<Instant>,
     /// The context of the call's caller: its principal, its extensions (an MCP server's
     /// client, say), its cancellation.
     pub context: &'a ToolContext,
@@ -146,7 +152,7 @@ impl<A: Approver + ?Sized> Approver for std::sync::Arc<A> {
 /// a terminal. Put it on the context (as an extension) where such a scope exists; without it
 /// and without a [`Principal`](crate::Principal), no approval is remembered.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ApprovalScope(pub String);
+pub struct ApprovalScope(pub std::sync::Arc<str>);
 
 /// An [`Approver`] that keeps the approvals a person chose to keep ([`Remember`]) and answers
 /// later calls they cover without asking. Each is bound to its caller (the principal's issuer
@@ -227,7 +233,7 @@ fn who(request: &ApprovalRequest<'_>) -> Option<String> {
         );
     }
     let scope = request.context.extension::<ApprovalScope>()?;
-    Some(serde_json::json!(["scope", scope.0]).to_string())
+    Some(serde_json::json!(["scope", &*scope.0]).to_string())
 }
 
 impl<A: Approver> Approver for Remembering<A> {
@@ -290,6 +296,7 @@ impl<'a> ApprovalRequest<'a> {
             arguments,
             message,
             annotations: Annotations::default(),
+            deadline: None,
             context,
         }
     }

@@ -32,6 +32,68 @@ pub trait AuditSink: Send + Sync {
     fn record(&self, record: &AuditRecord);
 }
 
+/// An audit sink that writes each record as one line of JSON (`toolctl serve --audit FILE`):
+/// appended and flushed at once, so a reader sees each call as it ends.
+///
+/// ```
+/// use tool_core::{AuditRecord, AuditSink, JsonLinesAudit};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("audit.jsonl");
+/// let audit = JsonLinesAudit::append(&path).unwrap();
+/// audit.record(&AuditRecord {
+///     tool: "delete_branch".into(), call_id: "c1".into(), principal: Some("ada".into()),
+///     input_digest: "sha256:00".into(), outcome: "not_approved".into(), duration_ms: 0,
+///     approval: Some("denied".into()), approval_message: Some("Delete main?".into()),
+/// });
+/// let line: serde_json::Value =
+///     serde_json::from_str(std::fs::read_to_string(&path).unwrap().trim()).unwrap();
+/// assert_eq!(line["approval"], "denied");
+/// ```
+pub struct JsonLinesAudit {
+    out: std::sync::Mutex<Box<dyn std::io::Write + Send>>,
+}
+
+impl JsonLinesAudit {
+    /// Writes to `out`.
+    pub fn new(out: impl std::io::Write + Send + 'static) -> Self {
+        Self {
+            out: std::sync::Mutex::new(Box::new(out)),
+        }
+    }
+
+    /// Appends to the file at `path`, creating it when missing.
+    pub fn append(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Self::new(file))
+    }
+}
+
+impl std::fmt::Debug for JsonLinesAudit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonLinesAudit").finish_non_exhaustive()
+    }
+}
+
+impl AuditSink for JsonLinesAudit {
+    fn record(&self, record: &AuditRecord) {
+        let Ok(mut line) = serde_json::to_vec(record) else {
+            return;
+        };
+        line.push(b'\n');
+        let mut out = self
+            .out
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // An audit trail that cannot be written is an operator's problem, not the caller's.
+        if let Err(error) = out.write_all(&line).and_then(|()| out.flush()) {
+            tracing::error!(%error, "an audit record could not be written");
+        }
+    }
+}
+
 /// The default audit sink: one `tracing` event per record, target `tool_core::audit`.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TracingAudit;

@@ -18,7 +18,7 @@ mod tool_context;
 pub use approval::{
     ApprovalFuture, ApprovalRequest, ApprovalScope, Approver, Decision, Remember, Remembering,
 };
-pub use audit::{AuditRecord, AuditSink, TracingAudit};
+pub use audit::{AuditRecord, AuditSink, JsonLinesAudit, TracingAudit};
 pub use events::{BroadcastEvents, EventSink, LogLevel, ToolEvent, TracingEvents};
 pub use extract::{FromContext, State};
 pub use headers::RequestHeaders;

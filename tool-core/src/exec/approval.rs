@@ -140,7 +140,9 @@ impl std::str::FromStr for ApprovalPolicy {
 
 /// What a person is shown about a call of `tool` with `arguments`: the tool's message with
 /// each `{name}` replaced by the argument (a string as it is, anything else as JSON, `(none)`
-/// when absent), or the default: the tool's label and name, and the arguments.
+/// when absent), or the default: the tool's label and name, and the arguments. Control and
+/// invisible characters a model put in the arguments (a right-to-left override, say) are shown
+/// escaped ([`reveal`](crate::sanitize::reveal)), so what the person reads is what would run.
 ///
 /// ```
 /// use serde_json::json;
@@ -169,14 +171,15 @@ pub fn approval_message(tool: &Tool, arguments: &Value) -> String {
                 },
             }
         }
-        return message;
+        return crate::sanitize::reveal(&message).into_owned();
     }
     let arguments = serde_json::to_string_pretty(arguments).unwrap_or_default();
-    format!(
+    let message = format!(
         "{} (`{}`) with these arguments:\n{arguments}\nAllow this call?",
         tool.label(),
         tool.name()
-    )
+    );
+    crate::sanitize::reveal(&message).into_owned()
 }
 
 /// `timeout` as people read it: `300 s`, `1.5 s`, `50 ms`.
@@ -194,13 +197,14 @@ pub(crate) struct Asked {
     pub(crate) message: String,
 }
 
-/// Asks the approver on `ctx` about a call of `tool` with `arguments` (checked already): `Ok`
-/// to run it, else the error the call ends with. Bounded by `timeout` and by the call's
-/// cancellation.
+/// Asks the approver on `ctx` (the caller's) about the call `call_id` of `tool` with
+/// `arguments` (checked already): `Ok` to run it, else the error the call ends with. Bounded by
+/// `timeout` and by the call's cancellation.
 pub(crate) async fn ask(
     tool: &Tool,
     arguments: &Value,
     ctx: &ToolContext,
+    call_id: &str,
     timeout: Duration,
 ) -> (Result<(), ToolError>, Asked) {
     let message = approval_message(tool, arguments);
@@ -218,19 +222,23 @@ pub(crate) async fn ask(
             },
         );
     };
+    // One instant for the timer and the request: an approver dropped by the timer finds the
+    // deadline passed.
+    let deadline = std::time::Instant::now() + timeout;
     let request = ApprovalRequest {
         tool: tool.name(),
         label: tool.label(),
-        call_id: ctx.call_id(),
+        call_id,
         arguments,
         message: &message,
         annotations: tool.annotations(),
+        deadline: Some(deadline),
         context: ctx,
     };
     let decision = tokio::select! {
         biased;
         () = ctx.cancellation().cancelled() => None,
-        decision = tokio::time::timeout(timeout, approver.approve(&request)) => Some(decision),
+        decision = tokio::time::timeout_at(deadline.into(), approver.approve(&request)) => Some(decision),
     };
     let (result, word) = match decision {
         None => (

@@ -306,12 +306,17 @@ impl Executor {
         let (input, asked) = match needs_approval {
             false => (Ok(input), None),
             true => {
-                let asking = match &within {
-                    Within::Child { parent, .. } => parent,
-                    Within::Own(ctx) => ctx,
+                // Asked in the caller's context, about this call (its own id, as its events
+                // and audit record carry it).
+                let (asking, call_id) = match &within {
+                    Within::Child {
+                        parent, call_id, ..
+                    } => (*parent, call_id.as_str()),
+                    Within::Own(ctx) => (ctx, ctx.call_id()),
                 };
-                let (checked, asked) = self.approve(tool, input, asking).await;
-                (checked, asked)
+                // Boxed: most calls need no approval, and the gate's state would otherwise sit
+                // in every call's future.
+                Box::pin(self.approve(tool, input, asking, call_id)).await
             }
         };
         let started = Instant::now();
@@ -382,6 +387,7 @@ impl Executor {
         tool: &Tool,
         input: CallInput,
         ctx: &ToolContext,
+        call_id: &str,
     ) -> (Result<CallInput, ToolError>, Option<Approved>) {
         let policy = &self.inner.policy;
         let digest = digest(&input);
@@ -411,7 +417,8 @@ impl Executor {
         if let Err(error) = validate(tool, &value, ctx).await {
             return unasked(error);
         }
-        let (answer, asked) = approval::ask(tool, &value, ctx, policy.approval.timeout).await;
+        let (answer, asked) =
+            approval::ask(tool, &value, ctx, call_id, policy.approval.timeout).await;
         let asked = Approved {
             digest,
             decision: Some(asked.decision),

@@ -1,0 +1,503 @@
+//! Asking a person at the terminal before a call runs: the question on stderr, the answer read
+//! from stdin, one question at a time.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use tool_core::sanitize::reveal;
+use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
+
+/// An [`Approver`] that asks a person at a terminal: it writes the question (the tool, the
+/// message with the call's arguments, the choices, the time left) and reads one answer line:
+///
+/// | answer | means |
+/// |---|---|
+/// | `y`, `yes` | run this call |
+/// | `s`, `same` | run it, and identical calls (same tool, same arguments) this session without asking |
+/// | `a`, `all` | run it, and every call of this tool this session without asking |
+/// | `n`, `no`, `n REASON` | do not run it; the reason goes to the model with the denial |
+///
+/// Anything else (an empty line too) is asked again. Only one question is on the terminal at
+/// a time: calls made in parallel wait their turn. Lines typed before a question was shown are
+/// not taken as its answer. When the input ends, every call is refused as one no one can
+/// answer ([`Decision::Unavailable`]). Text that could hide part of the question (escape
+/// sequences, control and invisible characters in the arguments) is shown escaped.
+///
+/// "This session" is the caller's: wrap it in [`Remembering`](tool_core::Remembering) under an
+/// [`ApprovalScope`](tool_core::ApprovalScope), as `tool_agent::Agent::approver` does, to keep
+/// those approvals; this approver only reports what the person chose.
+///
+/// ```
+/// use std::io::Write;
+/// use tool_cli::TerminalApprover;
+/// use tool_core::{Approver, ApprovalRequest, Decision, ToolContext};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let (input, mut person) = std::io::pipe().unwrap();
+/// let approver = TerminalApprover::new(std::io::BufReader::new(input), std::io::sink());
+/// let ctx = ToolContext::new();
+/// let arguments = serde_json::json!({"path": "notes.txt"});
+/// let request = ApprovalRequest::new("delete_file", &arguments, "Delete notes.txt?", &ctx);
+/// let asking = approver.approve(&request);
+/// // The person answers once the question is shown.
+/// std::thread::spawn(move || {
+///     std::thread::sleep(std::time::Duration::from_millis(100));
+///     person.write_all(b"n not that one\n").unwrap();
+/// });
+/// assert_eq!(asking.await, Decision::denied("not that one".to_owned()));
+/// # });
+/// ```
+pub struct TerminalApprover {
+    /// The terminal, held by the question on it.
+    terminal: tokio::sync::Mutex<Terminal>,
+}
+
+struct Terminal {
+    /// Answer lines as they are read; closed when the input ends.
+    lines: mpsc::UnboundedReceiver<String>,
+    out: Box<dyn Write + Send>,
+    /// The input has ended.
+    closed: bool,
+}
+
+impl std::fmt::Debug for TerminalApprover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TerminalApprover").finish_non_exhaustive()
+    }
+}
+
+impl TerminalApprover {
+    /// Asks on this process's terminal: questions on stderr, answers from stdin (which it
+    /// reads from now on, on a thread of its own).
+    pub fn stdio() -> Self {
+        Self::new(std::io::BufReader::new(std::io::stdin()), std::io::stderr())
+    }
+
+    /// Asks on `output` and reads answers from `input`, line by line, on a thread of its own
+    /// (a read from a terminal cannot be interrupted; the thread ends with the input).
+    pub fn new(input: impl BufRead + Send + 'static, output: impl Write + Send + 'static) -> Self {
+        let (sender, lines) = mpsc::unbounded_channel();
+        let reader = std::thread::Builder::new()
+            .name("approval-answers".to_owned())
+            .spawn(move || {
+                for line in input.lines() {
+                    let Ok(line) = line else { break };
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        // Without its reader the input counts as ended: every call is refused, none run.
+        let closed = reader.is_err();
+        Self {
+            terminal: tokio::sync::Mutex::new(Terminal {
+                lines,
+                out: Box::new(output),
+                closed,
+            }),
+        }
+    }
+}
+
+impl Approver for TerminalApprover {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        Box::pin(async move {
+            let mut terminal = self.terminal.lock().await;
+            let mut asking = Asking {
+                terminal: &mut terminal,
+                request,
+                answered: false,
+            };
+            let decision = asking.ask().await;
+            asking.answered = true;
+            decision
+        })
+    }
+}
+
+/// One question on the terminal; if it is dropped unanswered (the call was cancelled, or timed
+/// out, or answered elsewhere), the terminal says so.
+struct Asking<'t, 'a> {
+    terminal: &'t mut Terminal,
+    request: &'a ApprovalRequest<'a>,
+    answered: bool,
+}
+
+impl Asking<'_, '_> {
+    async fn ask(&mut self) -> Decision {
+        let closed = || Decision::Unavailable {
+            why: "the terminal's input is closed, so no one can answer there".to_owned(),
+        };
+        if self.terminal.closed {
+            return closed();
+        }
+        // What was typed before the question was shown does not answer it.
+        while self.terminal.lines.try_recv().is_ok() {}
+        let question = question(self.request);
+        self.write(&question);
+        loop {
+            let Some(line) = self.terminal.lines.recv().await else {
+                self.terminal.closed = true;
+                self.write("\n(input closed: the call is not run)\n");
+                return closed();
+            };
+            match parse_answer(&line) {
+                Ok(decision) => {
+                    self.write(&format!("({})\n", said(&decision, self.request.tool)));
+                    return decision;
+                }
+                Err(problem) => self.write(&format!("{problem}\n> ")),
+            }
+        }
+    }
+
+    /// Writes to the terminal; a terminal that cannot be written to still has its answer read.
+    fn write(&mut self, text: &str) {
+        let _ = self.terminal.out.write_all(text.as_bytes());
+        let _ = self.terminal.out.flush();
+    }
+}
+
+impl Drop for Asking<'_, '_> {
+    fn drop(&mut self) {
+        if self.answered || self.terminal.closed {
+            return;
+        }
+        let tool = self.request.tool;
+        let why = if self.request.context.cancellation().is_cancelled() {
+            format!("the call to `{tool}` was cancelled: it is not run")
+        } else if self
+            .request
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            format!("no answer in time: the call to `{tool}` counts as denied and is not run")
+        } else {
+            format!("no longer waiting for an answer here about `{tool}`")
+        };
+        self.write(&format!("\n({why})\n"));
+    }
+}
+
+/// The question about `request`, ending in the prompt.
+fn question(request: &ApprovalRequest<'_>) -> String {
+    let tool = request.tool;
+    let mut text = String::from("\n? approval needed\n");
+    for line in reveal(request.message).lines() {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "  y = yes, once;  s = yes, and identical calls this session;\n  \
+         a = yes, every call of `{tool}` this session;  n = no (n REASON to say why)\n"
+    ));
+    if let Some(deadline) = request.deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        text.push_str(&format!(
+            "  (no answer within {} s counts as no)\n",
+            left.as_secs_f64().round()
+        ));
+    }
+    text.push_str("> ");
+    text
+}
+
+/// What the answer was taken to mean, echoed after it.
+fn said(decision: &Decision, tool: &str) -> String {
+    match decision {
+        Decision::Approved {
+            remember: Remember::SameArguments,
+        } => "approved, and identical calls this session".to_owned(),
+        Decision::Approved {
+            remember: Remember::AnyArguments,
+        } => format!("approved, and every call of `{tool}` this session"),
+        Decision::Approved { .. } => "approved once".to_owned(),
+        Decision::Denied { reason: Some(r) } => format!("denied: {r}"),
+        _ => "denied".to_owned(),
+    }
+}
+
+/// Reads an answer: `y`/`yes`, `s`/`same`, `a`/`all`, or `n`/`no` with an optional reason
+/// (`n too risky`, `no: too risky`), any case. Anything else is a problem to show.
+pub(crate) fn parse_answer(line: &str) -> Result<Decision, String> {
+    let line = line.trim();
+    let (word, rest) = match line.find(|c: char| c.is_whitespace() || c == ':' || c == ',') {
+        Some(at) => (&line[..at], &line[at..]),
+        None => (line, ""),
+    };
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == ',')
+        .trim();
+    let yes = |remember| {
+        if rest.is_empty() {
+            Ok(Decision::Approved { remember })
+        } else {
+            Err(format!(
+                "`{word}` takes nothing after it: type y, s, a, or n with a reason"
+            ))
+        }
+    };
+    match word.to_lowercase().as_str() {
+        "y" | "yes" => yes(Remember::No),
+        "s" | "same" => yes(Remember::SameArguments),
+        "a" | "all" => yes(Remember::AnyArguments),
+        "n" | "no" => Ok(Decision::denied(
+            (!rest.is_empty()).then(|| rest.to_owned()),
+        )),
+        "" => Err("type y, s, a or n".to_owned()),
+        _ => Err(format!(
+            "`{}` is not an answer: type y, s, a or n",
+            reveal(word)
+        )),
+    }
+}
+
+/// A writer whose text can be read back, for tests.
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct Screen(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl Screen {
+    pub(crate) fn text(&self) -> String {
+        let bytes = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+#[cfg(test)]
+impl Write for Screen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::time::Duration;
+    use tool_core::ToolContext;
+
+    #[test]
+    fn answers_read_as_the_person_means_them() {
+        let approved = |remember| Ok(Decision::Approved { remember });
+        assert_eq!(parse_answer("y"), approved(Remember::No));
+        assert_eq!(parse_answer(" YES \r"), approved(Remember::No));
+        assert_eq!(parse_answer("s"), approved(Remember::SameArguments));
+        assert_eq!(parse_answer("same"), approved(Remember::SameArguments));
+        assert_eq!(parse_answer("a"), approved(Remember::AnyArguments));
+        assert_eq!(parse_answer("All"), approved(Remember::AnyArguments));
+        assert_eq!(parse_answer("n"), Ok(Decision::denied(None)));
+        assert_eq!(
+            parse_answer("no: not on Fridays"),
+            Ok(Decision::denied("not on Fridays".to_owned()))
+        );
+        assert_eq!(
+            parse_answer("n  too risky "),
+            Ok(Decision::denied("too risky".to_owned()))
+        );
+        assert_eq!(
+            parse_answer("No, keep it"),
+            Ok(Decision::denied("keep it".to_owned()))
+        );
+        assert!(parse_answer("").is_err());
+        assert!(parse_answer("   ").is_err());
+        // Yes never comes with more: "y but not the other" is asked again.
+        assert!(parse_answer("y but not the other").is_err());
+        assert!(parse_answer("yep").is_err());
+        assert!(parse_answer("always").is_err());
+        // A problem shows hidden characters escaped.
+        let problem = parse_answer("\u{1b}[2Ky").unwrap_err();
+        assert!(problem.contains("\\u{1b}"), "{problem}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn an_answer_is_a_decision_or_a_problem_never_a_panic(line in any::<String>()) {
+            match parse_answer(&line) {
+                Ok(Decision::Approved { .. }) => {
+                    let word = line.trim().to_lowercase();
+                    prop_assert!(["y", "yes", "s", "same", "a", "all"].contains(&word.as_str()), "{line:?}");
+                }
+                Ok(Decision::Denied { reason }) => {
+                    let lower = line.trim_start().to_lowercase();
+                    prop_assert!(lower.starts_with('n'), "{line:?}");
+                    if let Some(reason) = reason {
+                        prop_assert!(line.contains(reason.as_str()));
+                    }
+                }
+                Ok(other) => prop_assert!(false, "{other:?}"),
+                Err(problem) => prop_assert!(!problem.is_empty()),
+            }
+        }
+
+        #[test]
+        fn a_reason_comes_back_as_written(reason in "[a-zA-Z0-9][a-zA-Z0-9 .!?']{0,40}[a-zA-Z0-9.!?']") {
+            prop_assert_eq!(
+                parse_answer(&format!("n {reason}")),
+                Ok(Decision::denied(reason.clone()))
+            );
+        }
+    }
+
+    /// A terminal whose person types `answers` one at a time, each once the screen shows a new
+    /// prompt.
+    fn terminal(answers: &[&'static str]) -> (TerminalApprover, Screen) {
+        let (input, mut person) = std::io::pipe().unwrap();
+        let screen = Screen::default();
+        let approver = TerminalApprover::new(std::io::BufReader::new(input), screen.clone());
+        let seen = screen.clone();
+        let answers = answers.to_vec();
+        std::thread::spawn(move || {
+            for (i, answer) in answers.into_iter().enumerate() {
+                while seen.text().matches("> ").count() <= i {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                if person.write_all(format!("{answer}\n").as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        (approver, screen)
+    }
+
+    async fn ask(approver: &TerminalApprover, arguments: serde_json::Value) -> Decision {
+        let ctx = ToolContext::new();
+        let message = format!("Delete {arguments}?");
+        let mut request = ApprovalRequest::new("delete_file", &arguments, &message, &ctx);
+        request.deadline = Some(Instant::now() + Duration::from_secs(300));
+        approver.approve(&request).await
+    }
+
+    #[tokio::test]
+    async fn asks_again_until_it_gets_an_answer_and_shows_the_question_safely() {
+        let (approver, screen) = terminal(&["", "maybe", "s"]);
+        let decision = ask(
+            &approver,
+            serde_json::json!({"path": "a\u{1b}[2K\u{202e}txt"}),
+        )
+        .await;
+        assert_eq!(
+            decision,
+            Decision::Approved {
+                remember: Remember::SameArguments
+            }
+        );
+        let text = screen.text();
+        assert!(text.contains("? approval needed"), "{text}");
+        assert!(
+            text.contains("a = yes, every call of `delete_file`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(no answer within 300 s counts as no)"),
+            "{text}"
+        );
+        assert!(text.contains("`maybe` is not an answer"), "{text}");
+        assert!(
+            text.contains("(approved, and identical calls this session)"),
+            "{text}"
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn one_question_at_a_time_and_typed_ahead_lines_do_not_count() {
+        let (input, mut person) = std::io::pipe().unwrap();
+        let screen = Screen::default();
+        let approver = TerminalApprover::new(std::io::BufReader::new(input), screen.clone());
+        // Typed before any question: not an answer to the first.
+        person.write_all(b"a\n").unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let seen = screen.clone();
+        let typing = std::thread::spawn(move || {
+            for (i, answer) in ["n first no", "y"].iter().enumerate() {
+                while seen.text().matches("> ").count() <= i {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                person.write_all(format!("{answer}\n").as_bytes()).unwrap();
+            }
+            person
+        });
+        let (first, second) = tokio::join!(
+            ask(&approver, serde_json::json!({"path": "1"})),
+            ask(&approver, serde_json::json!({"path": "2"})),
+        );
+        assert_eq!(first, Decision::denied("first no".to_owned()));
+        assert_eq!(second, Decision::approved());
+        let text = screen.text();
+        assert_eq!(text.matches("? approval needed").count(), 2, "{text}");
+        drop(typing.join().unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_closed_input_refuses_and_a_dropped_question_says_why() {
+        let screen = Screen::default();
+        let approver = TerminalApprover::new(std::io::BufReader::new(&b""[..]), screen.clone());
+        let decision = ask(&approver, serde_json::json!({})).await;
+        assert!(
+            matches!(decision, Decision::Unavailable { .. }),
+            "{decision:?}"
+        );
+        // And every later question at once.
+        let decision = ask(&approver, serde_json::json!({})).await;
+        assert!(
+            matches!(decision, Decision::Unavailable { .. }),
+            "{decision:?}"
+        );
+
+        // A question whose call is cancelled stops, and says so.
+        let (input, _person) = std::io::pipe().unwrap();
+        let screen = Screen::default();
+        let approver = TerminalApprover::new(std::io::BufReader::new(input), screen.clone());
+        let ctx = ToolContext::new();
+        let arguments = serde_json::json!({});
+        let request = ApprovalRequest::new("delete_file", &arguments, "Delete?", &ctx);
+        let waited = tokio::time::timeout(Duration::from_millis(100), approver.approve(&request));
+        assert!(waited.await.is_err());
+        assert!(
+            screen
+                .text()
+                .contains("no longer waiting for an answer here"),
+            "{}",
+            screen.text()
+        );
+        ctx.cancellation().cancel();
+        let waited = tokio::time::timeout(Duration::from_millis(100), approver.approve(&request));
+        assert!(waited.await.is_err());
+        assert!(
+            screen.text().contains("was cancelled: it is not run"),
+            "{}",
+            screen.text()
+        );
+        // One that waited past its time says that.
+        let fresh = ToolContext::new();
+        let mut request = ApprovalRequest::new("delete_file", &arguments, "Delete?", &fresh);
+        request.deadline = Some(Instant::now() + Duration::from_millis(50));
+        let waited = tokio::time::timeout(Duration::from_millis(100), approver.approve(&request));
+        assert!(waited.await.is_err());
+        assert!(
+            screen.text().contains("no answer in time"),
+            "{}",
+            screen.text()
+        );
+    }
+}

@@ -42,6 +42,8 @@
 // docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// How a record sits in SQL columns, shared by the SQL stores.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod columns;
 mod id;
 mod memory;

@@ -216,6 +216,12 @@ fn crates_link_only_what_they_use() {
     // The tokenizer (tool-core's feature `tokens`) is the CLI's: a server does not link it.
     problems.extend(forbidden_in("tool-mcp", &["tiktoken-rs"]));
     problems.extend(forbidden_in("bench-lean", &["tiktoken-rs"]));
+    // Nor a JSON Schema validator (tool-core's feature `check`): decoding into the tools' own
+    // types checks every call; only checking definitions needs one (docs/lean-builds.md).
+    problems.extend(forbidden_in("tool-mcp", &["jsonschema"]));
+    problems.extend(forbidden_in("bench-lean", &["jsonschema"]));
+    // A stdio server turns tool-mcp's default feature `http` off: no HTTP server either.
+    problems.extend(forbidden_in("bench-lean", &["axum", "hyper"]));
     problems.extend(forbidden_in("bench-lean", CLIENT_TLS_CLI));
     // The README's first command (`cargo run --bin toolctl`) builds toolctl without the features
     // that bring the embedding model, OAuth and the PostgreSQL store (`examples/full` has them).

@@ -550,6 +550,14 @@ fn check_schema(tool: &Tool, push: &mut Push) {
             "take the input as named parameters or a struct".into(),
         );
     }
+    validate_schema(tool, push);
+}
+
+/// The rules that need a JSON Schema validator: the schema is valid 2020-12 and each example
+/// matches it.
+#[cfg(feature = "check")]
+fn validate_schema(tool: &Tool, push: &mut Push) {
+    let schema = tool.input_schema();
     if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
         push(
             Severity::Error,
@@ -592,6 +600,22 @@ fn check_schema(tool: &Tool, push: &mut Push) {
     }
 }
 
+/// Without a validator those rules cannot be run, and a check that skipped them would pass what
+/// it never looked at: the tool fails with a rule that says how to turn them on.
+#[cfg(not(feature = "check"))]
+fn validate_schema(_tool: &Tool, push: &mut Push) {
+    push(
+        Severity::Error,
+        None,
+        "/input_schema",
+        "check.unavailable",
+        "the schema rules need tool-core's feature `check`, which this build turned off".into(),
+        "turn it on where the check runs: `tool-core = { version = \"0.1\", features = \
+         [\"check\"] }` under [dev-dependencies] (docs/lean-builds.md)"
+            .into(),
+    );
+}
+
 fn check_annotations(tool: &Tool, push: &mut Push) {
     let a = tool.annotations();
     if a.read_only && a.destructive {
@@ -618,6 +642,7 @@ fn check_annotations(tool: &Tool, push: &mut Push) {
 
 /// Examples a definition carries (Anthropic's `input_examples`) must match the schema sent
 /// beside them, which is the rewritten one.
+#[cfg(feature = "check")]
 fn rendered_examples(tool: &Tool, definition: &Value) -> Vec<(String, String)> {
     let (Some(Value::Array(examples)), Some(schema)) = (
         definition.get("input_examples"),
@@ -645,6 +670,12 @@ fn rendered_examples(tool: &Tool, definition: &Value) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// Without a validator, nothing to compare; `check.unavailable` already fails the tool.
+#[cfg(not(feature = "check"))]
+fn rendered_examples(_tool: &Tool, _definition: &Value) -> Vec<(String, String)> {
+    Vec::new()
 }
 
 /// Limits a provider states in numbers, measured on the rendered definition.
@@ -902,7 +933,8 @@ pub fn assert_tool(name: &str) {
     );
 }
 
-#[cfg(test)]
+// Every rule's tests, with the validator the schema rules need.
+#[cfg(all(test, feature = "check"))]
 mod tests {
     use super::*;
     use crate::DynamicTool;
@@ -1249,6 +1281,50 @@ mod tests {
                 .contains("`{town}` names no argument of the tool; its arguments are `city`"),
             "{}",
             report.diagnostics[0]
+        );
+    }
+}
+
+/// A build without a validator (`cargo test -p tool-core --no-default-features --lib check::`,
+/// in CI) fails a tool it could not check in full and says how to turn the rules on; the other
+/// rules still run.
+#[cfg(all(test, not(feature = "check")))]
+mod without_a_validator {
+    use super::*;
+    use crate::DynamicTool;
+    use serde_json::json;
+
+    #[test]
+    fn the_schema_rules_fail_the_tool_and_say_how_to_turn_them_on() {
+        let mut registry = Registry::empty();
+        let tool = DynamicTool::new(
+            "get_weather",
+            "Returns the weather.",
+            json!({"type": "object", "properties": {"city": {"type": "strng"}}}),
+        )
+        .hint("Weather")
+        .label("Weather")
+        .annotations(crate::Annotations {
+            read_only: true,
+            destructive: true,
+            idempotent: true,
+            open_world: false,
+        });
+        registry.register(tool).unwrap();
+        let report = check_registry(&registry, &CheckOptions::default());
+        let errors: Vec<&str> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| d.rule.as_str())
+            .collect();
+        // The schema's typo goes unseen, the annotations' contradiction does not.
+        assert!(errors.contains(&"check.unavailable"), "{report}");
+        assert!(errors.contains(&"mcp.annotations"), "{report}");
+        assert!(!errors.contains(&"schema.dialect"), "{report}");
+        assert!(
+            report.to_string().contains("features = [\"check\"]"),
+            "{report}"
         );
     }
 }

@@ -36,6 +36,12 @@
 //! - Your own input and output types take [`#[tool_core::data]`](macro@data), which derives
 //!   serde's and schemars' traits through the copies re-exported here (`tool_core::serde`,
 //!   `tool_core::schemars`), so a tools crate needs no other dependency.
+//!
+//! Features: `check` (default) validates JSON Schemas with `jsonschema`, for [`check`]'s schema
+//! rules and for a run-time tool's input before an approval question; a server that wants the
+//! shortest build turns default features off and keeps `check` for its tests, as
+//! `docs/lean-builds.md` shows. `tokens` counts tokens with OpenAI's o200k_base ([`tokens`]);
+//! without it, four bytes a token.
 
 #![warn(missing_docs)]
 // docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.

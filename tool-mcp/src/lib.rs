@@ -9,9 +9,10 @@
 //!   [`ToolContext`](tool_core::ToolContext) become MCP notifications; a change to the tool set
 //!   ([`McpServer::update`]) sends `notifications/tools/list_changed`.
 //! - [`serve_stdio`] (or [`serve_io`] on any byte stream, whose docs say what the stdio
-//!   transport guarantees) and [`serve_http`] put a server on a transport; [`HttpOptions`]
-//!   holds the HTTP security settings (loopback Host and Origin checks, optional bearer-token
-//!   auth, which request headers reach the tools).
+//!   transport guarantees) and [`serve_http`] (feature `http`, on by default) put a server on a
+//!   transport; [`HttpOptions`] holds the HTTP security settings (loopback Host and Origin
+//!   checks, optional bearer-token auth, which request headers reach the tools). A stdio server
+//!   turns default features off and compiles no HTTP server.
 //! - The module `oauth` (feature `oauth`) makes the Streamable HTTP endpoint an OAuth 2.1 resource
 //!   server: access tokens checked against an issuer's keys, protected resource metadata,
 //!   the caller as a [`Principal`](tool_core::Principal) in every call's context, `tools/list`
@@ -40,7 +41,9 @@
 
 mod approve;
 mod ask;
+#[cfg(feature = "http")]
 mod drain;
+mod error;
 mod level;
 mod listing;
 #[cfg(feature = "mount")]
@@ -51,12 +54,14 @@ pub mod oauth;
 mod options;
 mod request;
 mod result;
+#[cfg(feature = "http")]
 mod serve;
 mod server;
 mod signal;
 mod stdio;
 #[cfg(feature = "tasks")]
 mod tasks;
+#[cfg(feature = "http")]
 mod tcp;
 // tool-core's generator of random JSON for property tests, shared rather than copied.
 #[cfg(test)]
@@ -65,10 +70,12 @@ mod test_json;
 
 pub use approve::ElicitApprover;
 pub use ask::McpPeer;
+pub use error::ServeError;
 #[cfg(feature = "mount")]
 pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
 pub use options::{DeferredTools, ServerOptions};
-pub use serve::{HttpOptions, ServeError, http_router, serve_http};
+#[cfg(feature = "http")]
+pub use serve::{HttpOptions, http_router, serve_http};
 pub use server::McpServer;
 pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};

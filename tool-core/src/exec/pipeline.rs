@@ -605,13 +605,25 @@ struct Approved {
 
 /// Checks `input` as the call would, without running the tool: a tool written with `#[tool]`
 /// decodes it and takes its context values in a context that only validates; a tool built at
-/// run time (whose handler decodes as it runs) has it validated against its input schema.
+/// run time (whose handler decodes as it runs) has it validated against its input schema,
+/// when tool-core has a validator (feature `check`); without one, its handler is left to refuse
+/// bad input once it runs.
 async fn validate(tool: &Tool, input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
     if tool.has_linked_handler() {
         let checking = ctx.for_validation();
         return tool.call(input.clone(), &checking).await.map(|_| ());
     }
+    validate_against_schema(tool, input)
+}
+
+#[cfg(feature = "check")]
+fn validate_against_schema(tool: &Tool, input: &Value) -> Result<(), ToolError> {
     crate::schema::validate_input(tool.input_schema(), input)
+}
+
+#[cfg(not(feature = "check"))]
+fn validate_against_schema(_tool: &Tool, _input: &Value) -> Result<(), ToolError> {
+    Ok(())
 }
 
 /// Why the call's caller may not call `tool`: it needs scopes the context's [`Principal`] was

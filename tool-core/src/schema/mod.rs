@@ -426,6 +426,8 @@ fn visit(sub: &mut Value) {
 /// let error = tool_core::schema::validate_input(&schema, &json!({"n": "one"})).unwrap_err();
 /// assert_eq!(error.path(), Some("n"));
 /// ```
+#[cfg(feature = "check")]
+#[cfg_attr(docsrs, doc(cfg(feature = "check")))]
 pub fn validate_input(schema: &Value, input: &Value) -> Result<(), crate::ToolError> {
     let validator = jsonschema::draft202012::new(schema).map_err(|e| {
         crate::ToolError::internal(format!("the tool's input schema cannot be compiled: {e}"))

@@ -45,8 +45,8 @@ use self::calls::{Calls, Taken};
 use self::envelope::{Message, Refusal};
 use self::frame::{Frame, Frames};
 use self::output::Output;
+use super::error::ServeError;
 use super::request::Era;
-use super::serve::ServeError;
 use super::server::McpServer;
 
 /// Serves `server` on this process's stdin and stdout until the client closes stdin or

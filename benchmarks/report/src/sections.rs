@@ -959,7 +959,7 @@ fn first_build(v: &Value) -> Option<String> {
         let what = match kind {
             "first-command" => "README's first command (toolctl)",
             "first-crate" => "README's example on tool-core + tool-cli",
-            "lean-server" => "same tool, stdio, tool-core + tool-mcp",
+            "lean-server" => "same tool, stdio, tool-core + tool-mcp, no default features",
             "rmcp-server" => "same tool, stdio, rmcp 3.11 macros",
             other => other,
         };

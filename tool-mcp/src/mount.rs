@@ -509,9 +509,20 @@ impl Client {
             peer: peer.clone(),
             id: Some(id),
         };
+        let mut response = Box::pin(handle.await_response());
         let response = tokio::select! {
-            response = handle.await_response() => response.map_err(call_error)?,
+            response = &mut response => response.map_err(call_error)?,
             () = ctx.cancellation().cancelled() => {
+                // The server may have made the call a task already, which
+                // `notifications/cancelled` does not stop: the answer still on its way says so,
+                // and then the task is cancelled too.
+                let peer = peer.clone();
+                tokio::spawn(async move {
+                    let answer = tokio::time::timeout(TASK_ANSWER_WAIT, response).await;
+                    if let Ok(Ok(ServerResult::CreateTaskResult(created))) = answer {
+                        let _ = peer.cancel_task(CancelTaskParams::new(created.task.task_id)).await;
+                    }
+                });
                 return Err(ToolError::new(tool_core::ErrorKind::Cancelled, "the call was cancelled"));
             }
         };
@@ -604,6 +615,10 @@ impl Client {
         }
     }
 }
+
+/// How long a call cancelled before its answer came waits for that answer, in case it is a task
+/// that needs `tasks/cancel`.
+const TASK_ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long to wait before the next `tasks/get`: what the server asks, within reason.
 fn poll_interval(asked_ms: Option<u64>) -> std::time::Duration {

@@ -11,42 +11,57 @@ use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::Method;
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
-/// The POSTs whose answers have not been sent yet.
+/// The POSTs whose answers have not been sent yet, and whether the server still takes new ones.
 #[derive(Default)]
 pub(crate) struct InFlight {
+    /// The count, with [`CLOSED`] set once no new POST is taken: one word, so that closing
+    /// when the count is zero and counting a POST that arrives at that moment cannot cross.
     count: AtomicUsize,
     idle: Notify,
 }
 
+/// Set in [`InFlight::count`] once the server takes no new POST.
+const CLOSED: usize = 1 << (usize::BITS - 1);
+
 impl InFlight {
-    /// Waits until no POST is in flight, or `grace` has passed; whether none is.
-    pub(crate) async fn idle_within(&self, grace: Duration) -> bool {
+    /// Waits until no POST is in flight, or `grace` has passed, then takes no new one (each is
+    /// refused as [`stopping`] would answer it, before anything of it runs); whether none was
+    /// in flight.
+    pub(crate) async fn close_within(&self, grace: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + grace;
         loop {
             let idle = self.idle.notified();
             tokio::pin!(idle);
             idle.as_mut().enable();
-            if self.count.load(Ordering::Acquire) == 0 {
+            if self
+                .count
+                .compare_exchange(0, CLOSED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
                 return true;
             }
             tokio::select! {
                 () = idle => {}
                 () = tokio::time::sleep_until(deadline) => {
-                    return self.count.load(Ordering::Acquire) == 0;
+                    return self.count.fetch_or(CLOSED, Ordering::AcqRel) & !CLOSED == 0;
                 }
             }
         }
     }
 
-    fn enter(self: &Arc<Self>) -> Counted {
-        self.count.fetch_add(1, Ordering::AcqRel);
-        Counted(self.clone())
+    /// Counts a POST; `None` once the server takes no new one.
+    fn enter(self: &Arc<Self>) -> Option<Counted> {
+        if self.count.fetch_add(1, Ordering::AcqRel) & CLOSED != 0 {
+            self.count.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Counted(self.clone()))
     }
 }
 
@@ -55,10 +70,23 @@ struct Counted(Arc<InFlight>);
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) & !CLOSED == 1 {
             self.0.idle.notify_waiters();
         }
     }
+}
+
+/// The answer to a POST that arrives once the server has stopped taking them (its sessions and
+/// handlers are ending, so the SDK could only answer 500): 503 with the connection closed,
+/// before anything of the request ran, so that a load balancer may send it to another
+/// instance (deploy/haproxy.cfg retries 503).
+fn stopping() -> Response {
+    Response::builder()
+        .status(StatusCode::SERVICE_UNAVAILABLE)
+        .header(header::CONNECTION, "close")
+        .header(header::RETRY_AFTER, "1")
+        .body(Body::from("the server is stopping: send the request again"))
+        .unwrap_or_default()
 }
 
 /// Middleware: counts each POST until its answer's body has been sent (or dropped).
@@ -70,7 +98,9 @@ pub(crate) async fn count_posts(
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let counted = flight.enter();
+    let Some(counted) = flight.enter() else {
+        return stopping();
+    };
     let response = next.run(request).await;
     response.map(|body| {
         Body::new(CountedBody {
@@ -111,19 +141,40 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn idle_once_every_counted_post_is_dropped() {
+    async fn closed_once_every_counted_post_is_dropped_and_later_ones_are_refused() {
         let flight = Arc::new(InFlight::default());
-        assert!(flight.idle_within(Duration::ZERO).await);
-        let first = flight.enter();
-        let second = flight.enter();
-        assert!(!flight.idle_within(Duration::from_millis(10)).await);
-        drop(first);
+        let first = flight.enter().unwrap();
+        let second = flight.enter().unwrap();
         let waiting = tokio::spawn({
             let flight = flight.clone();
-            async move { flight.idle_within(Duration::from_secs(5)).await }
+            async move { flight.close_within(Duration::from_secs(5)).await }
         });
+        drop(first);
         tokio::time::sleep(Duration::from_millis(20)).await;
+        // Still open while one is in flight.
+        let third = flight.enter().unwrap();
         drop(second);
+        drop(third);
         assert!(waiting.await.unwrap());
+        assert!(
+            flight.enter().is_none(),
+            "a POST after the close is refused"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_grace_ends_the_wait_and_closes_all_the_same() {
+        let flight = Arc::new(InFlight::default());
+        let running = flight.enter().unwrap();
+        assert!(!flight.close_within(Duration::from_millis(10)).await);
+        assert!(flight.enter().is_none());
+        drop(running);
+    }
+
+    #[test]
+    fn a_refused_post_is_a_503_that_closes_its_connection() {
+        let response = stopping();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::CONNECTION], "close");
     }
 }

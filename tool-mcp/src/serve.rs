@@ -177,7 +177,7 @@ pub async fn serve_http(
         .into_future();
     let stopped = async move {
         shutdown.cancelled().await;
-        if !flight.idle_within(grace).await {
+        if !flight.close_within(grace).await {
             tracing::warn!("the grace period is over: ending the calls still running");
         }
         streams.cancel();

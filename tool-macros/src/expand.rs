@@ -55,10 +55,7 @@ pub fn data(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The type with serde's and schemars' derives, through tool-core's copies of both crates: the
 /// paths the derives write point there (`crate = ...`), so the user's crate needs neither.
 fn data_derives(attrs: &DataAttrs, ways: DataWays, input: &syn::DeriveInput) -> TokenStream {
-    let krate = match &attrs.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::tool_core),
-    };
+    let krate = krate_path(attrs.krate.as_ref());
     let serde = quote!(#krate::__private::serde);
     let schemars = quote!(#krate::__private::schemars);
     let mut derives = Vec::new();
@@ -76,6 +73,15 @@ fn data_derives(attrs: &DataAttrs, ways: DataWays, input: &syn::DeriveInput) -> 
         #[serde(crate = #serde_path)]
         #[schemars(crate = #schemars_path)]
         #input
+    }
+}
+
+/// Where the expansion reaches tool-core: the `crate = ...` of `#[tool]` or `#[data]`, else
+/// `::tool_core`.
+fn krate_path(krate: Option<&syn::Path>) -> TokenStream {
+    match krate {
+        Some(path) => quote!(#path),
+        None => quote!(::tool_core),
     }
 }
 
@@ -99,10 +105,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     let fn_name = &item.sig.ident;
     // Where tool-core is: `::tool_core`, or the path `crate = "..."` gives (a framework that
     // re-exports it).
-    let krate = match &attrs.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::tool_core),
-    };
+    let krate = krate_path(attrs.krate.as_ref());
     let p = quote!(#krate::__private);
 
     // Each parameter: how it is checked, described, decoded and passed.

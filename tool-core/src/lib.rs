@@ -50,6 +50,7 @@
 // The macro's expansion names `::tool_core`, which must also resolve inside this crate.
 extern crate self as tool_core;
 
+mod annotations;
 mod call;
 pub mod catalog;
 pub mod check;

@@ -4,10 +4,13 @@
 //! ([`FromContext`]).
 //!
 //! The modules stand in layers: the leaves ([`RequestHeaders`], [`ToolRoot`], the audit and
-//! event types) know nothing of the context; `tool_context` builds on them; `extract` on it.
+//! event types, a person's [`Decision`]) know nothing of the context; `tool_context` builds on
+//! them, with the [`Approver`] it carries and the [`ApprovalRequest`] that carries it (each
+//! names the other); `approval` (keeping a person's answers) and `extract` build on it.
 
 mod approval;
 mod audit;
+mod decision;
 mod events;
 mod extract;
 mod headers;
@@ -15,14 +18,13 @@ mod principal;
 mod root;
 mod tool_context;
 
-pub use approval::{
-    ApprovalFuture, ApprovalRequest, ApprovalScope, Approver, Decision, Remember, Remembering,
-};
+pub use approval::{ApprovalScope, Remembering};
 pub use audit::{AuditRecord, AuditSink, JsonLinesAudit, TracingAudit};
+pub use decision::{Decision, Remember};
 pub use events::{BroadcastEvents, EventSink, LogLevel, ToolEvent, TracingEvents};
 pub use extract::{FromContext, State};
 pub use headers::RequestHeaders;
 pub use principal::Principal;
 pub use root::ToolRoot;
 pub(crate) use tool_context::NestedCalls;
-pub use tool_context::{ContextBuilder, ToolContext};
+pub use tool_context::{ApprovalFuture, ApprovalRequest, Approver, ContextBuilder, ToolContext};

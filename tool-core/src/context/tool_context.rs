@@ -1,20 +1,26 @@
 //! The context itself: what a call runs with, how one is built and derived, and how a tool's
-//! calls to other tools reach the executor running it.
+//! calls to other tools reach the executor running it; and who it asks before a call that
+//! needs a person's yes ([`Approver`]) and what ([`ApprovalRequest`]): the context carries the
+//! approver and the question carries the context, so the two are written together.
 
 use std::any::{Any, TypeId};
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::approval::Approver;
 use super::audit::{AuditSink, TracingAudit};
+use super::decision::Decision;
 use super::events::{EventSink, LogLevel, ToolEvent, TracingEvents};
 use super::headers::RequestHeaders;
 use super::principal::Principal;
 use super::root::ToolRoot;
+use crate::annotations::Annotations;
 use crate::call::CallResult;
 use crate::error::ToolError;
 
@@ -507,6 +513,94 @@ impl Extensions {
 
     fn len(&self) -> usize {
         self.values.len() + self.parent.as_deref().map_or(0, Self::len)
+    }
+}
+
+/// What a person is asked about one call: the tool, the arguments it would run with (checked
+/// against its input already), and the message to show.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ApprovalRequest<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The tool's label ("Deleting the branch").
+    pub label: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The arguments, as the call gives them.
+    pub arguments: &'a Value,
+    /// What to show the person: the tool's approval message with the arguments put in, or the
+    /// default one that names the tool and shows the arguments.
+    pub message: &'a str,
+    /// The tool's behaviour hints (read-only, destructive, ...).
+    pub annotations: Annotations,
+    /// When the wait ends and the call counts as denied, if the asker bounds it (the executor
+    /// always does: its policy's timeout from when it asks), so an approver can show the time
+    /// left, and tell a wait that timed out (dropped at or after it) from one that was
+    /// withdrawn.
+    pub deadline: Option<Instant>,
+    /// The context of the call's caller: its principal, its extensions (an MCP server's
+    /// client, say), its cancellation.
+    pub context: &'a ToolContext,
+}
+
+/// What an [`Approver`] returns.
+pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
+
+/// Who is asked before a call that needs approval runs: a person at a terminal, on a page, in
+/// an MCP client. Installed on the context ([`ContextBuilder::approver`]), it reaches calls that
+/// tools make to other tools too. The executor bounds the wait
+/// ([`ApprovalPolicy::timeout`](crate::exec::ApprovalPolicy::timeout)) and stops it when the
+/// call is cancelled, so an approver may wait as long as it likes.
+///
+/// Its answer must come from a person, never from anything a model can write: not from the
+/// call's arguments, nor from a tool's output.
+///
+/// ```
+/// use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision};
+/// /// Approves what may not change anything, and nothing else.
+/// struct ReadOnlyOnly;
+/// impl Approver for ReadOnlyOnly {
+///     fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+///         let read_only = request.annotations.read_only;
+///         Box::pin(async move {
+///             if read_only { Decision::approved() } else { Decision::denied("writes".to_owned()) }
+///         })
+///     }
+/// }
+/// ```
+///
+/// [`ContextBuilder::approver`]: crate::ContextBuilder::approver
+pub trait Approver: Send + Sync {
+    /// Asks about `request`, and returns the answer.
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a>;
+}
+
+impl<A: Approver + ?Sized> Approver for std::sync::Arc<A> {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        (**self).approve(request)
+    }
+}
+
+impl<'a> ApprovalRequest<'a> {
+    /// A request about a call of `tool` with `arguments`, showing `message`, made in `context`
+    /// (for approvers' tests and for adapters that ask outside the executor).
+    pub fn new(
+        tool: &'a str,
+        arguments: &'a Value,
+        message: &'a str,
+        context: &'a ToolContext,
+    ) -> Self {
+        Self {
+            tool,
+            label: tool,
+            call_id: context.call_id(),
+            arguments,
+            message,
+            annotations: Annotations::default(),
+            deadline: None,
+            context,
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{self, BertModel};
 use serde::Deserialize;
 
+use crate::error::{EmbedError, parse};
 use crate::mpnet::{self, MpNet};
-use crate::{EmbedError, parse};
 
 /// The architectures `config.json`'s `model_type` may name.
 const KNOWN: &str = "bert, mpnet";

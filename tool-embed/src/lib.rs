@@ -95,88 +95,18 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
 mod encoder;
+mod error;
 mod known;
 mod mpnet;
 
 use encoder::{Architecture, Encoder};
+pub use error::EmbedError;
+use error::parse;
 pub use known::{KNOWN_MODELS, KnownModel, known_model};
 use tool_core::catalog::Fusion;
 
 /// How many texts one forward pass takes in [`SentenceEmbedder::embed`].
 const BATCH: usize = 16;
-
-/// What went wrong while loading a model or embedding a text, naming the file, the JSON key or
-/// the text concerned.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EmbedError {
-    /// A file of the model directory could not be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A JSON file is malformed or a key has the wrong type.
-    #[error("{}: at `{key}`: {message}", path.display())]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// Where in the file, as a path of keys (`.` for the whole document).
-        key: String,
-        /// What the parser said.
-        message: String,
-    },
-    /// A configuration the embedder cannot honour (an unsupported pooling mode or module, sizes
-    /// that disagree).
-    #[error("{}: `{key}`: {message}", path.display())]
-    Unsupported {
-        /// The file.
-        path: PathBuf,
-        /// The key that asks for it.
-        key: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// `tokenizer.json` could not be loaded or configured.
-    #[error("{}: {source}", path.display())]
-    Tokenizer {
-        /// The file.
-        path: PathBuf,
-        /// What the tokenizers crate said.
-        #[source]
-        source: tokenizers::Error,
-    },
-    /// The weights do not fit the configuration (a missing or misshapen tensor).
-    #[error("{}: {source}", path.display())]
-    Weights {
-        /// The weights file.
-        path: PathBuf,
-        /// What candle said.
-        #[source]
-        source: candle_core::Error,
-    },
-    /// A text could not be tokenised.
-    #[error("cannot tokenise text {index}: {source}")]
-    Tokenize {
-        /// The text's position in the slice given to [`SentenceEmbedder::embed`].
-        index: usize,
-        /// What the tokenizers crate said.
-        #[source]
-        source: tokenizers::Error,
-    },
-    /// The forward pass failed.
-    #[error("forward pass over texts {texts:?}: {source}")]
-    Forward {
-        /// The batch's texts (positions in the slice given to `embed`).
-        texts: Vec<usize>,
-        /// What candle said.
-        #[source]
-        source: candle_core::Error,
-    },
-}
 
 /// How the token vectors of a text become one vector, as the model's Pooling module says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,18 +168,6 @@ fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, EmbedError> {
             source,
         }),
     }
-}
-
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<T, EmbedError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| EmbedError::Json {
-        path: path.to_owned(),
-        key: e.path().to_string(),
-        message: e.into_inner().to_string(),
-    })
 }
 
 /// One entry of `modules.json`.

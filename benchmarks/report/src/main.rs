@@ -7,80 +7,20 @@
 //! cargo run -p bench-report [-- --results DIR] [--root DIR] [--sections NAME,..] [--check]
 //! ```
 //! In `BENCHMARKS.md`, `README.md` and `docs/*.md`, the text between `<!-- bench:NAME -->` and
-//! `<!-- /bench:NAME -->` is replaced by section NAME (see [`SECTIONS`]); the prose around it
+//! `<!-- /bench:NAME -->` is replaced by section NAME (see `inputs::SECTIONS`); the prose around it
 //! is left alone. A section whose JSON is missing keeps its text (and is named on stderr), or
 //! says how to produce it when it has none; a section drawn from several JSON files (`runs`,
 //! `targets`) keeps the rows of those that are missing.
 //! `--sections` rewrites only the sections named and leaves every other as it is.
 //! `--check` writes nothing and exits 1 when a file would change.
 
+mod inputs;
 mod sections;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::Value;
-
-/// Every section a marker may name, and what it is.
-pub const SECTIONS: &[(&str, &str)] = &[
-    ("runs", "the machine, and the run behind each section"),
-    ("targets", "every target with its figure"),
-    ("mcp-stdio", "mcp-load over stdio"),
-    ("mcp-http", "mcp-load over Streamable HTTP"),
-    (
-        "mcp-eras",
-        "mcp-load over stdio: 2026-07-28 beside the session era",
-    ),
-    ("backlog", "mcp-backlog"),
-    (
-        "footprint",
-        "mcp-footprint: lean-200, tc-200, rmcp-200 under one profile",
-    ),
-    ("footprint-deps", "the dependencies mcp-footprint listed"),
-    ("calls", "the calls bench's ratios"),
-    ("plots-calls", "the call sweep behind call_latency.png"),
-    ("plots-search", "the search sweep behind search_latency.png"),
-    ("compile-time", "compile time of 200 tools"),
-    ("first-build", "clean builds a newcomer waits for"),
-    ("catalog-quality", "the catalog's quality"),
-    ("catalog-speed", "the catalog's speed"),
-    ("catalog-tokens", "tokens per round"),
-    (
-        "catalog-hybrid",
-        "hybrid search with a model: quality on every query set",
-    ),
-    (
-        "catalog-hybrid-costs",
-        "hybrid search with a model: what it costs",
-    ),
-    (
-        "tasks",
-        "MCP tasks on each store, and what they cost a plain call",
-    ),
-    (
-        "catalog-models",
-        "hybrid search: each model's recall and costs side by side",
-    ),
-    ("summary", "the README's table"),
-];
-
-/// The JSON files read, by the name sections use.
-const INPUTS: &[(&str, &str)] = &[
-    ("mcp", "mcp.json"),
-    ("backlog", "mcp-backlog.json"),
-    ("footprint", "footprint.json"),
-    ("calls", "calls.json"),
-    ("plots", "plots.json"),
-    ("compile-time", "compile-time.json"),
-    ("first-build", "first-build.json"),
-    ("catalog", "catalog.json"),
-    ("embed", "embed.json"),
-    ("tasks", "tasks.json"),
-];
-
-/// The loaded results, by input name.
-pub type Data = BTreeMap<&'static str, Value>;
+use inputs::{Data, INPUTS, SECTIONS};
 
 struct Args {
     results: PathBuf,

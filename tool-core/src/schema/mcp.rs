@@ -45,8 +45,8 @@ use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::keywords::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 use super::rewrite::{allows_type, describe, key, noted};
-use super::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
 /// The formats kept: JSON Schema 2020-12's that Ajv (with ajv-formats) validates. The
 /// internationalised ones (`idn-email`, `idn-hostname`, `iri`, `iri-reference`) are standard

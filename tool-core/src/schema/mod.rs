@@ -6,6 +6,7 @@
 //! leaks as a `title`.
 
 mod gemini;
+mod keywords;
 mod mcp;
 mod rewrite;
 mod strict;
@@ -14,6 +15,8 @@ pub use gemini::{json_schema as gemini_json_schema, openapi as gemini_openapi};
 pub use mcp::McpSchema;
 pub use rewrite::{Issue, Rewritten, Severity};
 pub use strict::{StrictTarget, rewrite as strict};
+
+use keywords::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
 pub(crate) use rewrite::key;
 
@@ -361,30 +364,6 @@ fn describes_object(schema: &Map<String, Value>) -> bool {
             }),
     }
 }
-
-/// Keywords whose value is one schema.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf"];
-/// Keywords whose value is a map of schemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
 
 /// Replaces every bare `true` subschema by the equal `{}`, which every provider accepts.
 /// `false` stays: `additionalProperties: false` is wanted.

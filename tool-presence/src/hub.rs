@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, oneshot};
 use tool_core::context::{EventSink, LogLevel, ToolEvent};
 use tool_core::{ApprovalRequest, Decision};
 
-use crate::approval::{AnswerError, ApprovalEvent, ApprovalState};
+use crate::question::{AnswerError, ApprovalEvent, ApprovalState};
 
 /// How many events a late page is replayed, by default.
 const DEFAULT_REPLAY: usize = 256;
@@ -280,7 +280,7 @@ impl Presence {
         let (state_word, remember, reason) = match &decision {
             Decision::Approved { remember } => (
                 ApprovalState::Approved,
-                Some(crate::approval::remember_word(*remember)),
+                Some(crate::question::remember_word(*remember)),
                 None,
             ),
             Decision::Denied { reason } => (ApprovalState::Denied, None, reason.clone()),

@@ -44,9 +44,11 @@
 mod approval;
 mod guard;
 mod hub;
+mod question;
 mod serve;
 mod tcp;
 
-pub use approval::{AnswerError, ApprovalEvent, ApprovalState, PresenceApprover};
+pub use approval::PresenceApprover;
 pub use hub::{Phase, Presence, PresenceEvent};
+pub use question::{AnswerError, ApprovalEvent, ApprovalState};
 pub use serve::{PresenceError, PresenceOptions, PresenceServer};

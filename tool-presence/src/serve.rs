@@ -16,9 +16,10 @@ use axum::routing::{get, post};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::approval::{AnswerError, PageAnswer};
+use super::approval::PageAnswer;
 use super::guard::{Guard, check_answer};
 use super::hub::{Frame, FrameKind, Presence};
+use super::question::AnswerError;
 
 /// The page: one file, inline CSS and JS, no external assets.
 const PAGE: &str = include_str!("page.html");

@@ -17,7 +17,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::ask::{self, McpPeer, RequestStates, Round, RoundEnd};
-use super::level::from_mcp_level;
+use super::level::{self, from_mcp_level};
 use super::listing::Hints;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
@@ -611,7 +611,7 @@ impl McpServer {
     }
 
     fn min_level(&self) -> LogLevel {
-        level_from_u8(self.session.min_level.load(Ordering::Relaxed))
+        level::from_index(self.session.min_level.load(Ordering::Relaxed))
     }
 }
 
@@ -886,20 +886,6 @@ fn forwarded(parts: &http::request::Parts, allow: &[String]) -> RequestHeaders {
         let value = value.to_str().ok()?;
         allowed.then(|| (name, value.to_owned()))
     }))
-}
-
-fn level_from_u8(n: u8) -> LogLevel {
-    const ALL: [LogLevel; 8] = [
-        LogLevel::Debug,
-        LogLevel::Info,
-        LogLevel::Notice,
-        LogLevel::Warning,
-        LogLevel::Error,
-        LogLevel::Critical,
-        LogLevel::Alert,
-        LogLevel::Emergency,
-    ];
-    ALL.get(usize::from(n)).copied().unwrap_or(LogLevel::Debug)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, oneshot};
 
-use tool_core::context::{EventSink, LogLevel, ToolEvent};
+use tool_core::context::{EventSink, ToolEvent};
 use tool_core::{ApprovalRequest, Decision};
 
 use crate::question::{AnswerError, ApprovalEvent, ApprovalState};
@@ -602,7 +602,7 @@ fn presence_event(
         } => {
             let e = PresenceEvent {
                 text: one_line(message),
-                level: Some(level_name(*level).to_owned()),
+                level: Some(level.as_str().to_owned()),
                 ..blank(call_id, Phase::Log)
             };
             known(running, e, false)
@@ -650,19 +650,6 @@ fn millis(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn level_name(level: LogLevel) -> &'static str {
-    match level {
-        LogLevel::Debug => "debug",
-        LogLevel::Info => "info",
-        LogLevel::Notice => "notice",
-        LogLevel::Warning => "warning",
-        LogLevel::Error => "error",
-        LogLevel::Critical => "critical",
-        LogLevel::Alert => "alert",
-        LogLevel::Emergency => "emergency",
-    }
-}
-
 /// The first non-blank line of `text`, trimmed, cut to [`TEXT_CHARS`] characters (an ellipsis
 /// marks a cut, also of the lines after it).
 fn one_line(text: &str) -> String {
@@ -679,7 +666,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_core::{ErrorKind, ToolContext};
+    use tool_core::{ErrorKind, LogLevel, ToolContext};
 
     fn started(id: &str) -> ToolEvent {
         ToolEvent::Started {

@@ -59,9 +59,15 @@ pub enum ToolEvent {
 }
 
 /// The severity of a message a tool logs with [`ToolContext::log`](crate::ToolContext::log)
-/// (the syslog levels MCP uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+/// (the syslog levels MCP uses), from the least severe.
+///
+/// ```
+/// use tool_core::LogLevel;
+/// assert_eq!(LogLevel::Warning.as_str(), "warning");
+/// assert_eq!(serde_json::to_string(&LogLevel::Warning).unwrap(), r#""warning""#);
+/// assert_eq!(LogLevel::ALL[LogLevel::Warning as usize], LogLevel::Warning);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
     /// Detail for debugging.
     Debug,
@@ -79,6 +85,42 @@ pub enum LogLevel {
     Alert,
     /// The system is unusable.
     Emergency,
+}
+
+impl LogLevel {
+    /// Every level, from the least severe: `ALL[level as usize] == level`.
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The level's name, as MCP and syslog write it (`debug` ... `emergency`); also what it
+    /// serializes as.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl serde::Serialize for LogLevel {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // What `#[derive(Serialize)]` writes for a unit variant, with the name from `as_str`.
+        serializer.serialize_unit_variant("LogLevel", *self as u32, self.as_str())
+    }
 }
 
 /// Where UI events go.

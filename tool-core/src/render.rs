@@ -16,7 +16,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::ser::{Serialize, SerializeMap as _, Serializer};
+use serde::Serialize;
+use serde::ser::{SerializeMap as _, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::{Tool, ToolIcon};
@@ -280,36 +281,192 @@ fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
 /// assert!(!openai.to_string().contains("clock"));
 /// ```
 pub fn mcp(tool: &Tool) -> Value {
-    let a = tool.annotations();
-    let mut def = Map::new();
-    def.insert("name".into(), tool.name().into());
-    def.insert("title".into(), tool.label().into());
-    def.insert("description".into(), tool.description().into());
-    def.insert(
-        "inputSchema".into(),
-        McpSchema::input(tool.input_schema()).to_value(),
-    );
-    if let Some(output) = tool.output_schema() {
-        def.insert("outputSchema".into(), mcp_output_schema(output));
+    // Serializing into a value cannot fail: every key is a string.
+    serde_json::to_value(McpTool::new(tool)).unwrap_or(Value::Null)
+}
+
+/// A tool's MCP `Tool` object as a borrowed view: serializing it writes the object, in the
+/// order of the official SDKs' types, straight from the registry's tool (the input schema's MCP
+/// form made as it is written, nothing copied). It is the one encoding of the object: [`mcp`]
+/// is it as a value, and an MCP server's listing writes it, or builds its SDK's type from its
+/// parts.
+///
+/// ```
+/// use tool_core::render::{McpTool, mcp};
+/// use tool_core::{DynamicTool, Registry};
+/// let mut registry = Registry::empty();
+/// registry.register(
+///     DynamicTool::new("get_time", "Returns the time.", serde_json::json!({"type": "object"}))
+///         .output_schema(serde_json::json!({"type": "string"})),
+/// ).unwrap();
+/// let tool = registry.get("get_time").unwrap();
+/// let written = serde_json::to_string(&McpTool::new(tool)).unwrap();
+/// assert_eq!(written, mcp(tool).to_string());
+/// // A non-object output is described as `{"result": ...}`, unless the client takes any.
+/// assert_eq!(mcp(tool)["outputSchema"]["properties"]["result"]["type"], "string");
+/// let any = serde_json::to_value(McpTool::new(tool).any_output(true)).unwrap();
+/// assert_eq!(any["outputSchema"]["type"], "string");
+/// ```
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct McpTool<'a> {
+    /// The tool's name.
+    pub name: &'a str,
+    /// Its label, as MCP's `title`.
+    pub title: &'a str,
+    /// Its description.
+    pub description: &'a str,
+    /// The input schema in its MCP form.
+    pub input_schema: McpSchema<'a>,
+    /// The output schema in its MCP form, when there is one MCP can carry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<McpOutput<'a>>,
+    /// Every behaviour hint, explicit.
+    pub annotations: McpAnnotations<'a>,
+    /// The icons that meet the icon rule; left out when there are none.
+    #[serde(skip_serializing_if = "McpIcons::is_empty")]
+    pub icons: McpIcons<'a>,
+    /// What [`mcp_meta`] says of the tool.
+    #[serde(rename = "_meta")]
+    pub meta: McpMeta<'a>,
+}
+
+impl<'a> McpTool<'a> {
+    /// The object every client takes: an output that is not an object described as
+    /// `{"result": ...}` ([`mcp_output_schema`]).
+    pub fn new(tool: &'a Tool) -> Self {
+        let a = tool.annotations();
+        Self {
+            name: tool.name(),
+            title: tool.label(),
+            description: tool.description(),
+            input_schema: McpSchema::input(tool.input_schema()),
+            output_schema: tool.output_schema().map(|schema| McpOutput {
+                schema,
+                wrapped: mcp_wraps_output(schema),
+            }),
+            annotations: McpAnnotations {
+                title: tool.label(),
+                read_only_hint: a.read_only,
+                destructive_hint: a.destructive,
+                idempotent_hint: a.idempotent,
+                open_world_hint: a.open_world,
+            },
+            icons: McpIcons(tool),
+            meta: McpMeta(tool),
+        }
     }
-    def.insert(
-        "annotations".into(),
-        json!({
-            "title": tool.label(),
-            "readOnlyHint": a.read_only,
-            "destructiveHint": a.destructive,
-            "idempotentHint": a.idempotent,
-            "openWorldHint": a.open_world,
-        }),
-    );
-    let icons: Vec<Value> = mcp_icons(tool)
-        .filter_map(|icon| serde_json::to_value(McpIcon(icon)).ok())
-        .collect();
-    if !icons.is_empty() {
-        def.insert("icons".into(), icons.into());
+
+    /// With `any` set, for a client that takes any output schema (protocol 2026-07-28): the
+    /// output's MCP form as it is, left out when it is not an object.
+    pub fn any_output(mut self, any: bool) -> Self {
+        if any {
+            self.output_schema = self
+                .output_schema
+                .filter(|o| o.schema.is_object())
+                .map(|o| McpOutput {
+                    wrapped: false,
+                    ..o
+                });
+        }
+        self
     }
-    def.insert("_meta".into(), Value::Object(mcp_meta(tool)));
-    Value::Object(def)
+}
+
+/// An output schema in an [`McpTool`]: its MCP form ([`McpSchema::output`]), or, `wrapped`,
+/// that form described as `{"result": ...}` ([`mcp_output_schema`]).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct McpOutput<'a> {
+    /// The canonical output schema.
+    pub schema: &'a Value,
+    /// Whether it is written as `{"result": ...}`.
+    pub wrapped: bool,
+}
+
+impl McpOutput<'_> {
+    /// The schema as written, as a value.
+    pub fn to_value(&self) -> Value {
+        if self.wrapped {
+            mcp_output_schema(self.schema)
+        } else {
+            McpSchema::output(self.schema).to_value()
+        }
+    }
+}
+
+impl Serialize for McpOutput<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.wrapped {
+            // Built per tool and dropped at once: the wrapping moves `$defs` out of the schema.
+            mcp_output_schema(self.schema).serialize(serializer)
+        } else {
+            McpSchema::output(self.schema).serialize(serializer)
+        }
+    }
+}
+
+/// The behaviour hints in an [`McpTool`] (MCP's `ToolAnnotations`), every one explicit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct McpAnnotations<'a> {
+    /// The tool's label.
+    pub title: &'a str,
+    /// [`Annotations::read_only`](crate::Annotations::read_only).
+    pub read_only_hint: bool,
+    /// [`Annotations::destructive`](crate::Annotations::destructive).
+    pub destructive_hint: bool,
+    /// [`Annotations::idempotent`](crate::Annotations::idempotent).
+    pub idempotent_hint: bool,
+    /// [`Annotations::open_world`](crate::Annotations::open_world).
+    pub open_world_hint: bool,
+}
+
+/// The icons in an [`McpTool`]: [`mcp_icons`], each as an [`McpIcon`].
+#[derive(Debug, Clone, Copy)]
+pub struct McpIcons<'a>(pub &'a Tool);
+
+impl McpIcons<'_> {
+    /// Whether no icon meets the rule (the object then has no `icons`).
+    pub fn is_empty(&self) -> bool {
+        mcp_icons(self.0).next().is_none()
+    }
+}
+
+impl Serialize for McpIcons<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(mcp_icons(self.0).map(McpIcon))
+    }
+}
+
+/// The `_meta` of an [`McpTool`], as [`mcp_meta`] describes it.
+#[derive(Debug, Clone, Copy)]
+pub struct McpMeta<'a>(pub &'a Tool);
+
+impl Serialize for McpMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tool = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("tool-core/domain", tool.domain().name.as_ref())?;
+        map.serialize_entry("tool-core/hint", tool.hint())?;
+        map.serialize_entry("tool-core/label", tool.label())?;
+        map.serialize_entry("tool-core/core", &tool.is_core())?;
+        if !tool.mirror() {
+            map.serialize_entry("tool-core/mirror", &false)?;
+        }
+        if tool.task() {
+            map.serialize_entry("tool-core/task", &true)?;
+        }
+        if let Some(approval) = tool.approval() {
+            match approval.message() {
+                Some(message) => map.serialize_entry("tool-core/approval", message)?,
+                None => map.serialize_entry("tool-core/approval", &true)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// The icons an MCP rendering carries: the tool's icons that meet the icon rule
@@ -359,28 +516,10 @@ impl Serialize for McpIcon<'_> {
 /// whose calls need a person's yes ([`Tool::approval`]); part of [`mcp`]'s definition, for
 /// adapters that write the definition field by field.
 pub fn mcp_meta(tool: &Tool) -> Map<String, Value> {
-    let mut meta = Map::with_capacity(6);
-    meta.insert(
-        "tool-core/domain".into(),
-        tool.domain().name.as_ref().into(),
-    );
-    meta.insert("tool-core/hint".into(), tool.hint().into());
-    meta.insert("tool-core/label".into(), tool.label().into());
-    meta.insert("tool-core/core".into(), tool.is_core().into());
-    if !tool.mirror() {
-        meta.insert("tool-core/mirror".into(), false.into());
+    match serde_json::to_value(McpMeta(tool)) {
+        Ok(Value::Object(meta)) => meta,
+        _ => Map::new(),
     }
-    if tool.task() {
-        meta.insert("tool-core/task".into(), true.into());
-    }
-    if let Some(approval) = tool.approval() {
-        let value = match approval.message() {
-            Some(message) => Value::from(message),
-            None => Value::from(true),
-        };
-        meta.insert("tool-core/approval".into(), value);
-    }
-    meta
 }
 
 /// Whether MCP describes (and sends) this output as `{"result": ...}`: it is not an object.

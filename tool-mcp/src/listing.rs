@@ -1,94 +1,67 @@
 //! `tools/list`: the MCP form of the listed tools, a page at a time, in one of two shapes.
 //!
-//! The SDK's service loop takes rmcp's [`Tool`](rmcp::model::Tool)s ([`listed_tool`]), each
-//! holding its input schema as an `Arc<JsonObject>` that cannot share the registry's `Value`:
-//! a page of 200 tools copies every schema, about 1.2 MB of heap that malloc keeps after the
-//! answer is written. The stdio transport writes the same JSON straight from the registry
-//! instead ([`Page`]'s `Serialize`), one tool at a time, copying no input schema: its MCP form
-//! ([`McpSchema`]) is made as it is written.
+//! Both are tool-core's encoding of the MCP `Tool` object ([`McpTool`]). The SDK's service
+//! loop takes rmcp's [`Tool`](rmcp::model::Tool)s ([`listed_tool`], built from the view's
+//! parts), each holding its input schema as an `Arc<JsonObject>` that cannot share the
+//! registry's `Value`: a page of 200 tools copies every schema, about 1.2 MB of heap that malloc
+//! keeps after the answer is written. The stdio transport writes the view itself instead
+//! ([`Page`]'s `Serialize`), one tool at a time, copying no input schema: its MCP form is made
+//! as it is written.
 
 use std::ops::Range;
 use std::sync::Arc;
 
-use serde::ser::{SerializeMap as _, SerializeSeq as _};
+use serde::ser::SerializeMap as _;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use rmcp::model::CacheScope;
-use tool_core::schema::McpSchema;
-use tool_core::{Tool, render};
+use tool_core::Tool;
+use tool_core::render::McpTool;
 
 use super::result::ServerInfo;
 
-/// The tool as rmcp's `Tool`: what [`render::mcp`] writes, built directly (rendering to JSON and
-/// deserializing it again cost 1.7 times as much). `None` when the input schema is not an
+/// The tool as rmcp's `Tool`, from the parts of its [`McpTool`] view (rendering the view to a
+/// value and deserializing that again cost 1.7 times as much). `None` when the input schema is not an
 /// object, which MCP cannot carry.
 ///
 /// `modern`: for a 2026-07-28 client, which takes any output schema; older ones get a
 /// non-object output described as `{"result": ...}`.
 pub(super) fn listed_tool(tool: &Tool, modern: bool) -> Option<rmcp::model::Tool> {
-    let Value::Object(input) = McpSchema::input(tool.input_schema()).to_value() else {
+    let view = McpTool::new(tool).any_output(modern);
+    let Value::Object(input) = view.input_schema.to_value() else {
         return None;
     };
     let mut listed = rmcp::model::Tool::default();
+    // The view's name and description, without copying a static one.
     listed.name = tool.name_cow();
-    listed.title = Some(tool.label().to_owned());
+    listed.title = Some(view.title.to_owned());
     listed.description = Some(tool.description_cow());
     listed.input_schema = Arc::new(input);
-    listed.output_schema = output_schema(tool, modern).map(Arc::new);
-    listed.annotations = Some(annotations(tool));
-    listed.icons = icons(tool);
-    listed.meta = Some(rmcp::model::MetaObject(render::mcp_meta(tool)));
-    Some(listed)
-}
-
-/// The icons [`render::mcp`] writes (those that meet the icon rule), as rmcp's; `None` for none,
-/// as the rendering then has no `icons`.
-fn icons(tool: &Tool) -> Option<Vec<rmcp::model::Icon>> {
-    let icons: Vec<rmcp::model::Icon> = render::mcp_icons(tool)
-        .filter_map(|icon| {
-            let mut listed = rmcp::model::Icon::new(icon.src.as_ref());
-            if let Some(mime_type) = &icon.mime_type {
-                listed = listed.with_mime_type(mime_type.as_ref());
-            }
-            if !icon.sizes.is_empty() {
-                listed = listed.with_sizes(icon.sizes.iter().map(|s| s.to_string()).collect());
-            }
-            if let Some(theme) = &icon.theme {
-                // The rule lets no other theme through.
-                listed = listed.with_theme(match theme.as_ref() {
-                    "light" => rmcp::model::IconTheme::Light,
-                    "dark" => rmcp::model::IconTheme::Dark,
-                    _ => return None,
-                });
-            }
-            Some(listed)
-        })
-        .collect();
-    (!icons.is_empty()).then_some(icons)
-}
-
-fn annotations(tool: &Tool) -> rmcp::model::ToolAnnotations {
-    let a = tool.annotations();
-    let mut annotations = rmcp::model::ToolAnnotations::with_title(tool.label());
-    annotations.read_only_hint = Some(a.read_only);
-    annotations.destructive_hint = Some(a.destructive);
-    annotations.idempotent_hint = Some(a.idempotent);
-    annotations.open_world_hint = Some(a.open_world);
-    annotations
-}
-
-fn output_schema(tool: &Tool, modern: bool) -> Option<serde_json::Map<String, Value>> {
-    let output = tool.output_schema()?;
-    let schema = if modern {
-        McpSchema::output(output).to_value()
-    } else {
-        render::mcp_output_schema(output)
-    };
-    match schema {
-        Value::Object(output) => Some(output),
+    listed.output_schema = view.output_schema.and_then(|o| match o.to_value() {
+        Value::Object(output) => Some(Arc::new(output)),
         _ => None,
-    }
+    });
+    let hints = view.annotations;
+    let mut annotations = rmcp::model::ToolAnnotations::with_title(hints.title);
+    annotations.read_only_hint = Some(hints.read_only_hint);
+    annotations.destructive_hint = Some(hints.destructive_hint);
+    annotations.idempotent_hint = Some(hints.idempotent_hint);
+    annotations.open_world_hint = Some(hints.open_world_hint);
+    listed.annotations = Some(annotations);
+    // Rare, and decoded from the view's own encoding, so rmcp's `Icon` has no second one.
+    listed.icons = if view.icons.is_empty() {
+        None
+    } else {
+        serde_json::to_value(view.icons)
+            .and_then(serde_json::from_value)
+            .ok()
+    };
+    listed.meta = match serde_json::to_value(view.meta) {
+        Ok(Value::Object(meta)) => Some(rmcp::model::MetaObject(meta)),
+        _ => None,
+    };
+    Some(listed)
 }
 
 /// One page of `tools/list`: the listed tools in `range`, and the cursor of the next page.
@@ -172,49 +145,8 @@ struct Tools<'a>(&'a [Tool], bool);
 
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for tool in self.0 {
-            seq.serialize_element(&Listed(tool, self.1))?;
-        }
-        seq.end()
-    }
-}
-
-/// A tool as [`listed_tool`] makes it, serialized in the same order, borrowing its schema
-/// (for a 2026-07-28 client if the flag is set).
-struct Listed<'a>(&'a Tool, bool);
-
-impl Serialize for Listed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let tool = self.0;
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("name", tool.name())?;
-        map.serialize_entry("title", tool.label())?;
-        map.serialize_entry("description", tool.description())?;
-        map.serialize_entry("inputSchema", &McpSchema::input(tool.input_schema()))?;
-        // Built per tool and dropped at once: small, unlike a copy of the whole page.
-        if let Some(output) = output_schema(tool, self.1) {
-            map.serialize_entry("outputSchema", &output)?;
-        }
-        map.serialize_entry("annotations", &annotations(tool))?;
-        if render::mcp_icons(tool).next().is_some() {
-            map.serialize_entry("icons", &Icons(tool))?;
-        }
-        map.serialize_entry("_meta", &render::mcp_meta(tool))?;
-        map.end()
-    }
-}
-
-/// The icons of a listed tool, as [`icons`] makes them, borrowed.
-struct Icons<'a>(&'a Tool);
-
-impl Serialize for Icons<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        for icon in render::mcp_icons(self.0) {
-            seq.serialize_element(&render::McpIcon(icon))?;
-        }
-        seq.end()
+        let modern = self.1;
+        serializer.collect_seq(self.0.iter().map(|t| McpTool::new(t).any_output(modern)))
     }
 }
 
@@ -226,6 +158,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use tool_core::render;
     use tool_core::{DynamicTool, Registry, ToolIcon};
 
     fn registry() -> Registry {

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-core-macros", 1),
     ("tool-core", 2),
     ("tool-http", 3),
+    ("tool-endpoint", 3),
     ("tool-embed", 3),
     ("tool-tasks", 3),
     ("tool-mcp", 4),

@@ -61,8 +61,6 @@ mod signal;
 mod stdio;
 #[cfg(feature = "tasks")]
 mod tasks;
-#[cfg(feature = "http")]
-mod tcp;
 // tool-core's generator of random JSON for property tests, shared rather than copied.
 #[cfg(test)]
 #[path = "../../tool-core/src/test_json.rs"]

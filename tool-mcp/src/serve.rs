@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+use tool_endpoint::Guard;
 
 use super::drain::InFlight;
 use super::error::ServeError;
@@ -36,8 +37,10 @@ pub struct HttpOptions {
     /// `Host` header values accepted (DNS-rebinding protection). Default: loopback names only.
     /// An empty list accepts any `Host`: only for servers behind a proxy that checks it.
     pub allowed_hosts: Vec<String>,
-    /// Browser `Origin`s accepted; a request with any other `Origin` is refused with 403.
-    /// Requests without an `Origin` (not from a browser) pass. Default: loopback origins.
+    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port; without a port, the
+    /// scheme's default one); a request with any other `Origin`, `null` among them, is refused
+    /// with 403. Requests without an `Origin` (not from a browser) pass. Default: loopback
+    /// origins. The same rules as presence's page (`tool_endpoint::Guard`).
     pub allowed_origins: Vec<String>,
     /// When set, every request must carry `Authorization: Bearer <token>` (else 401). The header
     /// is then the server's, so it is not passed on to tools. Ignored, with a warning, when
@@ -56,12 +59,8 @@ impl Default for HttpOptions {
         Self {
             path: "/mcp".to_owned(),
             stateless: false,
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: vec![
-                "http://localhost:*".into(),
-                "http://127.0.0.1:*".into(),
-                "http://[::1]:*".into(),
-            ],
+            allowed_hosts: tool_endpoint::loopback_hosts(),
+            allowed_origins: tool_endpoint::loopback_origins(),
             bearer_token: None,
             #[cfg(feature = "oauth")]
             oauth: None,
@@ -86,11 +85,12 @@ pub fn http_router(
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> axum::Router {
+    // The Host and Origin rules are tool-endpoint's, the same as every endpoint's here (see
+    // `Guard`), in front of the SDK's service rather than the SDK's own.
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown)
-        .with_allowed_hosts(options.allowed_hosts.clone())
-        .with_allowed_origins(options.allowed_origins.clone())
-        .enforce_origin_validation()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
         .with_legacy_session_mode(!options.stateless)
         .with_json_response(options.stateless);
     #[cfg(feature = "oauth")]
@@ -107,7 +107,14 @@ pub fn http_router(
     } else {
         endpoint(factory, sessions, config)
     };
-    let router = axum::Router::new().route(&options.path, endpoint);
+    let guard = Guard::new(&options.allowed_hosts, &options.allowed_origins);
+    let router =
+        axum::Router::new()
+            .route(&options.path, endpoint)
+            .layer(middleware::from_fn_with_state(
+                Arc::new(guard),
+                tool_endpoint::refuse_foreign,
+            ));
     #[cfg(feature = "oauth")]
     if let Some(oauth) = &options.oauth {
         if options.bearer_token.is_some() {
@@ -172,7 +179,7 @@ pub async fn serve_http(
     let router = http_router(server, options, streams.clone()).layer(
         middleware::from_fn_with_state(flight.clone(), crate::drain::count_posts),
     );
-    let serving = axum::serve(crate::tcp::nodelay(listener), router)
+    let serving = axum::serve(tool_endpoint::nodelay(listener), router)
         .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .into_future();
     let stopped = async move {

@@ -46,7 +46,6 @@ mod guard;
 mod hub;
 mod question;
 mod serve;
-mod tcp;
 
 pub use approval::PresenceApprover;
 pub use hub::{Phase, Presence, PresenceEvent};

@@ -7,17 +7,18 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use tool_endpoint::Guard;
 
 use super::approval::PageAnswer;
-use super::guard::{Guard, check_answer};
+use super::guard::check_answer;
 use super::hub::{Frame, FrameKind, Presence};
 use super::question::AnswerError;
 
@@ -52,12 +53,8 @@ pub struct PresenceOptions {
 impl Default for PresenceOptions {
     fn default() -> Self {
         Self {
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: vec![
-                "http://localhost:*".into(),
-                "http://127.0.0.1:*".into(),
-                "http://[::1]:*".into(),
-            ],
+            allowed_hosts: tool_endpoint::loopback_hosts(),
+            allowed_origins: tool_endpoint::loopback_origins(),
             keep_alive: Duration::from_secs(15),
         }
     }
@@ -100,7 +97,6 @@ impl PresenceServer {
 
 struct App {
     presence: Presence,
-    guard: Guard,
     /// The secret the page's answers carry (`None`: none could be made; nothing may answer).
     secret: Option<String>,
     /// The page, with the secret in it.
@@ -123,9 +119,9 @@ impl Presence {
     pub fn router(&self, options: &PresenceOptions, shutdown: CancellationToken) -> axum::Router {
         let secret = new_secret();
         let page_text = PAGE.replace(SECRET_SLOT, secret.as_deref().unwrap_or_default());
+        let guard = Guard::new(&options.allowed_hosts, &options.allowed_origins);
         let app = Arc::new(App {
             presence: self.clone(),
-            guard: Guard::new(&options.allowed_hosts, &options.allowed_origins),
             secret,
             page: page_text,
             keep_alive: options.keep_alive,
@@ -138,7 +134,10 @@ impl Presence {
                 "/approvals/{id}",
                 post(answer).layer(DefaultBodyLimit::max(ANSWER_BYTES)),
             )
-            .layer(middleware::from_fn_with_state(app.clone(), guard))
+            .layer(middleware::from_fn_with_state(
+                Arc::new(guard),
+                tool_endpoint::refuse_foreign,
+            ))
             .with_state(app)
     }
 
@@ -151,7 +150,7 @@ impl Presence {
         shutdown: CancellationToken,
     ) -> Result<(), PresenceError> {
         let router = self.router(options, shutdown.child_token());
-        axum::serve(crate::tcp::nodelay(listener), router)
+        axum::serve(tool_endpoint::nodelay(listener), router)
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await?;
         Ok(())
@@ -197,17 +196,6 @@ async fn bind(addr: &str) -> Result<tokio::net::TcpListener, PresenceError> {
             addr: target,
             source,
         })
-}
-
-/// Refuses requests from hosts and origins that may not read the events.
-async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    match app.guard.check(request.uri(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(refusal) => {
-            tracing::warn!(%refusal, "presence refused a request");
-            (refusal.status(), refusal.to_string()).into_response()
-        }
-    }
 }
 
 /// 256 random bits, in hex; `None` if the system's random source fails (then nothing may

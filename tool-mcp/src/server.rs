@@ -310,9 +310,9 @@ impl McpServer {
         if let Some(catalog) = &self.shared.catalog {
             catalog.sync(&registry);
         }
-        let policy = current.executor.policy().clone();
+        // The same policy and layers over the new set.
         let next = Arc::new(Live::new(
-            Executor::with_policy(registry, policy),
+            current.executor.with_registry(registry),
             self.shared.options.deferred,
         ));
         *self

@@ -59,6 +59,7 @@ mod serve;
 mod server;
 mod signal;
 mod stdio;
+mod sync;
 #[cfg(feature = "tasks")]
 mod tasks;
 #[cfg(feature = "http")]

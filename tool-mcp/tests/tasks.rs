@@ -6,6 +6,7 @@
 //! following a task.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::ElicitRequestParams;
@@ -13,13 +14,16 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use tool_core::exec::Executor;
 use tool_core::{
-    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolContext, ToolError,
-    ToolOutput,
+    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolApproval, ToolContext,
+    ToolError, ToolOutput,
 };
 use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};
 use tool_mcp::{McpPeer, McpServer, ServerOptions, TaskOptions, serve_io};
 
 const MODERN: &str = "2026-07-28";
+
+/// How often `remove_item` ran.
+static REMOVED: AtomicUsize = AtomicUsize::new(0);
 
 fn tools() -> Registry {
     let mut registry = Registry::empty();
@@ -33,6 +37,11 @@ fn tools() -> Registry {
         idempotent: false,
         ..Annotations::default()
     };
+    let item_schema = json!({
+        "type": "object",
+        "properties": {"item": {"type": "string"}},
+        "required": ["item"],
+    });
     registry
         .register_all([
             // Sleeps `ms`, telling its progress, and answers how long it slept.
@@ -83,6 +92,24 @@ fn tools() -> Registry {
                         "name": name.content.unwrap_or_default()["text"],
                         "city": city.content.unwrap_or_default()["text"],
                     })))
+                }),
+            // Needs a person's yes; counts its runs.
+            DynamicTool::new("remove_item", "Removes an item.", item_schema.clone())
+                .annotations(writes)
+                .approval(ToolApproval::with_message("Remove the item {item}?"))
+                .handler(|input, _| async move {
+                    REMOVED.fetch_add(1, Ordering::SeqCst);
+                    Ok(ToolOutput::new(json!({"removed": input["item"]})))
+                }),
+            // Removes an item through `remove_item` once it became a task: the approval is
+            // asked in the task's `input_required`.
+            DynamicTool::new("tidy_late", "Tidies late.", item_schema)
+                .task(true)
+                .annotations(writes)
+                .handler(|input, ctx: ToolContext| async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    ctx.call_tool("remove_item", json!({"item": input["item"]}))
+                        .await
                 }),
             // Not marked: never a task.
             DynamicTool::new("wait_plain", "Waits.", object).handler(|input, _| async move {
@@ -539,6 +566,75 @@ async fn a_task_asks_its_client_and_goes_on_with_the_answers() {
     assert_eq!(still["result"]["status"], "cancelled", "{still}");
     client.close().await;
     elsewhere.close().await;
+}
+
+/// Starts `tidy_late` on `item` and waits for its question: the task's id, and the question's
+/// key and message. The form has no field to tick and none required.
+async fn start_tidy(client: &mut Client, item: &str) -> (String, (String, String)) {
+    let elicits = json!({"elicitation": {"form": {}}});
+    let answer = client
+        .request(
+            "tools/call",
+            json!({"name": "tidy_late", "arguments": {"item": item},
+                   "_meta": meta(true, elicits)}),
+        )
+        .await;
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = poll_while_working(client, &id).await;
+    let asked = question(&waiting);
+    let requests = waiting["inputRequests"].as_object().unwrap();
+    let schema = &requests[&asked.0]["params"]["requestedSchema"];
+    assert!(schema.get("required").is_none(), "{schema}");
+    assert!(schema["properties"].get("approve").is_none(), "{schema}");
+    (id, asked)
+}
+
+/// The approval a task's tool needs, asked in the task's `input_required`: the form has
+/// nothing to tick, and the host's Accept with the form left empty runs the call once; a
+/// Decline, with its reason, leaves it unrun.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_approval_is_an_accept_or_a_decline() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store), Some("ada"), false));
+    let before = REMOVED.load(Ordering::SeqCst);
+    let (id, (key, message)) = start_tidy(&mut client, "old-logs").await;
+    assert!(
+        message.starts_with("Remove the item old-logs?"),
+        "{message}"
+    );
+    let accepted = json!({"action": "accept", "content": {}});
+    let ack = client
+        .request("tasks/update", update(&id, json!({key: accepted})))
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"removed": "old-logs"}),
+        "{done}"
+    );
+    assert_eq!(REMOVED.load(Ordering::SeqCst), before + 1);
+
+    let (id, (key, _)) = start_tidy(&mut client, "new-logs").await;
+    let declined = json!({"action": "decline", "content": {"reason": "still needed"}});
+    client
+        .request("tasks/update", update(&id, json!({key: declined})))
+        .await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("still needed"), "{done}");
+    assert_eq!(
+        REMOVED.load(Ordering::SeqCst),
+        before + 1,
+        "a declined call ran"
+    );
+    client.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -544,8 +544,9 @@ impl Approver for Person {
         });
         let answer = self.answers.lock().unwrap().pop_front();
         Box::pin(async move {
-            // A person takes a moment; the loop waits.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // A person takes a moment (the answer is not ready at the first poll); the loop
+            // waits.
+            tokio::task::yield_now().await;
             answer.unwrap_or_else(|| Decision::denied("the script has no more answers".to_owned()))
         })
     }

@@ -242,19 +242,30 @@ fn task_ref(id: &str) -> Value {
     json!({"taskId": id, "_meta": meta(true, json!({}))})
 }
 
-/// Polls `tasks/get` until the task is terminal; its last answer.
-async fn poll(client: &mut Client, id: &str) -> Value {
+/// Asks `tasks/get`, at the `pollIntervalMs` the server gives (20 ms), until `done` holds of
+/// its answer, for 10 s at most; that answer. A task tells no one when it changes: a client
+/// polls, as the protocol has it.
+async fn poll_until(client: &mut Client, id: &str, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..500 {
         let answer = client.request("tasks/get", task_ref(id)).await;
-        let status = answer["result"]["status"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{answer}"));
-        if matches!(status, "completed" | "failed" | "cancelled") {
-            return answer["result"].clone();
+        if done(&answer) {
+            return answer;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    panic!("task {id} did not end");
+    panic!("task {id} did not get there");
+}
+
+/// Polls `tasks/get` until the task is terminal; its last answer.
+async fn poll(client: &mut Client, id: &str) -> Value {
+    let answer = poll_until(client, id, |answer| {
+        let status = answer["result"]["status"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"));
+        matches!(status, "completed" | "failed" | "cancelled")
+    })
+    .await;
+    answer["result"].clone()
 }
 
 /// Starts a call that must become a task; its id.
@@ -293,8 +304,10 @@ async fn a_long_call_becomes_a_task_polled_to_its_result() {
         assert!(created.get("requestState").is_none(), "{answer}");
 
         // The progress of the running tool is the task's status line.
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let running = client.request("tasks/get", task_ref(id)).await;
+        let running = poll_until(&mut client, id, |answer| {
+            answer["result"]["statusMessage"] == "half way"
+        })
+        .await;
         assert_eq!(running["result"]["resultType"], "complete", "{running}");
         assert_eq!(running["result"]["status"], "working", "{running}");
         assert_eq!(running["result"]["statusMessage"], "half way", "{running}");
@@ -420,9 +433,6 @@ async fn failed_and_cancelled_tasks() {
     assert!(cancelled.get("result").is_none(), "{cancelled}");
     let again = client.request("tasks/cancel", task_ref(&id)).await;
     assert_eq!(again["result"]["resultType"], "complete", "{again}");
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let still = client.request("tasks/get", task_ref(&id)).await;
-    assert_eq!(still["result"]["status"], "cancelled", "{still}");
     // tasks/update of a task that waits for nothing is acknowledged, and changes nothing.
     let update = client
         .request(
@@ -431,19 +441,17 @@ async fn failed_and_cancelled_tasks() {
         )
         .await;
     assert_eq!(update["result"]["resultType"], "complete", "{update}");
+    // The server ends only once the tasks it ran have ended and been written: nothing wrote
+    // over the cancellation.
     client.close().await;
+    let still = store.get(&id, 0).await.unwrap().unwrap();
+    assert_eq!(still.status, TaskStatus::Cancelled, "{still:?}");
 }
 
 /// `tasks/get` until the task leaves `working`; its last answer.
 async fn poll_while_working(client: &mut Client, id: &str) -> Value {
-    for _ in 0..500 {
-        let answer = client.request("tasks/get", task_ref(id)).await;
-        if answer["result"]["status"] != "working" {
-            return answer["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("task {id} stayed working");
+    let answer = poll_until(client, id, |answer| answer["result"]["status"] != "working").await;
+    answer["result"].clone()
 }
 
 /// The one question a task in `input_required` shows: its key and its message.
@@ -561,11 +569,12 @@ async fn a_task_asks_its_client_and_goes_on_with_the_answers() {
     client
         .request("tasks/update", update(&id, json!({key: accept("Ada")})))
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let still = client.request("tasks/get", task_ref(&id)).await;
-    assert_eq!(still["result"]["status"], "cancelled", "{still}");
+    // Each server ends only once the tasks it ran have ended and been written: the answer ran
+    // nothing that wrote over the cancellation.
     client.close().await;
     elsewhere.close().await;
+    let still = store.get(&id, 0).await.unwrap().unwrap();
+    assert_eq!(still.status, TaskStatus::Cancelled, "{still:?}");
 }
 
 /// Starts `tidy_late` on `item` and waits for its question: the task's id, and the question's
@@ -673,15 +682,26 @@ async fn results_go_when_their_time_to_live_is_over() {
     let mut options = task_options(store.clone());
     options.ttl = Some(Duration::from_millis(700));
     let mut client = Client::connect(server(options, None, false));
+    // The time to live is the store's, on the wall clock (instances share it): it is waited
+    // out for real, polling, and the task must not go before it.
+    let created = std::time::Instant::now();
     let id = start(&mut client, "wait_ms", json!({"ms": 100})).await;
     let done = poll(&mut client, &id).await;
     assert_eq!(done["ttlMs"], 700, "{done}");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    let gone = client.request("tasks/get", task_ref(&id)).await;
+    let gone = poll_until(&mut client, &id, |answer| answer.get("error").is_some()).await;
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
-    // The sweep removed it from the store too.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(store.list(Default::default(), 0).await.unwrap().is_empty());
+    let lived = created.elapsed();
+    assert!(lived >= Duration::from_millis(700), "gone after {lived:?}");
+    // The sweep (every third of the lease) removes it from the store too.
+    let mut swept = false;
+    for _ in 0..100 {
+        swept = store.list(Default::default(), 0).await.unwrap().is_empty();
+        if swept {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(swept, "the sweep did not remove it");
     client.close().await;
 }
 
@@ -813,7 +833,7 @@ async fn until_ended(
     client: &rmcp::service::RunningService<rmcp::RoleClient, TaskClient>,
     id: &str,
 ) -> rmcp::model::GetTaskResult {
-    loop {
+    for _ in 0..500 {
         let params = rmcp::model::GetTaskParams::new(id);
         let got = client.get_task(params).await.unwrap();
         if got.task.status().is_terminal() {
@@ -821,6 +841,7 @@ async fn until_ended(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    panic!("task {id} did not end");
 }
 
 /// A client of the SDK's own that declares the extension.

@@ -110,7 +110,10 @@ fn agent_reports_a_provider_that_stops_answering() {
 /// answers written to stdin once each question shows.
 struct Session {
     child: Child,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// Stderr so far, and word of each new piece of it.
+    stderr: std::sync::Arc<(std::sync::Mutex<String>, std::sync::Condvar)>,
+    /// Reads stderr until it closes.
+    reader: std::thread::JoinHandle<()>,
 }
 
 impl Session {
@@ -126,38 +129,50 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .expect("agent runs");
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let stderr = std::sync::Arc::new((
+            std::sync::Mutex::new(String::new()),
+            std::sync::Condvar::new(),
+        ));
         let mut pipe = child.stderr.take().expect("piped");
         let seen = stderr.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = std::io::Read::read(&mut pipe, &mut buf) {
                 if n == 0 {
                     break;
                 }
-                seen.lock()
+                seen.0
+                    .lock()
                     .unwrap()
                     .push_str(&String::from_utf8_lossy(&buf[..n]));
+                seen.1.notify_all();
             }
         });
-        Self { child, stderr }
+        Self {
+            child,
+            stderr,
+            reader,
+        }
     }
 
     fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
+        self.stderr.0.lock().unwrap().clone()
     }
 
     /// Waits (up to a minute) until stderr shows `needle` `times` times.
     fn wait_for(&self, needle: &str, times: usize) {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while self.stderr().matches(needle).count() < times {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no {times}× `{needle}` on stderr:\n{}",
-                self.stderr()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let (text, more) = &*self.stderr;
+        let (text, waited) = more
+            .wait_timeout_while(
+                text.lock().unwrap(),
+                std::time::Duration::from_secs(60),
+                |text| text.matches(needle).count() < times,
+            )
+            .unwrap();
+        assert!(
+            !waited.timed_out(),
+            "no {times}× `{needle}` on stderr:\n{text}"
+        );
     }
 
     fn answer(&mut self, line: &str) {
@@ -173,9 +188,10 @@ impl Session {
         let mut stdout = String::new();
         std::io::Read::read_to_string(&mut self.child.stdout.take().unwrap(), &mut stdout).unwrap();
         let status = self.child.wait().unwrap();
-        // The reader thread has the last of stderr once the pipe closes.
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        (status, stdout, self.stderr())
+        // The reader has the last of stderr once the pipe closes.
+        self.reader.join().unwrap();
+        let stderr = self.stderr.0.lock().unwrap().clone();
+        (status, stdout, stderr)
     }
 }
 

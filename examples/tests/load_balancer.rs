@@ -31,7 +31,6 @@ mod py_support;
 
 use std::collections::BTreeMap;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use haproxy::{CONFORMANCE, Cluster, Conn, INSTANCES, serial};
@@ -132,13 +131,44 @@ struct ClientRun {
 /// `calls` tools/call requests of `work` through the proxy's stateless frontend, from `CLIENTS`
 /// concurrent clients (client `c` makes calls c, c + CLIENTS, ...). `meanwhile` runs on this
 /// thread during the run, with the number of answers so far.
+/// How many calls have been answered, and word of each.
+#[derive(Default)]
+struct Answered {
+    count: std::sync::Mutex<usize>,
+    more: std::sync::Condvar,
+}
+
+impl Answered {
+    fn add(&self) {
+        *self.count.lock().unwrap() += 1;
+        self.more.notify_all();
+    }
+
+    /// Waits until `n` calls have been answered, for a minute at most.
+    fn reached(&self, n: usize) {
+        let (count, waited) = self
+            .more
+            .wait_timeout_while(
+                self.count.lock().unwrap(),
+                Duration::from_secs(60),
+                |count| *count < n,
+            )
+            .unwrap();
+        assert!(
+            !waited.timed_out(),
+            "only {} calls answered in a minute",
+            *count
+        );
+    }
+}
+
 fn drive(
     cluster: &Cluster,
     work: &Workload,
     calls: usize,
-    meanwhile: impl FnOnce(&AtomicUsize),
+    meanwhile: impl FnOnce(&Answered),
 ) -> Run {
-    let answered = AtomicUsize::new(0);
+    let answered = Answered::default();
     let started = Instant::now();
     let per_client: Vec<ClientRun> = std::thread::scope(|scope| {
         let clients: Vec<_> = (0..CLIENTS)
@@ -152,7 +182,7 @@ fn drive(
                             Ok(id) => run.ids.push(id),
                             Err(e) => run.errors.push((i, e)),
                         }
-                        answered.fetch_add(1, Ordering::Relaxed);
+                        answered.add();
                     }
                     run
                 })
@@ -450,10 +480,7 @@ fn stateless_calls_fail_over_when_an_instance_is_killed() {
     // is taken out first and dropped (SIGKILL) from inside the run.
     let mut instance = cluster.stateless[VICTIM].take();
     let run = drive(&cluster, &WAIT, CALLS, |answered| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while answered.load(Ordering::Relaxed) < CALLS / 3 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        answered.reached(CALLS / 3);
         at_kill = Some(cluster.stats());
         drop(instance.take());
         // The kernel has closed its sockets; what HAProxy counts for it from here on would be
@@ -530,10 +557,7 @@ fn stateless_calls_survive_a_sigterm_of_one_instance() {
     let mut instance = cluster.stateless[VICTIM].take();
     let mut at_term = None;
     let run = drive(&cluster, &WAIT, CALLS, |answered| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while answered.load(Ordering::Relaxed) < CALLS / 3 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        answered.reached(CALLS / 3);
         let server = instance.as_mut().expect("the instance runs");
         at_term = Some(cluster.stats());
         let signalled = Command::new("kill")

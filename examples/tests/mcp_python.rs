@@ -88,9 +88,11 @@ fn official_python_client_follows_tasks_in_every_era() {
 }
 
 /// A tool that needs a person's yes, called by the official Python client in both eras, over
-/// stdio, HTTP with sessions and stateless (`examples/tests/mcp/approvals.py`): a declined
-/// question leaves the tool unrun, an approved one runs it once, a client that cannot be asked
-/// gets the reason as a tool error; the server's audit file says the same of each call.
+/// stdio, HTTP with sessions and stateless (`examples/tests/mcp/approvals.py`), its user
+/// answering with the host's buttons: a declined or cancelled question leaves the tool unrun,
+/// an accepted one runs it once (an empty form keeps nothing; "identical calls" runs the same
+/// call again without asking where the caller can be told apart), a client that cannot be
+/// asked gets the reason as a tool error; the server's audit file says the same of each call.
 #[test]
 fn official_python_client_approves_and_declines_in_every_era() {
     let server = env!("CARGO_BIN_EXE_task-server");
@@ -112,7 +114,7 @@ fn official_python_client_approves_and_declines_in_every_era() {
             &with_sessions.url,
             &stateless_url,
         ],
-        Some(16),
+        Some(26),
     );
     let keys: serde_json::Map<String, serde_json::Value> = out
         .lines()
@@ -124,31 +126,37 @@ fn official_python_client_approves_and_declines_in_every_era() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    for (key, decision) in &keys {
+    for (key, decisions) in &keys {
         let about: Vec<&serde_json::Value> = records
             .iter()
             .filter(|r| {
                 r["approval_message"]
                     .as_str()
                     .unwrap_or("")
-                    .contains(key.as_str())
+                    .contains(&format!("record {key} "))
             })
             .collect();
-        let last = about
-            .last()
-            .unwrap_or_else(|| panic!("no audit record of {key}"));
-        assert_eq!(last["approval"], *decision, "{key}: {about:?}");
-        assert_eq!(last["tool"], "delete_record");
-        let outcome = if decision == "approved" {
-            "ok"
-        } else {
-            "not_approved"
-        };
-        assert_eq!(last["outcome"], outcome, "{key}: {last}");
-        // Before it, at most the question that went back with a 2026-07-28 answer.
-        for earlier in &about[..about.len() - 1] {
-            assert_eq!(earlier["approval"], "asked", "{key}: {about:?}");
+        // Each call's answer, in order; a 2026-07-28 call's question that went back with its
+        // answer (`asked`) comes before the answer, and is no answer.
+        let answered: Vec<&serde_json::Value> = about
+            .iter()
+            .copied()
+            .filter(|r| r["approval"] != "asked")
+            .collect();
+        let got: Vec<&serde_json::Value> = answered.iter().map(|r| &r["approval"]).collect();
+        let expected: Vec<&serde_json::Value> = decisions.as_array().unwrap().iter().collect();
+        assert_eq!(got, expected, "{key}: {about:?}");
+        for record in answered {
+            assert_eq!(record["tool"], "delete_record");
+            let outcome = if record["approval"] == "approved" {
+                "ok"
+            } else {
+                "not_approved"
+            };
+            assert_eq!(record["outcome"], outcome, "{key}: {record}");
         }
     }
-    assert_eq!(keys.len(), 16, "one key a check");
+    // Per target and era: 6 keys (declined, cancelled, approved, remembered and the other
+    // call, refused); the stateless server's session era, one.
+    assert_eq!(keys.len(), 5 * 6 + 1, "the keys of every check");
 }

@@ -285,8 +285,25 @@ fn tasks_survive_a_killed_instance_with_nothing_lost_and_nothing_run_twice() {
     let created = started.elapsed();
     let victim = cluster.stateless[VICTIM].take().expect("the instance runs");
     let victim_pid = victim.id();
-    // Mid-run: every task has begun (its run is logged first thing), none has finished.
-    std::thread::sleep(Duration::from_millis(800));
+    // Mid-run: every task has begun (its run is logged first thing), none has finished. The
+    // log is the signal, read until it shows every task (a file says nothing when it grows).
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        // Whole lines only: the last may be half written.
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let began = text
+            .lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+            .count();
+        if began >= TASKS {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "only {began} of {TASKS} tasks began"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let before_kill = runs(&log);
     drop(victim);
 

@@ -665,3 +665,104 @@ fn a_model_directory_that_cannot_be_loaded_is_named_in_the_error() {
         "{message}"
     );
 }
+
+/// `toolctl call` of a tool that needs approval, with a person at the terminal: stderr read
+/// as it comes (each chunk sent on a channel, so the test waits on the question itself), the
+/// answer written once the question shows. The tool's output on stdout, and the exit code.
+fn call_answering(answer: Option<&str>) -> (bool, Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(["call", "get_current_time", "--input", r#"{"timezone": "UTC"}"#])
+        .args(["--approval", "get_current_time"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolctl runs");
+    let (chunks, seen) = std::sync::mpsc::channel::<String>();
+    let mut pipe = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = std::io::Read::read(&mut pipe, &mut buf) {
+            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stderr = String::new();
+    while !stderr.contains("\n> ") {
+        let chunk = seen
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no question on stderr:\n{stderr}"));
+        stderr.push_str(&chunk);
+    }
+    assert!(stderr.contains("? approval needed"), "{stderr}");
+    let mut stdin = child.stdin.take().expect("piped");
+    if let Some(answer) = answer {
+        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("toolctl runs");
+    reader.join().unwrap();
+    stderr.extend(seen.try_iter());
+    (out.status.success(), json_out(&out), stderr)
+}
+
+#[test]
+fn call_asks_at_the_terminal_before_a_call_that_needs_approval() {
+    let (ok, out, stderr) = call_answering(Some("n not now"));
+    assert!(!ok, "{stderr}");
+    assert_eq!(out["error"]["kind"], "not_approved", "{out}");
+    assert!(stderr.contains("not now"), "{stderr}");
+
+    let (ok, out, stderr) = call_answering(Some("y"));
+    assert!(ok, "{stderr}");
+    assert_eq!(out["data"]["timezone"], "UTC", "{out}");
+
+    // The input ends unanswered: no one can approve, the tool does not run.
+    let (ok, out, _) = call_answering(None);
+    assert!(!ok);
+    assert_eq!(out["error"]["kind"], "not_approved", "{out}");
+}
+
+#[test]
+fn transforms_reshape_list_export_and_call() {
+    let flags = [
+        "--keep",
+        "domain:time",
+        "--rename",
+        "get_current_time=read_clock",
+        "--hide",
+        "read_clock.timezone=\"Asia/Tokyo\"",
+    ];
+    let listed = toolctl(&[&flags[..], &["list", "--json"]].concat());
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let listed = json_out(&listed);
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"read_clock"), "{names:?}");
+    assert!(!names.contains(&"get_current_time"), "{names:?}");
+    for format in ["openai", "anthropic", "gemini", "mcp"] {
+        let out = toolctl(&[&flags[..], &["export", "--format", format]].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\"read_clock\""), "{format}: {text}");
+        assert!(!text.contains("\"get_current_time\""), "{format}");
+    }
+    let called = toolctl(&[&flags[..], &["call", "read_clock"]].concat());
+    assert!(called.status.success(), "{}", stderr(&called));
+    let data = &json_out(&called)["data"];
+    assert_eq!(data["timezone"], "Asia/Tokyo", "{data}");
+
+    // A step that names no tool says so, with the near name.
+    let out = toolctl(&["--rename", "get_curent_time=read_clock", "list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean `get_current_time`?"),
+        "{}",
+        stderr(&out)
+    );
+}

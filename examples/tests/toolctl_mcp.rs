@@ -270,18 +270,22 @@ fn serve_http_stops_cleanly_on_sigterm() {
          Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n"
     )
     .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // Open once the stream's head has come.
+    held.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut opened = [0u8; 2048];
+    let n = held.read(&mut opened).unwrap();
+    let opened = String::from_utf8_lossy(&opened[..n]).to_ascii_lowercase();
+    assert!(
+        opened.starts_with("http/1.1 200") && opened.contains("text/event-stream"),
+        "{opened}"
+    );
     let pid = served.id().to_string();
     let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(killed.success());
-    for _ in 0..100 {
-        if let Some(status) = served.try_wait() {
-            assert!(status.success(), "{status}");
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("the server did not stop within 5 s of SIGTERM");
+    let status = served
+        .exit_within(Duration::from_secs(5))
+        .expect("the server stops within 5 s of SIGTERM");
+    assert!(status.success(), "{status}");
 }
 
 #[test]

@@ -307,14 +307,14 @@ fn sigterm_answers_the_calls_in_flight_and_exits_0() {
     writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}").unwrap();
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        call(1, "wait_duration", json!({"seconds": 0.5}))
-    )
-    .unwrap();
+    // With a progress token: its first progress (a tenth of the way) says the call runs.
+    let waiting = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "wait_duration", "arguments": {"seconds": 0.5}, "_meta": {"progressToken": 1}}});
+    writeln!(stdin, "{waiting}").unwrap();
     stdin.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(150));
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("notifications/progress"), "{line}");
     kill(&child, "-TERM");
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
@@ -378,8 +378,8 @@ fn peak_rss_mib(pid: u32) -> f64 {
     kib / 1024.0
 }
 
-/// A client writes 20,000 calls with 4 KiB ids and does not read for 3 s: the server stops
-/// reading instead of buffering every answer, and once the client reads, every call is answered
+/// A client writes 20,000 calls with 4 KiB ids and does not read until its writes stall (or
+/// all are written): the server stops reading instead of buffering every answer, and once the client reads, every call is answered
 /// exactly once. (The figures, for release builds and before and after, come from
 /// `benchmarks/mcp`'s `mcp-backlog`.)
 #[test]
@@ -394,6 +394,8 @@ fn a_client_that_does_not_read_cannot_grow_the_server() {
     stdout.read_line(&mut line).unwrap();
     let idle = peak_rss_mib(pid);
     let pad = "x".repeat(4096);
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writing = written.clone();
     let writer = std::thread::spawn(move || {
         let mut stdin = std::io::BufWriter::new(stdin);
         for i in 0..CALLS {
@@ -404,9 +406,19 @@ fn a_client_that_does_not_read_cannot_grow_the_server() {
                 call(id, "get_current_time", json!({"timezone": "UTC"}))
             )
             .unwrap();
+            writing.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     });
-    std::thread::sleep(Duration::from_secs(3));
+    // Until the writer is done or stuck (nothing written for half a second: the server has
+    // stopped reading), for 30 s at most. A stall is the absence of a signal: it takes time.
+    let until = Instant::now() + Duration::from_secs(30);
+    let (mut last, mut still) = (0, 0);
+    while !writer.is_finished() && still < 5 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = written.load(std::sync::atomic::Ordering::Relaxed);
+        still = if now == last { still + 1 } else { 0 };
+        last = now;
+    }
     let peak_unread = peak_rss_mib(pid);
     let started = Instant::now();
     let mut seen = vec![false; CALLS];

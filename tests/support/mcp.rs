@@ -70,6 +70,9 @@ pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`
     pub url: String,
+    /// Told when the server's stderr closes: it has exited (or closed stderr to exit). In a
+    /// mutex, as clients on other threads share the server.
+    stderr_closed: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
 }
 
 impl HttpServer {
@@ -93,17 +96,23 @@ impl HttpServer {
             .read_line(&mut line)
             .expect("the server says where it listens");
         // Keep draining (and showing) what it writes later, so it never writes to a closed pipe.
+        let (closed, stderr_closed) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {
                 eprintln!("[server] {line}");
             }
+            let _ = closed.send(());
         });
         let url = line
             .split_whitespace()
             .find(|w| w.starts_with("http://"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_owned();
-        Self { child, url }
+        Self {
+            child,
+            url,
+            stderr_closed: std::sync::Mutex::new(stderr_closed),
+        }
     }
 }
 
@@ -116,6 +125,19 @@ impl HttpServer {
     /// Its exit status, if it has exited.
     pub fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
+    }
+
+    /// Its exit status once it exits within `limit` (its stderr closing says when); `None`
+    /// if it is still running then.
+    pub fn exit_within(&mut self, limit: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let closed = self
+            .stderr_closed
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match closed.recv_timeout(limit) {
+            Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => self.child.wait().ok(),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+        }
     }
 }
 

@@ -593,7 +593,7 @@ async fn strict_nulls_for_defaulted_fields_are_accepted() {
         }
     }
     let input = serde_json::json!({ "value": input });
-    let out = registry
+    let out = tool_core::Executor::new(registry.clone())
         .call(
             "take_defaulted_fields",
             input.clone(),

@@ -48,7 +48,7 @@ fn order_is_domain_then_name() {
 #[tokio::test]
 async fn a_tool_from_another_crate_runs() {
     let registry = Registry::linked().unwrap();
-    let out = registry
+    let out = tool_core::Executor::new(registry)
         .call("reverse_text", json!({"text": "abc"}), &ToolContext::new())
         .await
         .unwrap();

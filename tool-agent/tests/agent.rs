@@ -544,8 +544,9 @@ impl Approver for Person {
         });
         let answer = self.answers.lock().unwrap().pop_front();
         Box::pin(async move {
-            // A person takes a moment; the loop waits.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // A person takes a moment (the answer is not ready at the first poll); the loop
+            // waits.
+            tokio::task::yield_now().await;
             answer.unwrap_or_else(|| Decision::denied("the script has no more answers".to_owned()))
         })
     }
@@ -711,4 +712,108 @@ async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose(
     agent.run("Clean up").await.unwrap();
     assert_eq!(other.asked().len(), 3, "nothing kept, every call asked");
     assert_eq!(ran.lock().unwrap().len(), 2, "and none ran");
+}
+
+/// An executor whose layers put every email through `ops@example.com`, redact phone numbers in
+/// the weather and refuse the stock exchange: what the model reads is what the layers made.
+fn layered(base: &str, provider: Provider) -> Agent {
+    use tool_core::exec::layer_fn;
+    let to_ops = layer_fn(|mut call, next| {
+        if call.tool().name() == "send_email" {
+            call.input_mut()["to"] = json!("ops@example.com");
+        }
+        next.run(call)
+    });
+    let redact = layer_fn(|call, next| {
+        Box::pin(async move {
+            let mut out = next.run(call).await?;
+            if let Some(echo) = out.echo_mut() {
+                *echo = echo.replace("sunny", "[redacted]");
+            }
+            Ok(out)
+        })
+    });
+    let no_stocks = layer_fn(|call, next| match call.tool().name() {
+        "get_stock" => Box::pin(async { Err(ToolError::refused("no trading today")) }),
+        _ => next.run(call),
+    });
+    let executor = Executor::builder(registry())
+        .layer(no_stocks)
+        .layer(to_ops)
+        .layer(redact)
+        .build();
+    let config = ProviderConfig::new(base, "scripted").api_key("test-key");
+    Agent::new(executor, provider, config)
+}
+
+#[tokio::test]
+async fn layers_rewrite_redact_and_refuse_what_the_model_called_openai() {
+    let (base, script) = serve(vec![
+        openai_calls(&[
+            ("c1", "get_weather", r#"{"city": "Oslo"}"#),
+            ("c2", "get_stock", r#"{"symbol": "ACME"}"#),
+        ]),
+        openai_calls(&[(
+            "c3",
+            "send_email",
+            r#"{"to": "boss@example.com", "body": "hi"}"#,
+        )]),
+        openai_text("Done."),
+    ])
+    .await;
+    let mut agent = layered(&base, Provider::OpenAi);
+    let answer = agent.run("Weather, stocks, then mail").await.unwrap();
+    assert_eq!(answer.text, "Done.");
+    let requests = script.requests();
+    let results = |turn: usize| -> Vec<(String, String)> {
+        requests[turn].1["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| {
+                let id = m["tool_call_id"].as_str().unwrap().to_owned();
+                (id, m["content"].as_str().unwrap().to_owned())
+            })
+            .collect()
+    };
+    let first = results(1);
+    assert_eq!(first[0], ("c1".to_owned(), "[redacted] in Oslo".to_owned()));
+    assert_eq!(first[1].0, "c2");
+    assert!(first[1].1.contains("no trading today"), "{}", first[1].1);
+    let second = results(2);
+    assert_eq!(second.last().unwrap().1, "sent to ops@example.com");
+}
+
+#[tokio::test]
+async fn layers_rewrite_redact_and_refuse_what_the_model_called_anthropic() {
+    let (base, script) = serve(vec![
+        anthropic(
+            "",
+            &[
+                ("t1", "get_weather", r#"{"city": "Oslo"}"#),
+                ("t2", "get_stock", r#"{"symbol": "ACME"}"#),
+                (
+                    "t3",
+                    "send_email",
+                    r#"{"to": "boss@example.com", "body": "hi"}"#,
+                ),
+            ],
+        ),
+        anthropic("Done.", &[]),
+    ])
+    .await;
+    let mut agent = layered(&base, Provider::Anthropic);
+    assert_eq!(agent.run("Do it all").await.unwrap().text, "Done.");
+    let second = &script.requests()[1].1;
+    let results = second["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let text = |i: usize| results[i]["content"].to_string();
+    assert_eq!(results[0]["tool_use_id"], "t1");
+    assert!(text(0).contains("[redacted] in Oslo"), "{}", text(0));
+    assert_eq!(results[1]["is_error"], true);
+    assert!(text(1).contains("no trading today"), "{}", text(1));
+    assert!(text(2).contains("sent to ops@example.com"), "{}", text(2));
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use tool_core::render::Format;
+use tool_core::transform::{ToolFilter, Transforms};
 use tool_mcp::MountSpec;
 
 /// The subcommands and the options they share.
@@ -21,11 +22,84 @@ pub struct ToolArgs {
     /// every tool of the mount need those OAuth scopes.
     #[arg(long, global = true, value_name = "NAME[SCOPES]=COMMAND|URL")]
     pub mount: Vec<MountSpec>,
+    /// Offer only the tools FILTER matches: a tool's name, domain:NAME, read_only, write,
+    /// destructive or open_world, several with commas (repeatable: each narrows further).
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub keep: Vec<ToolFilter>,
+    /// Leave out the tools FILTER matches (repeatable).
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub remove: Vec<ToolFilter>,
+    /// Offer the tool OLD as NEW (repeatable; after --keep and --remove).
+    #[arg(long, global = true, value_name = "OLD=NEW", value_parser = rename)]
+    pub rename: Vec<(String, String)>,
+    /// Put PREFIX before the names of the tools FILTER matches (repeatable; after --rename).
+    #[arg(long, global = true, value_name = "FILTER=PREFIX", value_parser = prefix)]
+    pub prefix: Vec<(ToolFilter, String)>,
+    /// Take the argument ARG out of TOOL's schema and give every call the JSON value (TOOL as
+    /// named after the steps above; repeatable).
+    #[arg(long, global = true, value_name = "TOOL.ARG=JSON", value_parser = hide)]
+    pub hide: Vec<(String, String, serde_json::Value)>,
     // clap_derive makes no help text of a subcommand field's doc comment: this one is for
     // rustdoc only.
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl ToolArgs {
+    /// The transforms the flags give, in their order: --keep, --remove, --rename, --prefix,
+    /// --hide.
+    pub fn transforms(&self) -> Transforms {
+        let mut t = Transforms::new();
+        for filter in &self.keep {
+            t = t.keep(filter.clone());
+        }
+        for filter in &self.remove {
+            t = t.remove(filter.clone());
+        }
+        for (from, to) in &self.rename {
+            t = t.rename(from, to);
+        }
+        for (filter, prefix) in &self.prefix {
+            t = t.prefix(filter.clone(), prefix);
+        }
+        for (tool, arg, value) in &self.hide {
+            t = t.hide(tool, arg, value.clone());
+        }
+        t
+    }
+}
+
+/// `OLD=NEW`.
+fn rename(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((from, to)) if !from.is_empty() && !to.is_empty() => {
+            Ok((from.to_owned(), to.to_owned()))
+        }
+        _ => Err(format!("`{text}` is not OLD=NEW")),
+    }
+}
+
+/// `FILTER=PREFIX`.
+fn prefix(text: &str) -> Result<(ToolFilter, String), String> {
+    let Some((filter, prefix)) = text.split_once('=') else {
+        return Err(format!("`{text}` is not FILTER=PREFIX"));
+    };
+    let filter = filter.parse().map_err(|e| format!("{e}"))?;
+    Ok((filter, prefix.to_owned()))
+}
+
+/// `TOOL.ARG=JSON`.
+fn hide(text: &str) -> Result<(String, String, serde_json::Value), String> {
+    let shape = || format!("`{text}` is not TOOL.ARG=JSON");
+    let (target, json) = text.split_once('=').ok_or_else(shape)?;
+    let (tool, arg) = target.split_once('.').ok_or_else(shape)?;
+    if tool.is_empty() || arg.is_empty() {
+        return Err(shape());
+    }
+    let value = serde_json::from_str(json)
+        .map_err(|e| format!("`{json}` (the value of {target}) is not JSON: {e}"))?;
+    Ok((tool.to_owned(), arg.to_owned(), value))
 }
 
 /// What to do.
@@ -94,6 +168,9 @@ pub enum Command {
         /// The input, a JSON object; `-` reads it from standard input.
         #[arg(long, default_value = "{}", value_name = "JSON")]
         input: String,
+        /// Which calls a person approves on the terminal first.
+        #[command(flatten)]
+        approval: ApprovalArgs,
     },
     /// Read the tasks of long calls in a task store, every caller's, and cancel them: for
     /// operators.

@@ -59,7 +59,11 @@ impl ToolArgs {
                 commands::list(registry, *json, domain.as_deref(), out, err)
             }
             Command::Show { name } => commands::show(registry, name, out, err),
-            Command::Call { name, input } => self.call(registry, name, input, out, err).await,
+            Command::Call {
+                name,
+                input,
+                approval,
+            } => self.call(registry, name, input, approval, out, err).await,
             Command::Search {
                 query,
                 top,
@@ -134,6 +138,10 @@ impl ToolArgs {
                 add(&mut registry, tool, err);
             }
         }
+        let registry = self
+            .transforms()
+            .apply(registry)
+            .map_err(|e| usage(err, format!("transform: {e}")))?;
         Ok((registry, clashes))
     }
 
@@ -153,11 +161,16 @@ impl ToolArgs {
         registry: &Registry,
         name: &str,
         input: &str,
+        approval: &crate::ApprovalArgs,
         out: Out<'_>,
         err: Out<'_>,
     ) -> Result<(), Exit> {
+        if let Some(problem) = approval.problem().or_else(|| approval.unknown(registry)) {
+            return Err(usage(err, problem));
+        }
         let tool = find(registry, name, err)?;
-        let text = if input == "-" {
+        let from_stdin = input == "-";
+        let text = if from_stdin {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text).map_err(|e| {
                 usage(
@@ -169,13 +182,30 @@ impl ToolArgs {
         } else {
             input.to_owned()
         };
-        let executor = Executor::new(registry.clone());
+        let policy = tool_core::exec::ExecPolicy {
+            approval: approval.policy(),
+            ..Default::default()
+        };
+        let executor = Executor::with_policy(registry.clone(), policy);
         let input: Value = executor
             .policy()
             .parse(&text)
             .map_err(|e| usage(err, format!("--input: {}", e.message())))?;
-        let ctx = self.base_context(err)?;
-        // The full pipeline: limits, time limit, isolation, retries, sanitised errors, audit.
+        let mut ctx = self.base_context(err)?;
+        // A call that needs a person's yes asks on the terminal, as the agent binary does; with
+        // the input read from stdin, no answer can come and the call is refused unrun.
+        if executor.policy().approval.needs(tool) {
+            let asking: std::sync::Arc<dyn tool_core::Approver> = match from_stdin {
+                false => std::sync::Arc::new(crate::TerminalApprover::stdio()),
+                true => std::sync::Arc::new(crate::TerminalApprover::new(
+                    std::io::empty(),
+                    std::io::stderr(),
+                )),
+            };
+            ctx = ctx.derive().approver(asking).build();
+        }
+        // The full pipeline: scopes, limits, approval, time limit, isolation, retries,
+        // sanitised errors, audit.
         match executor.call(tool.name(), input, &ctx).await {
             Ok(output) => {
                 print_json(out, &output_json(&output));

@@ -29,19 +29,24 @@ use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 /// those approvals; this approver only reports what the person chose.
 ///
 /// ```
-/// use std::io::Write;
+/// use std::io::{Read, Write};
 /// use tool_cli::TerminalApprover;
 /// use tool_core::{Approver, ApprovalRequest, Decision, ToolContext};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let (input, mut person) = std::io::pipe().unwrap();
-/// let approver = TerminalApprover::new(std::io::BufReader::new(input), std::io::sink());
+/// let (mut screen, output) = std::io::pipe().unwrap();
+/// let approver = TerminalApprover::new(std::io::BufReader::new(input), output);
 /// let ctx = ToolContext::new();
 /// let arguments = serde_json::json!({"path": "notes.txt"});
 /// let request = ApprovalRequest::new("delete_file", &arguments, "Delete notes.txt?", &ctx);
 /// let asking = approver.approve(&request);
-/// // The person answers once the question is shown.
+/// // The person answers once the question is shown (it ends in the prompt `> `).
 /// std::thread::spawn(move || {
-///     std::thread::sleep(std::time::Duration::from_millis(100));
+///     let mut shown = Vec::new();
+///     let mut byte = [0u8];
+///     while !shown.ends_with(b"> ") && screen.read(&mut byte).is_ok_and(|n| n == 1) {
+///         shown.push(byte[0]);
+///     }
 ///     person.write_all(b"n not that one\n").unwrap();
 /// });
 /// assert_eq!(asking.await, Decision::denied("not that one".to_owned()));
@@ -253,29 +258,42 @@ pub(crate) fn parse_answer(line: &str) -> Result<Decision, String> {
     }
 }
 
-/// A writer whose text can be read back, for tests.
+/// A writer whose text can be read back, and waited for, in tests.
 #[cfg(test)]
 #[derive(Clone, Default)]
-pub(crate) struct Screen(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+pub(crate) struct Screen(std::sync::Arc<(std::sync::Mutex<Vec<u8>>, std::sync::Condvar)>);
 
 #[cfg(test)]
 impl Screen {
-    pub(crate) fn text(&self) -> String {
-        let bytes = self
+    fn bytes(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
+        self.0
             .0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        String::from_utf8_lossy(&bytes).into_owned()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes()).into_owned()
+    }
+
+    /// Waits until the screen shows `count` prompts or more, for 10 s at most; whether it did.
+    pub(crate) fn shows_prompts(&self, count: usize) -> bool {
+        let prompts = |bytes: &mut Vec<u8>| String::from_utf8_lossy(bytes).matches("> ").count();
+        let waited = self.0.1.wait_timeout_while(
+            self.bytes(),
+            std::time::Duration::from_secs(10),
+            |bytes| prompts(bytes) < count,
+        );
+        let (bytes, _) = waited.unwrap_or_else(std::sync::PoisonError::into_inner);
+        String::from_utf8_lossy(&bytes).matches("> ").count() >= count
     }
 }
 
 #[cfg(test)]
 impl Write for Screen {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend_from_slice(buf);
+        self.bytes().extend_from_slice(buf);
+        self.0.1.notify_all();
         Ok(buf.len())
     }
 
@@ -363,10 +381,11 @@ mod tests {
         let approver = TerminalApprover::new(std::io::BufReader::new(input), screen.clone());
         let seen = screen.clone();
         let answers = answers.to_vec();
+        // A prompt that never comes closes the input (the person leaves): the question ends.
         std::thread::spawn(move || {
             for (i, answer) in answers.into_iter().enumerate() {
-                while seen.text().matches("> ").count() <= i {
-                    std::thread::sleep(Duration::from_millis(5));
+                if !seen.shows_prompts(i + 1) {
+                    return;
                 }
                 if person.write_all(format!("{answer}\n").as_bytes()).is_err() {
                     return;
@@ -419,23 +438,60 @@ mod tests {
         );
     }
 
+    /// Input that tells, each time its reader comes back for more, how many lines it took:
+    /// every one of them has then been handed to the approver.
+    struct Watched {
+        input: std::io::BufReader<std::io::PipeReader>,
+        lines: usize,
+        taken: std::sync::mpsc::Sender<usize>,
+    }
+
+    impl std::io::Read for Watched {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = std::io::Read::read(&mut self.input, buf)?;
+            self.lines += buf[..n].iter().filter(|b| **b == b'\n').count();
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Watched {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            let _ = self.taken.send(self.lines);
+            self.input.fill_buf()
+        }
+
+        fn consume(&mut self, amount: usize) {
+            let taken = &self.input.buffer()[..amount];
+            self.lines += taken.iter().filter(|b| **b == b'\n').count();
+            self.input.consume(amount);
+        }
+    }
+
     #[tokio::test]
     async fn one_question_at_a_time_and_typed_ahead_lines_do_not_count() {
         let (input, mut person) = std::io::pipe().unwrap();
+        let (taken, lines_taken) = std::sync::mpsc::channel();
+        let input = Watched {
+            input: std::io::BufReader::new(input),
+            lines: 0,
+            taken,
+        };
         let screen = Screen::default();
-        let approver = TerminalApprover::new(std::io::BufReader::new(input), screen.clone());
-        // Typed before any question: not an answer to the first.
+        let approver = TerminalApprover::new(input, screen.clone());
+        // Typed before any question (and handed over before it): not an answer to the first.
         person.write_all(b"a\n").unwrap();
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        let handed = std::iter::from_fn(|| lines_taken.recv_timeout(Duration::from_secs(10)).ok())
+            .any(|lines| lines >= 1);
+        assert!(handed, "the typed-ahead line was never read");
         let seen = screen.clone();
         let typing = std::thread::spawn(move || {
             for (i, answer) in ["n first no", "y"].iter().enumerate() {
-                while seen.text().matches("> ").count() <= i {
-                    std::thread::sleep(Duration::from_millis(5));
+                if !seen.shows_prompts(i + 1) {
+                    return None;
                 }
                 person.write_all(format!("{answer}\n").as_bytes()).unwrap();
             }
-            person
+            Some(person)
         });
         let (first, second) = tokio::join!(
             ask(&approver, serde_json::json!({"path": "1"})),

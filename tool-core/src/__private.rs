@@ -409,6 +409,21 @@ impl MirrorCanBeOff for OutputSchemaFound {}
 /// Checks, on `mirror = false`, that the tool's output has a schema.
 pub fn mirror_off<Found: MirrorCanBeOff>(_: Found) {}
 
+/// A tool run bare (decoded and called, no scopes, layers, approval, limits or audit): the
+/// floor the call benchmarks measure the executor against. Not an API: every other caller
+/// goes through [`Executor`](crate::Executor), the one door.
+pub fn bare_call(
+    registry: &crate::Registry,
+    name: &str,
+    input: Value,
+    ctx: &ToolContext,
+) -> CallFuture {
+    match registry.get(name) {
+        Some(tool) => tool.call(input, ctx),
+        None => crate::call::fail(crate::call::unknown_tool(name, &registry.suggest(name))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -516,3 +531,4 @@ mod tests {
         }
     }
 }
+

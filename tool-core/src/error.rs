@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// The call needed a person's approval and did not get it (declined, not answered in
     /// time, or no one could be asked): it was not run.
     NotApproved,
+    /// A layer around the call refused it (a guardrail, a policy of the application's): it
+    /// was not run. See [`Layer`](crate::exec::Layer).
+    Refused,
 }
 
 impl ErrorKind {
@@ -50,6 +53,7 @@ impl ErrorKind {
             Self::Failed => "failed",
             Self::Internal => "internal",
             Self::NotApproved => "not_approved",
+            Self::Refused => "refused",
         }
     }
 }
@@ -121,6 +125,11 @@ impl ToolError {
     /// The tool ran and failed in its own terms.
     pub fn failed(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorKind::Failed, message)
+    }
+
+    /// A layer around the call refuses it, for `reason` (which the model reads).
+    pub fn refused(reason: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::Refused, reason)
     }
 
     /// An unexpected error; `cause` is kept for operators and its text becomes the message.

@@ -15,9 +15,11 @@
 //!     format!("Hello, {name}!")
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let registry = Registry::linked().unwrap();
-//! let out = registry
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // Every #[tool] linked into the binary, run through the executor: the one way to call a
+//! // tool, with scopes, input checks, approval, limits, audit and events.
+//! let executor = Executor::new(Registry::linked().unwrap());
+//! let out = executor
 //!     .call("greet_person", serde_json::json!({"name": "Ada"}), &ToolContext::new())
 //!     .await
 //!     .unwrap();
@@ -69,6 +71,7 @@ pub mod render;
 pub mod sanitize;
 pub mod schema;
 pub mod tokens;
+pub mod transform;
 
 #[cfg(test)]
 mod test_json;
@@ -81,6 +84,7 @@ pub use context::{
 };
 pub use definition::{Annotations, DeclaredDomain, Domain, Example, Icon, Location, ToolDef};
 pub use error::{ErrorKind, ToolError};
+pub use exec::Executor;
 pub use output::{IntoOutput, Media, MediaKind, ToolOutput};
 pub use registry::{
     DomainInfo, DynamicTool, Origin, Registry, RegistryError, Tool, ToolApproval, ToolExample,
@@ -148,7 +152,7 @@ pub use tokio_util::sync::CancellationToken;
 /// assert_eq!(schema["properties"]["days"]["default"], 3);
 ///
 /// let input = serde_json::json!({"city": "Paris", "days": 2});
-/// let out = registry.call("get_forecast", input, &ToolContext::new()).await.unwrap();
+/// let out = Executor::new(registry).call("get_forecast", input, &ToolContext::new()).await.unwrap();
 /// assert_eq!(out.data().unwrap()[1]["high"], 21);
 /// # });
 /// ```
@@ -228,7 +232,7 @@ pub use tokio_util::sync::CancellationToken;
 ///     .headers(RequestHeaders::from_pairs([("x-user", "ada")]))
 ///     .build();
 /// let input = serde_json::json!({"key": "k1"});
-/// let out = registry.call("get_user_record", input, &ctx).await.unwrap();
+/// let out = Executor::new(registry).call("get_user_record", input, &ctx).await.unwrap();
 /// assert_eq!(out.echo(), "db:ada/k1");
 /// # });
 /// ```
@@ -743,8 +747,8 @@ pub use tool_core_macros::data;
 /// The names most handlers need.
 pub mod prelude {
     pub use crate::{
-        CancellationToken, ErrorKind, Media, Registry, RequestHeaders, State, ToolContext,
-        ToolError, ToolOutput, ToolRoot, domain, tool,
+        CancellationToken, ErrorKind, Executor, Media, Registry, RequestHeaders, State,
+        ToolContext, ToolError, ToolOutput, ToolRoot, domain, tool,
     };
 }
 

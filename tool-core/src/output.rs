@@ -98,6 +98,18 @@ impl<T> ToolOutput<T> {
         self.extras.as_deref().map_or(&[], |extras| &extras.media)
     }
 
+    /// The structured data, to rewrite in place (a [layer](crate::exec::Layer) that redacts a
+    /// result).
+    pub fn data_mut(&mut self) -> Option<&mut T> {
+        self.data.as_mut()
+    }
+
+    /// The echo set with [`with_echo`](Self::with_echo) (or [`text`](Self::text)), to rewrite in
+    /// place; `None` where the model reads the data itself.
+    pub fn echo_mut(&mut self) -> Option<&mut String> {
+        self.echo.as_mut()
+    }
+
     /// The UI event name.
     pub fn event(&self) -> Option<&str> {
         self.extras.as_ref()?.event.as_deref()

@@ -177,6 +177,7 @@ pub struct Tool {
     inner: Arc<ToolInner>,
 }
 
+#[derive(Clone)]
 struct ToolInner {
     name: Cow<'static, str>,
     description: Cow<'static, str>,
@@ -207,6 +208,8 @@ struct ToolInner {
     /// Whether the handler is async (a sync handler runs when its call starts).
     is_async: bool,
     origin: Origin,
+    /// Arguments a transform took out of the schema, filled in on every call.
+    hidden: Arc<[HiddenArg]>,
 }
 
 impl fmt::Debug for Tool {
@@ -279,6 +282,7 @@ impl Tool {
                 handler: Handler::Linked(def.handler),
                 is_async: def.is_async,
                 origin,
+                hidden: Arc::new([]),
             }),
         })
     }
@@ -453,16 +457,89 @@ impl Tool {
         &self.inner.origin
     }
 
+    /// The arguments a [transform](crate::transform) hid from the model, in the order hidden:
+    /// the executor fills each in before anything else sees the call.
+    pub fn hidden_args(&self) -> &[HiddenArg] {
+        &self.inner.hidden
+    }
+
+    /// Fills in the hidden arguments (a model's own value for one is replaced: it could not
+    /// see the argument, so it has no say in it).
+    pub(crate) fn fill_hidden(
+        &self,
+        input: &mut Value,
+        ctx: &ToolContext,
+    ) -> Result<(), ToolError> {
+        if input.is_null() {
+            *input = Value::Object(serde_json::Map::new());
+        }
+        let Value::Object(fields) = input else {
+            // Left for the tool's own decoding to refuse, with its usual message.
+            return Ok(());
+        };
+        for arg in self.inner.hidden.iter() {
+            let value = match &arg.value {
+                ArgValue::Fixed(value) => value.clone(),
+                ArgValue::Context(from) => from(ctx)?,
+            };
+            fields.insert(arg.name.to_string(), value);
+        }
+        Ok(())
+    }
+
+    /// This tool under another name (a transform's rename): the same handler, schemas and
+    /// everything else.
+    pub(crate) fn renamed(&self, name: String) -> Tool {
+        let mut inner = (*self.inner).clone();
+        inner.name = Cow::Owned(name);
+        Tool {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// This tool with `arg` taken out of its input schema and its examples, filled in on every
+    /// call from `value`. `None` when the schema has no such property.
+    pub(crate) fn hiding(&self, arg: &str, value: ArgValue) -> Option<Tool> {
+        let mut inner = (*self.inner).clone();
+        let schema = &mut inner.input_schema;
+        schema.get_mut("properties")?.as_object_mut()?.remove(arg)?;
+        if let Some(Value::Array(required)) = schema.get_mut("required") {
+            required.retain(|name| name != arg);
+            if required.is_empty() {
+                schema.as_object_mut()?.remove("required");
+            }
+        }
+        inner.drops_nulls = schema::may_drop_nulls(&inner.input_schema);
+        for example in &mut inner.examples {
+            if let Value::Object(fields) = &mut example.input {
+                fields.remove(arg);
+            }
+        }
+        if inner.body.as_deref() == Some(arg) {
+            inner.body = None;
+        }
+        let mut hidden = inner.hidden.to_vec();
+        hidden.push(HiddenArg {
+            name: Cow::Owned(arg.to_owned()),
+            value,
+        });
+        inner.hidden = hidden.into();
+        Some(Tool {
+            inner: Arc::new(inner),
+        })
+    }
+
     /// Whether the tool was written with `#[tool]`: its handler decodes the input, and checks it
     /// alone in a context that only validates.
     pub(crate) fn has_linked_handler(&self) -> bool {
         matches!(self.inner.handler, Handler::Linked(_))
     }
 
-    /// Starts a call with an already parsed input. A sync tool runs here; an async tool runs
-    /// as the returned future is polled.
+    /// Starts a call with an already parsed input, bare: no scopes, layers, approval, limits or
+    /// audit. Only the executor's pipeline (and, hidden, the benchmarks' floor) may run a tool
+    /// this way. A sync tool runs here; an async tool runs as the returned future is polled.
     #[inline]
-    pub fn call(&self, input: Value, ctx: &ToolContext) -> CallFuture {
+    pub(crate) fn call(&self, input: Value, ctx: &ToolContext) -> CallFuture {
         // The common case hands the input straight on: a binding that may be borrowed
         // mutably would cost a copy of the 80-byte value on every call.
         match &self.inner.handler {
@@ -484,12 +561,54 @@ impl Tool {
     }
 }
 
+/// An argument hidden from the model by a [transform](crate::transform): its name and where
+/// its value comes from.
+#[derive(Clone)]
+pub struct HiddenArg {
+    /// The property's name in the tool's own schema.
+    pub name: Cow<'static, str>,
+    /// Its value on every call.
+    pub value: ArgValue,
+}
+
+impl fmt::Debug for HiddenArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HiddenArg")
+            .field("name", &self.name)
+            .field("value", &self.value)
+            .finish()
+    }
+}
+
+/// A function that reads a hidden argument's value from the call's context.
+pub type ArgFromContext = dyn Fn(&ToolContext) -> Result<Value, ToolError> + Send + Sync;
+
+/// Where a hidden argument's value comes from.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum ArgValue {
+    /// The same value on every call.
+    Fixed(Value),
+    /// Read from the call's context (a header, the principal, an extension); an error ends the
+    /// call before anything runs.
+    Context(Arc<ArgFromContext>),
+}
+
+impl fmt::Debug for ArgValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fixed(value) => f.debug_tuple("Fixed").field(value).finish(),
+            Self::Context(_) => f.write_str("Context(..)"),
+        }
+    }
+}
+
 /// A tool defined at run time: from another MCP server, a definitions file, a plugin.
 ///
 /// ```
 /// use serde_json::json;
 /// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("echo_text", "Returns its input text.", json!({
@@ -497,7 +616,8 @@ impl Tool {
 ///     }))
 ///     .handler(|input, _ctx| async move { Ok(ToolOutput::new(input["text"].clone())) }),
 /// ).unwrap();
-/// let out = registry.call("echo_text", json!({"text": "hi"}), &ToolContext::new()).await.unwrap();
+/// let executor = tool_core::Executor::new(registry);
+/// let out = executor.call("echo_text", json!({"text": "hi"}), &ToolContext::new()).await.unwrap();
 /// assert_eq!(out.echo(), "hi");
 /// # });
 /// ```
@@ -562,6 +682,7 @@ impl DynamicTool {
                 handler: Handler::Dynamic(definition_only),
                 is_async: true,
                 origin: Origin::Dynamic("the host program".to_owned()),
+                hidden: Arc::new([]),
             },
         }
     }
@@ -760,9 +881,9 @@ impl DynamicTool {
 ///     86_400
 /// }
 ///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let registry = Registry::linked().unwrap(); // every #[tool] linked into this binary
-/// let out = registry
+/// let out = Executor::new(registry) // the one way to run them
 ///     .call("get_day_seconds", serde_json::json!({}), &ToolContext::new())
 ///     .await
 ///     .unwrap();
@@ -905,6 +1026,17 @@ impl Registry {
         Ok(())
     }
 
+    /// A registry of `tools` (a transform's output), in the registry's order, names unique.
+    pub(crate) fn from_tools(mut tools: Vec<Tool>) -> Result<Self, RegistryError> {
+        tools.sort_by(order);
+        let mut registry = Self {
+            tools,
+            ..Self::default()
+        };
+        registry.reindex()?;
+        Ok(registry)
+    }
+
     /// The tool named `name`.
     #[inline]
     pub fn get(&self, name: &str) -> Option<&Tool> {
@@ -966,38 +1098,6 @@ impl Registry {
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
         scored.into_iter().take(3).map(|(_, n)| n).collect()
-    }
-
-    /// Calls a tool with a JSON input; an unknown name suggests the nearest ones. This is the
-    /// bare call (decode and run); [`Executor`](crate::exec::Executor) adds limits, time,
-    /// isolation, retries, sanitised errors, audit and events. As with [`Tool::call`], a sync
-    /// tool runs here and an async tool as the call is awaited.
-    #[inline]
-    pub fn call(&self, name: &str, input: Value, ctx: &ToolContext) -> CallFuture {
-        match self.get(name) {
-            Some(tool) => tool.call(input, ctx),
-            None => self.unknown(name, ctx),
-        }
-    }
-
-    /// Calls a tool with JSON text as input (as models send it).
-    pub fn call_json(&self, name: &str, input: &str, ctx: &ToolContext) -> CallFuture {
-        let Some(tool) = self.get(name) else {
-            return self.unknown(name, ctx);
-        };
-        match call::parse_input(input) {
-            Ok(input) => tool.call(input, ctx),
-            Err(e) => call::fail(e),
-        }
-    }
-
-    /// The failed call to a tool that is not here. Kept out of line: inlined, the search for
-    /// suggestions made `call` too large to inline into its callers.
-    #[cold]
-    #[inline(never)]
-    fn unknown(&self, name: &str, ctx: &ToolContext) -> CallFuture {
-        let near = self.suggest_for(name, ctx.principal());
-        call::fail(call::unknown_tool(name, &near))
     }
 }
 
@@ -1159,21 +1259,12 @@ mod tests {
         assert_eq!(r.suggest_for("close_isue", None), r.suggest("close_isue"));
     }
 
-    #[tokio::test]
-    async fn unknown_tools_get_suggestions() {
+    #[test]
+    fn unknown_names_get_suggestions() {
         let mut r = Registry::empty();
         r.register(dynamic("get_time", "t")).unwrap();
-        let err = r
-            .call("get_tmie", json!({}), &ToolContext::new())
-            .await
-            .unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::UnknownTool);
-        assert!(err.to_string().contains("`get_time`"), "{err}");
-        let err = r
-            .call_json("get_time", "{nope", &ToolContext::new())
-            .await
-            .unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::InvalidInput);
+        assert_eq!(r.suggest("get_tmie"), ["get_time"]);
+        assert!(r.suggest("send_email").is_empty());
     }
 
     #[test]
@@ -1210,7 +1301,9 @@ mod tests {
         ))
         .unwrap();
         let err = r
-            .call("list_things", json!({}), &ToolContext::new())
+            .get("list_things")
+            .unwrap()
+            .call(json!({}), &ToolContext::new())
             .await
             .unwrap_err();
         assert!(err.message().contains("definition only"), "{err}");

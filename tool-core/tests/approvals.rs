@@ -65,6 +65,8 @@ struct Scripted {
     /// Waits this long before answering.
     delay: Duration,
     asked: AtomicUsize,
+    /// Told each time a person is asked.
+    asking: tokio::sync::Notify,
     shown: Mutex<Vec<(String, String, Value)>>,
 }
 
@@ -74,6 +76,7 @@ impl Scripted {
             answer,
             delay: Duration::ZERO,
             asked: AtomicUsize::new(0),
+            asking: tokio::sync::Notify::new(),
             shown: Mutex::new(Vec::new()),
         })
     }
@@ -94,6 +97,7 @@ impl Approver for Scripted {
             request.message.to_owned(),
             request.arguments.clone(),
         ));
+        self.asking.notify_one();
         Box::pin(async move {
             tokio::time::sleep(self.delay).await;
             self.answer.clone()
@@ -163,7 +167,8 @@ async fn approved_runs_once_and_is_audited_with_what_the_person_saw() {
     assert!(record.input_digest.starts_with("sha256:"));
 }
 
-#[tokio::test]
+// Paused: the policy's 50 ms and the person's 60 s are virtual.
+#[tokio::test(start_paused = true)]
 async fn denied_unavailable_timed_out_and_cancelled_calls_never_run() {
     let audit = Arc::new(Audit::default());
     let exec = executor(ApprovalPolicy::never());
@@ -208,26 +213,21 @@ async fn denied_unavailable_timed_out_and_cancelled_calls_never_run() {
     assert_eq!(err.kind(), ErrorKind::NotApproved);
     assert!(err.message().contains("within 50 ms"), "{err}");
 
-    // The caller cancels while the person thinks: the wait stops.
-    let ctx = context(
-        Some(Scripted::slow(
-            Decision::approved(),
-            Duration::from_secs(60),
-        )),
-        &audit,
-    );
+    // The caller cancels while the person thinks: the wait stops (had it not, the person's
+    // yes after 60 s would run the tool).
+    let thinking = Scripted::slow(Decision::approved(), Duration::from_secs(60));
+    let ctx = context(Some(thinking.clone()), &audit);
     let cancel = ctx.cancellation().clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        cancel.cancel();
-    });
-    let started = std::time::Instant::now();
-    let err = exec
-        .call("delete_branch", call("cancelled-1"), &ctx)
-        .await
-        .unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Cancelled);
-    assert!(started.elapsed() < Duration::from_secs(30));
+    let started = tokio::time::Instant::now();
+    let (err, ()) = tokio::join!(
+        exec.call("delete_branch", call("cancelled-1"), &ctx),
+        async {
+            thinking.asking.notified().await;
+            cancel.cancel();
+        }
+    );
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(60));
 
     for branch in ["denied-1", "nobody-1", "late-1", "cancelled-1"] {
         assert_eq!(deleted(branch), 0, "{branch} ran");
@@ -301,6 +301,9 @@ async fn the_policy_covers_tools_that_declare_nothing() {
 }
 
 /// The person's time is not the tool's: a tool with a 200 ms limit runs after a longer wait.
+/// On the real clock: the executor dates the tool's deadline with `std::time::Instant` once the
+/// answer came, and on the paused clock, whose timers would by then be 400 ms ahead of it, the
+/// deadline would have passed at once.
 #[tokio::test]
 async fn the_time_limit_starts_after_the_answer() {
     let mut registry = Registry::empty();

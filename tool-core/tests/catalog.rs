@@ -163,7 +163,7 @@ fn updates_incrementally() {
 }
 
 async fn search(registry: &Registry, input: Value) -> Result<Value, tool_core::ToolError> {
-    registry
+    tool_core::Executor::new(registry.clone())
         .call("search_tools", input, &ToolContext::new())
         .await
         .map(|out| out.data().cloned().unwrap_or_default())
@@ -220,7 +220,7 @@ async fn a_session_loads_what_searches_find() {
         session.loaded_names(),
         ["search_tools", "time__get_current_time"]
     );
-    let out = registry
+    let out = tool_core::Executor::new(registry.clone())
         .call(
             "search_tools",
             json!({"query": "list k8s pods", "limit": 1}),

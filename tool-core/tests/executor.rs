@@ -2,7 +2,7 @@
 //! cancellation, retries, ordered parallel batches, caps, sanitised errors, audit, events,
 //! tracing spans and tools calling tools.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,15 +34,23 @@ async fn sleep_for(#[ctx] token: CancellationToken, ms: u64) -> String {
     }
 }
 
-static DROPPED: AtomicBool = AtomicBool::new(false);
+/// Says it runs (progress 0), then waits until its call is cancelled.
+#[tool(domain = demo, label = "Waiting to be stopped", hint = "Waits for cancellation")]
+async fn wait_cancelled(ctx: &ToolContext) -> &'static str {
+    ctx.progress(0, None, "waiting");
+    ctx.cancellation().cancelled().await;
+    "cancelled"
+}
 
-/// Waits forever; records when its future is dropped.
+static DROPPED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Waits forever; says when its future is dropped.
 #[tool(domain = demo, label = "Waiting", hint = "Waits", timeout = 1h)]
 async fn wait_forever() -> u8 {
     struct Flag;
     impl Drop for Flag {
         fn drop(&mut self) {
-            DROPPED.store(true, Ordering::SeqCst);
+            DROPPED.notify_one();
         }
     }
     let _flag = Flag;
@@ -167,29 +175,54 @@ async fn a_panicking_tool_is_an_internal_error_and_the_rest_keeps_working() {
     assert_eq!(out.echo(), "2");
 }
 
-#[tokio::test]
+// On the paused clock: the 100 ms limit and the 5 s sleep are virtual, and the limit wins.
+#[tokio::test(start_paused = true)]
 async fn the_tools_time_limit_stops_it() {
-    let started = Instant::now();
+    let started = tokio::time::Instant::now();
+    let real = Instant::now();
     let err = executor()
         .call("sleep_for", json!({"ms": 5000}), &ToolContext::new())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout);
-    assert!(started.elapsed() < Duration::from_secs(2));
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(100) && took < Duration::from_secs(1),
+        "{took:?}"
+    );
+    assert!(real.elapsed() < Duration::from_secs(2));
 }
 
-#[tokio::test]
+/// Cancels `token` once the call's tool says it runs (its first progress event).
+async fn cancel_once_running(
+    mut events: tokio::sync::broadcast::Receiver<ToolEvent>,
+    token: CancellationToken,
+) {
+    loop {
+        match events.recv().await {
+            Ok(ToolEvent::Progress { .. }) => break,
+            Ok(_) => {}
+            Err(e) => panic!("no progress from the tool: {e}"),
+        }
+    }
+    token.cancel();
+}
+
+// Paused: had the cancellation not stopped it, the 60 s default limit would end the call at
+// once, as a timeout, and the test fail.
+#[tokio::test(start_paused = true)]
 async fn cancelling_the_context_cancels_the_call() {
     let token = CancellationToken::new();
-    let ctx = ToolContext::builder().cancellation(token.clone()).build();
+    let events = Arc::new(BroadcastEvents::new(16));
+    let running = events.subscribe();
+    let ctx = ToolContext::builder()
+        .cancellation(token.clone())
+        .events(events)
+        .build();
     let ex = executor();
-    let call = ex.call("sleep_for", json!({"ms": 5000}), &ctx);
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        token.cancel();
-    });
-    let err = call.await.unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Cancelled);
+    let call = ex.call("wait_cancelled", json!({}), &ctx);
+    let (out, ()) = tokio::join!(call, cancel_once_running(running, token));
+    assert_eq!(out.unwrap_err().kind(), ErrorKind::Cancelled);
 }
 
 #[tokio::test]
@@ -205,7 +238,7 @@ async fn a_call_cancelled_before_it_starts_never_runs_the_tool() {
     assert_eq!(COUNTED.load(Ordering::SeqCst), 0);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn dropping_the_call_drops_the_tools_future() {
     let ex = executor();
     let ctx = ToolContext::new();
@@ -215,14 +248,13 @@ async fn dropping_the_call_drops_the_tools_future() {
             .await
             .is_err()
     );
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(
-        DROPPED.load(Ordering::SeqCst),
-        "the aborted task dropped the tool's future"
-    );
+    tokio::time::timeout(Duration::from_secs(5), DROPPED.notified())
+        .await
+        .expect("the dropped call dropped the tool's future");
 }
 
-#[tokio::test]
+// Paused: the backoff between attempts takes no real time.
+#[tokio::test(start_paused = true)]
 async fn transient_failures_are_retried_for_read_only_tools_only() {
     let ex = executor();
     let out = ex
@@ -403,15 +435,6 @@ async fn tools_call_tools_within_a_depth_limit() {
         .await
         .unwrap_err();
     assert!(err.message().contains("levels deep"), "{err}");
-    let bare = Registry::linked().unwrap();
-    let err = bare
-        .call("add_two", json!({"n": 1}), &ToolContext::new())
-        .await
-        .unwrap_err();
-    assert!(
-        err.message().contains("not started by an Executor"),
-        "{err}"
-    );
 }
 
 #[tokio::test]
@@ -481,7 +504,7 @@ impl tracing::field::Visit for FieldText {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_context_made_for_one_call_is_taken_over_as_it_is() {
     let ex = executor();
     let ctx = ToolContext::builder().call_id("req-7").build();
@@ -502,13 +525,15 @@ async fn a_context_made_for_one_call_is_taken_over_as_it_is() {
     assert!(!token.is_cancelled(), "`call` derives a child");
     // And cancelling it cancels the call.
     let token = CancellationToken::new();
-    let ctx = ToolContext::builder().cancellation(token.clone()).build();
-    let call = ex.call_in("sleep_for", json!({"ms": 5000}), ctx);
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        token.cancel();
-    });
-    assert_eq!(call.await.unwrap_err().kind(), ErrorKind::Cancelled);
+    let events = Arc::new(BroadcastEvents::new(16));
+    let running = events.subscribe();
+    let ctx = ToolContext::builder()
+        .cancellation(token.clone())
+        .events(events)
+        .build();
+    let call = ex.call_in("wait_cancelled", json!({}), ctx);
+    let (out, ()) = tokio::join!(call, cancel_once_running(running, token));
+    assert_eq!(out.unwrap_err().kind(), ErrorKind::Cancelled);
 }
 
 #[tokio::test]

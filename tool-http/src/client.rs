@@ -1023,12 +1023,13 @@ mod tests {
         let ctx = caller();
         let bound = client.bind(&ctx);
         let cancel = ctx.cancellation().clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        // Cancelled once the server has the request (it answers after 10 s).
+        let slow = server.url("/slow");
+        let (fetched, ()) = tokio::join!(bound.fetch(&slow), async {
+            server.arrived("/slow").await;
             cancel.cancel();
         });
-        let err = bound.fetch(&server.url("/slow")).await.unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Cancelled);
+        assert_eq!(fetched.unwrap_err().kind(), ErrorKind::Cancelled);
     }
 
     #[tokio::test]

@@ -30,10 +30,17 @@ impl Seen {
     }
 }
 
+/// The requests a server saw, and word of each new one.
+#[derive(Default)]
+struct Log {
+    seen: Mutex<Vec<Seen>>,
+    arrived: tokio::sync::Notify,
+}
+
 /// A tiny HTTP/1.1 server with canned answers; stops when dropped.
 pub(crate) struct Server {
     pub(crate) port: u16,
-    seen: Arc<Mutex<Vec<Seen>>>,
+    log: Arc<Log>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -47,14 +54,14 @@ impl Server {
     pub(crate) async fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let record = seen.clone();
+        let log = Arc::new(Log::default());
+        let record = log.clone();
         let task = tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 tokio::spawn(answer(socket, port, record.clone()));
             }
         });
-        Self { port, seen, task }
+        Self { port, log, task }
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
@@ -62,11 +69,29 @@ impl Server {
     }
 
     pub(crate) fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
+        self.log.seen.lock().unwrap().clone()
+    }
+
+    /// Waits until a request for `path` has arrived, for 10 s at most.
+    pub(crate) async fn arrived(&self, path: &str) {
+        let wait = async {
+            loop {
+                let arrived = self.log.arrived.notified();
+                tokio::pin!(arrived);
+                arrived.as_mut().enable();
+                if self.seen().iter().any(|s| s.path == path) {
+                    return;
+                }
+                arrived.await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no request for {path} arrived"));
     }
 }
 
-async fn answer(mut socket: TcpStream, port: u16, seen: Arc<Mutex<Vec<Seen>>>) {
+async fn answer(mut socket: TcpStream, port: u16, log: Arc<Log>) {
     let mut head = Vec::new();
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
@@ -87,10 +112,11 @@ async fn answer(mut socket: TcpStream, port: u16, seen: Arc<Mutex<Vec<Seen>>>) {
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    seen.lock().unwrap().push(Seen {
+    log.seen.lock().unwrap().push(Seen {
         path: path.clone(),
         headers,
     });
+    log.arrived.notify_waiters();
     let route = path.strip_prefix("/api").unwrap_or(&path);
     let (status, extra, body): (&str, String, Vec<u8>) = match route {
         "/ok" => (

@@ -5,7 +5,7 @@
 //! `requestState`, and the tool runs again, this time finding its answers ([`Round`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -21,7 +21,7 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use tool_core::{ErrorKind, FromContext, ToolContext, ToolError};
 
-use super::server::lock;
+use crate::sync::{get_mut, lock};
 
 /// The connected client, for tools that ask it for something: its model
 /// ([`sample`](Self::sample), MCP sampling) or its user ([`elicit`](Self::elicit), MCP
@@ -369,10 +369,7 @@ impl Round {
 
     /// Gives the round the answers a retry brought (from [`RequestStates::open`]).
     pub(crate) fn answer(&mut self, answers: BTreeMap<String, Value>) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .answers = answers;
+        get_mut(&mut self.state).answers = answers;
     }
 
     /// Whether the tool may ask the client anything: only then can the round end in a state

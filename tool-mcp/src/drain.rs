@@ -140,29 +140,35 @@ impl http_body::Body for CountedBody {
 mod tests {
     use super::*;
 
-    #[tokio::test]
+    // Paused: the 5 s grace would end the wait at once, and the test fail, were the
+    // drops not seen.
+    #[tokio::test(start_paused = true)]
     async fn closed_once_every_counted_post_is_dropped_and_later_ones_are_refused() {
         let flight = Arc::new(InFlight::default());
         let first = flight.enter().unwrap();
         let second = flight.enter().unwrap();
-        let waiting = tokio::spawn({
-            let flight = flight.clone();
-            async move { flight.close_within(Duration::from_secs(5)).await }
-        });
+        let mut waiting = std::pin::pin!(flight.close_within(Duration::from_secs(5)));
         drop(first);
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Polled once: it waits, as one POST is still in flight.
+        let once = std::future::poll_fn(|cx| Poll::Ready(waiting.as_mut().poll(cx))).await;
+        assert!(once.is_pending());
         // Still open while one is in flight.
         let third = flight.enter().unwrap();
         drop(second);
         drop(third);
-        assert!(waiting.await.unwrap());
+        let started = tokio::time::Instant::now();
+        assert!(waiting.await);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "closed before the grace ran out"
+        );
         assert!(
             flight.enter().is_none(),
             "a POST after the close is refused"
         );
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn the_grace_ends_the_wait_and_closes_all_the_same() {
         let flight = Arc::new(InFlight::default());
         let running = flight.enter().unwrap();

@@ -59,6 +59,7 @@ mod serve;
 mod server;
 mod signal;
 mod stdio;
+mod sync;
 #[cfg(feature = "tasks")]
 mod tasks;
 // tool-core's generator of random JSON for property tests, shared rather than copied.

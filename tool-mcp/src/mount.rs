@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use super::ask::McpPeer;
 use super::level::from_mcp_level;
+use super::sync::lock;
 use tool_core::FromContext as _;
 use tool_core::definition::{ScopeListProblem, scope_list_problems};
 use tool_core::exec::CallResult;
@@ -739,7 +740,7 @@ impl Relay {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, ToolContext>> {
-        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.calls)
     }
 }
 

@@ -2,7 +2,7 @@
 //! tool sent them, and all before the call's result.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::level::to_mcp_level;
+use super::sync::lock;
 use tool_core::{EventSink, LogLevel, ToolContext, ToolEvent};
 
 /// The notification side of one call: a sink for its context, and the task that sends, started
@@ -150,10 +151,6 @@ async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
             break;
         }
     }
-}
-
-fn lock(sending: &Mutex<Sending>) -> std::sync::MutexGuard<'_, Sending> {
-    sending.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl EventSink for McpEvents {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{CacheScope, SubscriptionFilter};
@@ -24,6 +24,7 @@ use super::notify::Notifier;
 use super::options::{DeferredTools, ServerOptions};
 use super::request::Era;
 use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
+use super::sync::{lock, read, write};
 #[cfg(feature = "tasks")]
 use super::tasks::{self, Tasks};
 use tool_core::catalog::SharedCatalog;
@@ -310,26 +311,18 @@ impl McpServer {
         if let Some(catalog) = &self.shared.catalog {
             catalog.sync(&registry);
         }
-        let policy = current.executor.policy().clone();
+        // The same policy and layers over the new set.
         let next = Arc::new(Live::new(
-            Executor::with_policy(registry, policy),
+            current.executor.with_registry(registry),
             self.shared.options.deferred,
         ));
-        *self
-            .shared
-            .live
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = next;
+        *write(&self.shared.live) = next;
         self.notify_list_changed();
         Ok(result)
     }
 
     fn live(&self) -> Arc<Live> {
-        self.shared
-            .live
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        read(&self.shared.live).clone()
     }
 
     /// Tells every client, each in its own task with a time limit, so a client that stopped
@@ -855,11 +848,6 @@ pub(crate) fn identity(principal: &Principal) -> Identity {
         principal.issuer().map(str::to_owned),
         principal.subject().to_owned(),
     )
-}
-
-/// A lock whose holder panicked still guards whole values here: poisoning is ignored.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn request_id(id: &rmcp::model::RequestId) -> String {

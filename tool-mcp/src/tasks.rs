@@ -12,7 +12,7 @@
 //! idempotent call is run again, any other is failed with an error that says why.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{CreateTaskResult, DetailedTask, Task, TaskPayload, TaskStatus as WireStatus};
@@ -20,6 +20,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tool_core::{EventSink, Principal, ToolEvent};
 use tool_tasks::{TaskRecord, TaskStatus, TaskStore};
+
+use crate::sync::lock;
 
 /// The capability key a client declares under `extensions` to be answered with tasks.
 pub(crate) const EXTENSION: &str = rmcp::model::TASKS_EXTENSION_ID;
@@ -191,10 +193,6 @@ impl Tasks {
     pub(crate) fn live_status(&self, id: &str) -> Option<String> {
         lock(&self.running).get(id).and_then(|r| r.status.peek())
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The latest progress message of a task's tool: its `statusMessage`.

@@ -26,7 +26,7 @@ use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
 
 /// Tools that exercise every path: echo, headers, progress and logs, a wait that only ends
 /// when cancelled, a failure.
-fn registry(cancelled: Arc<AtomicUsize>) -> Registry {
+fn registry(waits: Arc<Waits>) -> Registry {
     let object = json!({"type": "object"});
     let mut r = Registry::empty();
     let tools = [
@@ -60,9 +60,9 @@ fn registry(cancelled: Arc<AtomicUsize>) -> Registry {
         DynamicTool::new("wait_forever", "Waits until cancelled.", object.clone()).handler(
             move |_, _| {
                 // Counted when the call stops, whether it returns or is aborted.
-                let stopped = Stopped(cancelled.clone());
+                let stopped = Stopped(waits.clone());
                 async move {
-                    let _stopped = stopped;
+                    stopped.0.began.notify_one();
                     std::future::pending::<()>().await;
                     Err(ToolError::failed("unreachable"))
                 }
@@ -77,18 +77,44 @@ fn registry(cancelled: Arc<AtomicUsize>) -> Registry {
     r
 }
 
-struct Stopped(Arc<AtomicUsize>);
+/// What `wait_forever` tells a test: that a call of it began, and how many calls stopped.
+#[derive(Default)]
+struct Waits {
+    began: tokio::sync::Notify,
+    stopped: AtomicUsize,
+    stop: tokio::sync::Notify,
+}
 
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
+impl Waits {
+    /// Waits until a call of `wait_forever` runs.
+    async fn began(&self) {
+        tokio::time::timeout(Duration::from_secs(10), self.began.notified())
+            .await
+            .expect("the call began");
+    }
+
+    /// Waits until a call of `wait_forever` stopped; how many have.
+    async fn stopped(&self) -> usize {
+        tokio::time::timeout(Duration::from_secs(10), self.stop.notified())
+            .await
+            .expect("the call stopped");
+        self.stopped.load(Ordering::SeqCst)
     }
 }
 
-fn server(options: ServerOptions) -> (McpServer, Arc<AtomicUsize>) {
-    let cancelled = Arc::new(AtomicUsize::new(0));
-    let executor = Executor::new(registry(cancelled.clone()));
-    (McpServer::with_options(executor, options), cancelled)
+struct Stopped(Arc<Waits>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.stopped.fetch_add(1, Ordering::SeqCst);
+        self.0.stop.notify_one();
+    }
+}
+
+fn server(options: ServerOptions) -> (McpServer, Arc<Waits>) {
+    let waits = Arc::new(Waits::default());
+    let executor = Executor::new(registry(waits.clone()));
+    (McpServer::with_options(executor, options), waits)
 }
 
 /// A client that records the notifications it gets, in order.
@@ -353,22 +379,16 @@ async fn progress_and_logs_arrive_in_order_before_the_result() {
 
 #[tokio::test]
 async fn a_cancelled_request_cancels_the_call() {
-    let (server, cancelled) = server(ServerOptions::default());
+    let (server, waits) = server(ServerOptions::default());
     let client = connect(&server, Recorder::default()).await;
     let request = ClientRequest::CallToolRequest(Request::new(call("wait_forever", json!({}))));
     let handle = client
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    waits.began().await;
     handle.cancel(Some("changed my mind".into())).await.unwrap();
-    for _ in 0..100 {
-        if cancelled.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(cancelled.load(Ordering::SeqCst), 1, "the call was stopped");
+    assert_eq!(waits.stopped().await, 1, "the call was stopped");
     // The session goes on.
     let out = client
         .call_tool(call("echo_input", json!({})))
@@ -554,7 +574,7 @@ async fn http_passes_allowlisted_headers_to_tools_but_never_credentials() {
 #[cfg(feature = "mount")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounting_a_server_by_url_offers_its_tools() {
-    let (remote, cancelled) = server(ServerOptions::named("remote", "1.0"));
+    let (remote, waits) = server(ServerOptions::named("remote", "1.0"));
     let url = http_server(remote, HttpOptions::default()).await;
     let spec: MountSpec = format!("far={url}").parse().unwrap();
     let mounted = mcp::mount(&spec).await.unwrap();
@@ -622,19 +642,9 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    waits.began().await;
     handle.cancel(None).await.unwrap();
-    for _ in 0..100 {
-        if cancelled.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(
-        cancelled.load(Ordering::SeqCst),
-        1,
-        "the remote tool was cancelled"
-    );
+    assert_eq!(waits.stopped().await, 1, "the remote tool was cancelled");
 }
 
 /// Protocol 2026-07-28: no `initialize` (`server/discover`, metadata on every request), and

@@ -21,6 +21,9 @@ use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
 
 const PROTOCOL: &str = "2025-11-25";
 
+/// A permit for each call of `wait_a_while` that began (one test calls it).
+static WAITING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
 /// `echo_input`, and two tools that ask the client: for a completion, for the user's input.
 fn server() -> McpServer {
     let object = json!({"type": "object"});
@@ -30,9 +33,12 @@ fn server() -> McpServer {
             DynamicTool::new("echo_input", "Echoes its input.", object.clone())
                 .handler(|input, _| async move { Ok(ToolOutput::new(input)) }),
             DynamicTool::new("wait_a_while", "Waits half a second.", object.clone()).handler(
-                |_, _| async move {
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                    Ok(ToolOutput::text("waited"))
+                |_, _| {
+                    WAITING.add_permits(1);
+                    async move {
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        Ok(ToolOutput::text("waited"))
+                    }
                 },
             ),
             DynamicTool::new("ask_model", "Asks the client's model.", object.clone()).handler(
@@ -650,12 +656,26 @@ async fn a_shutdown_answers_the_calls_in_flight() {
                 })
             })
             .collect();
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Every call runs.
+        let began = tokio::time::timeout(Duration::from_secs(10), WAITING.acquire_many(20))
+            .await
+            .expect("the calls began")
+            .unwrap();
+        began.forget();
         let stopped = Instant::now();
         shutdown.cancel();
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // The listener closes as the server takes the shutdown in, which shows outside only
+        // as refused connections: polled, for a second at most.
+        let mut refused = false;
+        for _ in 0..50 {
+            refused = tokio::net::TcpStream::connect(&addr).await.is_err();
+            if refused {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         assert!(
-            tokio::net::TcpStream::connect(&addr).await.is_err(),
+            refused,
             "a new connection after the shutdown was accepted (stateless: {stateless})"
         );
         for call in calls {

@@ -6,6 +6,7 @@
 //! following a task.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::ElicitRequestParams;
@@ -13,13 +14,16 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use tool_core::exec::Executor;
 use tool_core::{
-    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolContext, ToolError,
-    ToolOutput,
+    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolApproval, ToolContext,
+    ToolError, ToolOutput,
 };
 use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};
 use tool_mcp::{McpPeer, McpServer, ServerOptions, TaskOptions, serve_io};
 
 const MODERN: &str = "2026-07-28";
+
+/// How often `remove_item` ran.
+static REMOVED: AtomicUsize = AtomicUsize::new(0);
 
 fn tools() -> Registry {
     let mut registry = Registry::empty();
@@ -33,6 +37,11 @@ fn tools() -> Registry {
         idempotent: false,
         ..Annotations::default()
     };
+    let item_schema = json!({
+        "type": "object",
+        "properties": {"item": {"type": "string"}},
+        "required": ["item"],
+    });
     registry
         .register_all([
             // Sleeps `ms`, telling its progress, and answers how long it slept.
@@ -83,6 +92,24 @@ fn tools() -> Registry {
                         "name": name.content.unwrap_or_default()["text"],
                         "city": city.content.unwrap_or_default()["text"],
                     })))
+                }),
+            // Needs a person's yes; counts its runs.
+            DynamicTool::new("remove_item", "Removes an item.", item_schema.clone())
+                .annotations(writes)
+                .approval(ToolApproval::with_message("Remove the item {item}?"))
+                .handler(|input, _| async move {
+                    REMOVED.fetch_add(1, Ordering::SeqCst);
+                    Ok(ToolOutput::new(json!({"removed": input["item"]})))
+                }),
+            // Removes an item through `remove_item` once it became a task: the approval is
+            // asked in the task's `input_required`.
+            DynamicTool::new("tidy_late", "Tidies late.", item_schema)
+                .task(true)
+                .annotations(writes)
+                .handler(|input, ctx: ToolContext| async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    ctx.call_tool("remove_item", json!({"item": input["item"]}))
+                        .await
                 }),
             // Not marked: never a task.
             DynamicTool::new("wait_plain", "Waits.", object).handler(|input, _| async move {
@@ -215,19 +242,30 @@ fn task_ref(id: &str) -> Value {
     json!({"taskId": id, "_meta": meta(true, json!({}))})
 }
 
-/// Polls `tasks/get` until the task is terminal; its last answer.
-async fn poll(client: &mut Client, id: &str) -> Value {
+/// Asks `tasks/get`, at the `pollIntervalMs` the server gives (20 ms), until `done` holds of
+/// its answer, for 10 s at most; that answer. A task tells no one when it changes: a client
+/// polls, as the protocol has it.
+async fn poll_until(client: &mut Client, id: &str, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..500 {
         let answer = client.request("tasks/get", task_ref(id)).await;
-        let status = answer["result"]["status"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{answer}"));
-        if matches!(status, "completed" | "failed" | "cancelled") {
-            return answer["result"].clone();
+        if done(&answer) {
+            return answer;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    panic!("task {id} did not end");
+    panic!("task {id} did not get there");
+}
+
+/// Polls `tasks/get` until the task is terminal; its last answer.
+async fn poll(client: &mut Client, id: &str) -> Value {
+    let answer = poll_until(client, id, |answer| {
+        let status = answer["result"]["status"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"));
+        matches!(status, "completed" | "failed" | "cancelled")
+    })
+    .await;
+    answer["result"].clone()
 }
 
 /// Starts a call that must become a task; its id.
@@ -266,8 +304,10 @@ async fn a_long_call_becomes_a_task_polled_to_its_result() {
         assert!(created.get("requestState").is_none(), "{answer}");
 
         // The progress of the running tool is the task's status line.
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        let running = client.request("tasks/get", task_ref(id)).await;
+        let running = poll_until(&mut client, id, |answer| {
+            answer["result"]["statusMessage"] == "half way"
+        })
+        .await;
         assert_eq!(running["result"]["resultType"], "complete", "{running}");
         assert_eq!(running["result"]["status"], "working", "{running}");
         assert_eq!(running["result"]["statusMessage"], "half way", "{running}");
@@ -393,9 +433,6 @@ async fn failed_and_cancelled_tasks() {
     assert!(cancelled.get("result").is_none(), "{cancelled}");
     let again = client.request("tasks/cancel", task_ref(&id)).await;
     assert_eq!(again["result"]["resultType"], "complete", "{again}");
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let still = client.request("tasks/get", task_ref(&id)).await;
-    assert_eq!(still["result"]["status"], "cancelled", "{still}");
     // tasks/update of a task that waits for nothing is acknowledged, and changes nothing.
     let update = client
         .request(
@@ -404,19 +441,17 @@ async fn failed_and_cancelled_tasks() {
         )
         .await;
     assert_eq!(update["result"]["resultType"], "complete", "{update}");
+    // The server ends only once the tasks it ran have ended and been written: nothing wrote
+    // over the cancellation.
     client.close().await;
+    let still = store.get(&id, 0).await.unwrap().unwrap();
+    assert_eq!(still.status, TaskStatus::Cancelled, "{still:?}");
 }
 
 /// `tasks/get` until the task leaves `working`; its last answer.
 async fn poll_while_working(client: &mut Client, id: &str) -> Value {
-    for _ in 0..500 {
-        let answer = client.request("tasks/get", task_ref(id)).await;
-        if answer["result"]["status"] != "working" {
-            return answer["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("task {id} stayed working");
+    let answer = poll_until(client, id, |answer| answer["result"]["status"] != "working").await;
+    answer["result"].clone()
 }
 
 /// The one question a task in `input_required` shows: its key and its message.
@@ -534,11 +569,81 @@ async fn a_task_asks_its_client_and_goes_on_with_the_answers() {
     client
         .request("tasks/update", update(&id, json!({key: accept("Ada")})))
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let still = client.request("tasks/get", task_ref(&id)).await;
-    assert_eq!(still["result"]["status"], "cancelled", "{still}");
+    // Each server ends only once the tasks it ran have ended and been written: the answer ran
+    // nothing that wrote over the cancellation.
     client.close().await;
     elsewhere.close().await;
+    let still = store.get(&id, 0).await.unwrap().unwrap();
+    assert_eq!(still.status, TaskStatus::Cancelled, "{still:?}");
+}
+
+/// Starts `tidy_late` on `item` and waits for its question: the task's id, and the question's
+/// key and message. The form has no field to tick and none required.
+async fn start_tidy(client: &mut Client, item: &str) -> (String, (String, String)) {
+    let elicits = json!({"elicitation": {"form": {}}});
+    let answer = client
+        .request(
+            "tools/call",
+            json!({"name": "tidy_late", "arguments": {"item": item},
+                   "_meta": meta(true, elicits)}),
+        )
+        .await;
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = poll_while_working(client, &id).await;
+    let asked = question(&waiting);
+    let requests = waiting["inputRequests"].as_object().unwrap();
+    let schema = &requests[&asked.0]["params"]["requestedSchema"];
+    assert!(schema.get("required").is_none(), "{schema}");
+    assert!(schema["properties"].get("approve").is_none(), "{schema}");
+    (id, asked)
+}
+
+/// The approval a task's tool needs, asked in the task's `input_required`: the form has
+/// nothing to tick, and the host's Accept with the form left empty runs the call once; a
+/// Decline, with its reason, leaves it unrun.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_approval_is_an_accept_or_a_decline() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store), Some("ada"), false));
+    let before = REMOVED.load(Ordering::SeqCst);
+    let (id, (key, message)) = start_tidy(&mut client, "old-logs").await;
+    assert!(
+        message.starts_with("Remove the item old-logs?"),
+        "{message}"
+    );
+    let accepted = json!({"action": "accept", "content": {}});
+    let ack = client
+        .request("tasks/update", update(&id, json!({key: accepted})))
+        .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"removed": "old-logs"}),
+        "{done}"
+    );
+    assert_eq!(REMOVED.load(Ordering::SeqCst), before + 1);
+
+    let (id, (key, _)) = start_tidy(&mut client, "new-logs").await;
+    let declined = json!({"action": "decline", "content": {"reason": "still needed"}});
+    client
+        .request("tasks/update", update(&id, json!({key: declined})))
+        .await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("still needed"), "{done}");
+    assert_eq!(
+        REMOVED.load(Ordering::SeqCst),
+        before + 1,
+        "a declined call ran"
+    );
+    client.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -577,15 +682,26 @@ async fn results_go_when_their_time_to_live_is_over() {
     let mut options = task_options(store.clone());
     options.ttl = Some(Duration::from_millis(700));
     let mut client = Client::connect(server(options, None, false));
+    // The time to live is the store's, on the wall clock (instances share it): it is waited
+    // out for real, polling, and the task must not go before it.
+    let created = std::time::Instant::now();
     let id = start(&mut client, "wait_ms", json!({"ms": 100})).await;
     let done = poll(&mut client, &id).await;
     assert_eq!(done["ttlMs"], 700, "{done}");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    let gone = client.request("tasks/get", task_ref(&id)).await;
+    let gone = poll_until(&mut client, &id, |answer| answer.get("error").is_some()).await;
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
-    // The sweep removed it from the store too.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(store.list(Default::default(), 0).await.unwrap().is_empty());
+    let lived = created.elapsed();
+    assert!(lived >= Duration::from_millis(700), "gone after {lived:?}");
+    // The sweep (every third of the lease) removes it from the store too.
+    let mut swept = false;
+    for _ in 0..100 {
+        swept = store.list(Default::default(), 0).await.unwrap().is_empty();
+        if swept {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(swept, "the sweep did not remove it");
     client.close().await;
 }
 
@@ -717,7 +833,7 @@ async fn until_ended(
     client: &rmcp::service::RunningService<rmcp::RoleClient, TaskClient>,
     id: &str,
 ) -> rmcp::model::GetTaskResult {
-    loop {
+    for _ in 0..500 {
         let params = rmcp::model::GetTaskParams::new(id);
         let got = client.get_task(params).await.unwrap();
         if got.task.status().is_terminal() {
@@ -725,6 +841,7 @@ async fn until_ended(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    panic!("task {id} did not end");
 }
 
 /// A client of the SDK's own that declares the extension.

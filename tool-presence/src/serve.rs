@@ -414,28 +414,45 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tool_core::{Approver, EventSink, ToolEvent};
 
+    /// One HTTP/1.1 exchange on a connection of its own: its response, read as far as a test
+    /// needs.
+    struct Exchange {
+        socket: tokio::net::TcpStream,
+        text: Vec<u8>,
+    }
+
+    impl Exchange {
+        async fn send(addr: SocketAddr, head: &str) -> Self {
+            let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+            socket.write_all(head.as_bytes()).await.unwrap();
+            Self {
+                socket,
+                text: Vec::new(),
+            }
+        }
+
+        /// The response so far, once `until` appears in it (or at EOF).
+        async fn until(&mut self, until: &str) -> String {
+            let mut buf = [0u8; 4096];
+            let read = async {
+                while !String::from_utf8_lossy(&self.text).contains(until) {
+                    let n = self.socket.read(&mut buf).await.unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    self.text.extend_from_slice(&buf[..n]);
+                }
+            };
+            tokio::time::timeout(Duration::from_secs(10), read)
+                .await
+                .expect("the response comes");
+            String::from_utf8_lossy(&self.text).into_owned()
+        }
+    }
+
     /// One raw HTTP/1.1 request; the response as text, read until `until` appears or EOF.
     async fn request(addr: SocketAddr, head: &str, until: &str) -> String {
-        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
-        socket.write_all(head.as_bytes()).await.unwrap();
-        let mut text = Vec::new();
-        let mut buf = [0u8; 4096];
-        let read = async {
-            loop {
-                let n = socket.read(&mut buf).await.unwrap();
-                if n == 0 {
-                    break;
-                }
-                text.extend_from_slice(&buf[..n]);
-                if String::from_utf8_lossy(&text).contains(until) {
-                    break;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(10), read)
-            .await
-            .expect("the response comes");
-        String::from_utf8_lossy(&text).into_owned()
+        Exchange::send(addr, head).await.until(until).await
     }
 
     fn started(id: &str) -> ToolEvent {
@@ -468,18 +485,18 @@ mod tests {
         assert!(page.contains("new EventSource"));
 
         let head = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
-        let live = tokio::spawn(async move { request(addr, &head, "event: end").await });
+        let mut live = Exchange::send(addr, &head).await;
         // The replay arrives first; then a live event; then the end.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        live.until("id: 1\n").await;
         presence.emit(&ToolEvent::Failed {
             call_id: "call_1".into(),
             tool: "wait_duration".into(),
             kind: tool_core::ErrorKind::Timeout,
             message: "`wait_duration` did not finish in time".into(),
         });
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        live.until("id: 2\n").await;
         server.shutdown().await.unwrap();
-        let text = live.await.unwrap();
+        let text = live.until("event: end").await;
         assert!(text.contains("content-type: text/event-stream"), "{text}");
         let first = text.find("id: 1\nevent: tool\ndata: {").expect(&text);
         let second = text.find("id: 2\nevent: tool\ndata: {").expect(&text);
@@ -500,11 +517,12 @@ mod tests {
             .unwrap();
         let addr = server.local_addr();
         let head = format!("GET /events HTTP/1.1\r\nHost: {addr}\r\n\r\n");
-        let open = tokio::spawn(async move { request(addr, &head, "\r\n0\r\n\r\n").await });
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut open = Exchange::send(addr, &head).await;
+        // Open once its replay came.
+        open.until("\"call_1\"").await;
         presence.finish();
         // An open stream ends (the chunked body's last chunk) ...
-        let text = open.await.unwrap();
+        let text = open.until("\r\n0\r\n\r\n").await;
         assert!(
             text.contains("event: end\ndata: {\"reason\":\"finished\"}"),
             "{text}"

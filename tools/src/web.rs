@@ -525,7 +525,7 @@ mod tests {
         if let Some(client) = client {
             ctx = ctx.extension(client);
         }
-        let out = registry
+        let out = tool_core::Executor::new(registry)
             .call("fetch_url", serde_json::json!({ "url": url }), &ctx.build())
             .await?;
         Ok(out.into_data().expect("structured output"))

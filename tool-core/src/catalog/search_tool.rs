@@ -35,7 +35,7 @@ struct Query {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
 /// tool_core::catalog::install(&mut registry).unwrap();
-/// let out = registry
+/// let out = tool_core::Executor::new(registry)
 ///     .call("search_tools", json!({"query": "mail my boss"}), &ToolContext::new())
 ///     .await
 ///     .unwrap();

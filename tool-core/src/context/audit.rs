@@ -2,7 +2,12 @@
 //! go.
 
 /// A record of a call to a tool that is not read-only, or that needed a person's approval.
+///
+/// Only the executor makes records: the type cannot be built outside tool-core, and a tool
+/// has no handle on its context's sink, so no tool can write a record of a call (an "approved",
+/// say) that did not happen. Sinks read the fields.
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct AuditRecord {
     /// The tool's name.
     pub tool: String,
@@ -36,18 +41,28 @@ pub trait AuditSink: Send + Sync {
 /// appended and flushed at once, so a reader sees each call as it ends.
 ///
 /// ```
-/// use tool_core::{AuditRecord, AuditSink, JsonLinesAudit};
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use tool_core::{DynamicTool, Executor, JsonLinesAudit, Registry, ToolContext, ToolOutput};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("audit.jsonl");
-/// let audit = JsonLinesAudit::append(&path).unwrap();
-/// audit.record(&AuditRecord {
-///     tool: "delete_branch".into(), call_id: "c1".into(), principal: Some("ada".into()),
-///     input_digest: "sha256:00".into(), outcome: "not_approved".into(), duration_ms: 0,
-///     approval: Some("denied".into()), approval_message: Some("Delete main?".into()),
-/// });
+/// let mut registry = Registry::empty();
+/// registry.register(
+///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
+///         .annotations(tool_core::Annotations { read_only: false, destructive: true,
+///             idempotent: false, open_world: false })
+///         .handler(|_, _| async { Ok(ToolOutput::text("deleted")) }),
+/// ).unwrap();
+/// let ctx = ToolContext::builder()
+///     .audit(Arc::new(JsonLinesAudit::append(&path).unwrap()))
+///     .build();
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// Executor::new(registry).call("delete_branch", json!({"branch": "old"}), &ctx).await.unwrap();
+/// # });
 /// let line: serde_json::Value =
 ///     serde_json::from_str(std::fs::read_to_string(&path).unwrap().trim()).unwrap();
-/// assert_eq!(line["approval"], "denied");
+/// assert_eq!(line["tool"], "delete_branch");
+/// assert_eq!(line["outcome"], "ok");
 /// ```
 pub struct JsonLinesAudit {
     out: std::sync::Mutex<Box<dyn std::io::Write + Send>>,

@@ -236,6 +236,30 @@ impl ToolContext {
         }
     }
 
+    /// This context done by `deadline` at the latest: the same call (the same cancellation
+    /// token, not a child), so a layer or an approver that kept the context sees what the tool
+    /// does to it.
+    pub(crate) fn with_deadline(&self, deadline: Instant) -> Self {
+        let inner = &self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                call_id: inner.call_id.clone(),
+                principal: inner.principal.clone(),
+                root: inner.root.clone(),
+                deadline: earliest(inner.deadline, Some(deadline)),
+                depth: inner.depth,
+                caller: inner.caller.clone(),
+                headers: inner.headers.clone(),
+                cancel: inner.cancel.clone(),
+                extensions: inner.extensions.clone(),
+                audit: inner.audit.clone(),
+                events: inner.events.clone(),
+                approver: inner.approver.clone(),
+                validating: inner.validating,
+            }),
+        }
+    }
+
     /// A context in which a call only checks its input (decodes it, takes its context values)
     /// and does not run: what the executor uses before asking a person about the call.
     pub(crate) fn for_validation(&self) -> Self {
@@ -299,8 +323,8 @@ impl ToolContext {
         self.inner.extensions.get::<T>()
     }
 
-    /// The audit sink.
-    pub fn audit(&self) -> &dyn AuditSink {
+    /// The audit sink: the executor's alone, so a tool cannot write a record of its own.
+    pub(crate) fn audit(&self) -> &dyn AuditSink {
         &*self.inner.audit
     }
 

@@ -3,12 +3,14 @@
 //! name the JSON path).
 
 mod approval;
+mod layer;
 mod limits;
 mod pipeline;
 pub mod retry;
 
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
-pub use pipeline::{CallInput, ExecPolicy, Executor, ToolCall};
+pub use layer::{Call, Layer, LayerFn, LayerFuture, Next, layer_fn};
+pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 
 pub use crate::call::{
     CallFuture, CallResult, Fields, Missing, decode, decode_value, json_type, parse_input,

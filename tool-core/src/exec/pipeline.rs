@@ -4,7 +4,7 @@
 //! an output cap; a sanitised message for the model and the full error for operators; audit
 //! records, UI events and tracing spans.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio_util::task::AbortOnDropHandle;
 use tracing::Instrument;
 
+use super::layer::{Call, Layer, LayerFuture, Next};
 use super::{approval, limits, retry};
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{AuditRecord, NestedCalls, ToolContext, ToolEvent};
@@ -130,7 +131,16 @@ enum Within<'a> {
     Own(ToolContext),
 }
 
-/// Runs calls through the pipeline. Cloning is cheap; build one per registry and share it.
+/// Runs calls through the pipeline: the one way to run a tool. Cloning is cheap; build one per
+/// registry and share it.
+///
+/// Every call passes these stages, outermost first: tracing, events, audit and the model's
+/// view of an error (around everything, so every outcome is recorded); the caller's scopes;
+/// the input's size and depth, parsing, and the arguments a [transform](crate::transform) hid;
+/// the application's [layers](Layer), in the order added; a person's approval, for a call that
+/// needs one (the input checked as the tool decodes it first); the time limit, cancellation,
+/// panic isolation and retries; the tool. Calls tools make to tools
+/// ([`ToolContext::call_tool`]) pass them all again.
 ///
 /// ```
 /// use serde_json::json;
@@ -161,6 +171,8 @@ pub struct Executor {
 struct Inner {
     registry: Registry,
     policy: ExecPolicy,
+    /// The application's layers, outermost first.
+    layers: Vec<Arc<dyn Layer>>,
 }
 
 impl NestedCalls for Inner {
@@ -195,9 +207,33 @@ impl Executor {
 
     /// An executor over `registry` with `policy`.
     pub fn with_policy(registry: Registry, policy: ExecPolicy) -> Self {
-        Self {
-            inner: Arc::new(Inner { registry, policy }),
+        Self::builder(registry).policy(policy).build()
+    }
+
+    /// Starts an executor over `registry`, to give a policy and [layers](Layer).
+    pub fn builder(registry: Registry) -> ExecutorBuilder {
+        ExecutorBuilder {
+            registry,
+            policy: ExecPolicy::default(),
+            layers: Vec::new(),
         }
+    }
+
+    /// An executor with this one's policy and layers over another set of tools (a server's
+    /// tool set changed at run time).
+    pub fn with_registry(&self, registry: Registry) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                registry,
+                policy: self.inner.policy.clone(),
+                layers: self.inner.layers.clone(),
+            }),
+        }
+    }
+
+    /// The names of its layers, outermost first.
+    pub fn layers(&self) -> impl Iterator<Item = &str> {
+        self.inner.layers.iter().map(|l| l.name())
     }
 
     /// The tools it runs.
@@ -300,31 +336,14 @@ impl Executor {
                 &registry.suggest_for(name, caller),
             ));
         };
-        // A call that needs a person's yes is checked, then held until the answer, before its
-        // clock starts: the wait is the person's time, not the tool's.
         let needs_approval = self.inner.policy.approval.needs(tool);
-        let (input, asked) = match needs_approval {
-            false => (Ok(input), None),
-            true => {
-                // Asked in the caller's context, about this call (its own id, as its events
-                // and audit record carry it).
-                let (asking, call_id) = match &within {
-                    Within::Child {
-                        parent, call_id, ..
-                    } => (*parent, call_id.as_str()),
-                    Within::Own(ctx) => (ctx, ctx.call_id()),
-                };
-                // Boxed: most calls need no approval, and the gate's state would otherwise sit
-                // in every call's future.
-                Box::pin(self.approve(tool, input, asking, call_id)).await
-            }
-        };
+        // Layers and a person's approval stand between the input and the run: a call that meets
+        // either takes the longer way, whose time limit starts after them; every other call
+        // (nearly all) the short one, with its deadline set as its context is made.
+        let layered =
+            needs_approval || !self.inner.layers.is_empty() || !tool.hidden_args().is_empty();
         let started = Instant::now();
-        let timeout = tool
-            .timeout()
-            .unwrap_or(self.inner.policy.default_timeout)
-            .min(self.inner.policy.max_timeout);
-        let deadline = Some(started + timeout);
+        let deadline = (!layered).then(|| started + self.timeout(tool));
         let ctx = match within {
             Within::Child {
                 parent,
@@ -343,101 +362,130 @@ impl Executor {
             gen_ai.tool.type = "function",
             error.type = tracing::field::Empty,
         );
-        let input = match input {
-            Ok(input) => input,
-            Err(refused) => {
-                let digest = asked.as_ref().map(|a| a.digest.clone());
-                return self.finish(tool, &ctx, &span, started, digest, asked, Err(refused));
-            }
-        };
-        if ctx.wants_lifecycle() {
-            ctx.emit(ToolEvent::Started {
-                call_id: ctx.call_id().to_owned(),
-                tool: tool.name().to_owned(),
-                label: tool.label().to_owned(),
-            });
-        }
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
-        let digest = match &asked {
-            Some(asked) => Some(asked.digest.clone()),
-            None => (!tool.annotations().read_only).then(|| digest(&input)),
-        };
+        let digest = (needs_approval || !tool.annotations().read_only).then(|| digest(&input));
+        // A layered call starts (for its events) once it passed the layers and a person: until
+        // then it may never run.
+        if !layered {
+            started_event(tool, &ctx);
+        }
         // A caller without the tool's scopes is refused before its input is read: it gets no
-        // decoding errors that describe the tool, and no attempt, retry or timer.
-        let result = match refusal(tool, &ctx) {
-            Some(refused) => Err(refused),
-            None => {
-                // Boxed: a call's future is moved whole (into a spawned task, by a server's
-                // dispatch) before it is first polled, and this part is most of it.
-                let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
-                let result = Box::pin(attempts).await;
-                result.map(|out| limits::cap_echo(out, self.inner.policy.max_echo_bytes))
-            }
-        };
-        self.finish(tool, &ctx, &span, started, digest, asked, result)
+        // decoding errors that describe the tool, no layer, no question to a person, no
+        // attempt, retry or timer.
+        if let Some(refused) = refusal(tool, &ctx) {
+            let asked = needs_approval.then(Approved::default);
+            return self.finish(tool, &ctx, &span, started, digest, asked, Err(refused));
+        }
+        if !layered {
+            // Boxed: a call's future is moved whole (into a spawned task, by a server's
+            // dispatch) before it is first polled, and this part is most of it.
+            let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
+            let result = Box::pin(attempts).await;
+            return self.finish(tool, &ctx, &span, started, digest, None, result);
+        }
+        let stages = Stages::default();
+        let result = Box::pin(self.layered(tool, input, &ctx, &span, &stages)).await;
+        let Stages {
+            asked,
+            started: ran,
+        } = stages;
+        let asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let ran = ran.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let asked = needs_approval.then(|| asked.unwrap_or_default());
+        self.finish(
+            tool,
+            &ctx,
+            &span,
+            ran.unwrap_or(started),
+            digest,
+            asked,
+            result,
+        )
     }
 
-    /// The gate of a call that needs a person's yes: its scopes, then its input checked (parsed,
-    /// within the limits, decoded by the tool without running it), then the approver on
-    /// `ctx` asked. The input to run with, or why the call ends here; and what was asked, for
-    /// the audit record.
+    /// A call's time limit: the tool's own, else the policy's default, never over the policy's
+    /// most.
+    fn timeout(&self, tool: &Tool) -> Duration {
+        tool.timeout()
+            .unwrap_or(self.inner.policy.default_timeout)
+            .min(self.inner.policy.max_timeout)
+    }
+
+    /// The longer way: the input parsed within the limits, the arguments a transform hid filled
+    /// in, then the application's layers, then [`gate`](Self::gate). `ctx` has no deadline yet.
     #[cold]
-    async fn approve(
+    async fn layered(
         &self,
         tool: &Tool,
         input: CallInput,
         ctx: &ToolContext,
-        call_id: &str,
-    ) -> (Result<CallInput, ToolError>, Option<Approved>) {
-        let policy = &self.inner.policy;
-        let digest = digest(&input);
-        let unasked = |error: ToolError| {
-            let asked = Approved {
-                digest: digest.clone(),
-                decision: None,
-                message: None,
-            };
-            (Err(error), Some(asked))
-        };
-        // Scopes first, as for every call: a caller who may not call the tool is not asked.
-        if let Some(refused) = refusal(tool, ctx) {
-            return unasked(refused);
+        span: &tracing::Span,
+        stages: &Stages,
+    ) -> CallResult {
+        let mut input = self.parse(input)?;
+        // Hidden arguments first: every layer, the person asked and the audit see the call as
+        // it will run.
+        if !tool.hidden_args().is_empty() {
+            tool.fill_hidden(&mut input, ctx)?;
         }
-        let value = match input {
-            CallInput::Text(text) => policy.parse(&text),
-            CallInput::Value(value) => {
-                limits::check_value(&value, policy.max_input_bytes, policy.max_input_depth)
-                    .map(|()| value)
-            }
-        };
-        let value = match value {
-            Ok(value) => value,
-            Err(error) => return unasked(error),
-        };
-        if let Err(error) = validate(tool, &value, ctx).await {
-            return unasked(error);
-        }
-        let (answer, asked) =
-            approval::ask(tool, &value, ctx, call_id, policy.approval.timeout).await;
-        let asked = Approved {
-            digest,
-            decision: Some(asked.decision),
-            message: Some(asked.message),
-        };
-        (answer.map(|()| CallInput::Value(value)), Some(asked))
+        let last = last_stage(|call: Call<'_>| Box::pin(self.gate(call, span, stages)));
+        Next::new(&self.inner.layers, &last)
+            .run(Call::new(tool, ctx, input))
+            .await
     }
 
-    /// Decodes and runs, retrying transient failures of tools that may be retried, within the
-    /// call's deadline.
-    async fn attempts(&self, tool: &Tool, input: CallInput, ctx: &ToolContext) -> CallResult {
+    /// Under the layers: the input as a layer left it, held to the same limits; for a call
+    /// that needs a person's yes, checked as the tool would decode it and then put to the
+    /// approver on `ctx`; then run within the time limit, which starts here.
+    async fn gate(&self, call: Call<'_>, span: &tracing::Span, stages: &Stages) -> CallResult {
+        let (tool, ctx) = (call.tool(), call.context());
+        let input = call.into_input();
         let policy = &self.inner.policy;
-        let input = match input {
-            CallInput::Text(text) => policy.parse(&text)?,
+        limits::check_value(&input, policy.max_input_bytes, policy.max_input_depth)?;
+        if policy.approval.needs(tool) {
+            validate(tool, &input, ctx).await?;
+            let (answer, asked) =
+                approval::ask(tool, &input, ctx, ctx.call_id(), policy.approval.timeout).await;
+            *stages.asked.lock().unwrap_or_else(PoisonError::into_inner) = Some(Approved {
+                decision: Some(asked.decision),
+                message: Some(asked.message),
+            });
+            answer?;
+        }
+        let started = Instant::now();
+        *stages
+            .started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(started);
+        let ctx = ctx.with_deadline(started + self.timeout(tool));
+        started_event(tool, &ctx);
+        let attempts = self.retrying(tool, input, &ctx).instrument(span.clone());
+        Box::pin(attempts).await
+    }
+
+    /// Parses a call's input as the policy allows: size and depth checked first.
+    fn parse(&self, input: CallInput) -> Result<Value, ToolError> {
+        let policy = &self.inner.policy;
+        match input {
+            CallInput::Text(text) => policy.parse(&text),
             CallInput::Value(value) => {
                 limits::check_value(&value, policy.max_input_bytes, policy.max_input_depth)?;
-                value
+                Ok(value)
             }
-        };
+        }
+    }
+
+    /// Parses and runs, retrying transient failures of tools that may be retried, within the
+    /// call's deadline.
+    async fn attempts(&self, tool: &Tool, input: CallInput, ctx: &ToolContext) -> CallResult {
+        let input = self.parse(input)?;
+        self.retrying(tool, input, ctx).await
+    }
+
+    /// Runs, retrying transient failures of tools that may be retried, within the call's
+    /// deadline.
+    async fn retrying(&self, tool: &Tool, input: Value, ctx: &ToolContext) -> CallResult {
+        let policy = &self.inner.policy;
         let retryable = tool.annotations().read_only || tool.annotations().idempotent;
         let max_attempts = if retryable { 1 + tool.retries() } else { 1 };
         let mut attempt = 1;
@@ -535,8 +583,8 @@ impl Executor {
         .await
     }
 
-    /// Records the outcome: tracing for operators (full error), a sanitised error for the
-    /// model, audit for tools that are not read-only, and the UI event.
+    /// Records the outcome: the echo capped, tracing for operators (full error), a sanitised
+    /// error for the model, audit for tools that are not read-only, and the UI event.
     #[allow(clippy::too_many_arguments)]
     fn finish(
         &self,
@@ -550,7 +598,8 @@ impl Executor {
     ) -> CallResult {
         let duration = started.elapsed();
         let result = match result {
-            Ok(output) => Ok(output),
+            // Capped here, under everything that made it: a layer's rewrite is held to the cap too.
+            Ok(output) => Ok(limits::cap_echo(output, self.inner.policy.max_echo_bytes)),
             Err(error) => {
                 span.record("error.type", error.kind().as_str());
                 tracing::warn!(parent: span, tool = tool.name(), call_id = ctx.call_id(), error = ?error, "tool call failed");
@@ -593,14 +642,95 @@ impl Executor {
     }
 }
 
-/// What the approval gate asked about a call, for its audit record.
+/// An [`Executor`] being set up: its policy and its layers. Made by [`Executor::builder`].
+#[must_use = "an executor is made by `build`"]
+pub struct ExecutorBuilder {
+    registry: Registry,
+    policy: ExecPolicy,
+    layers: Vec<Arc<dyn Layer>>,
+}
+
+impl std::fmt::Debug for ExecutorBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecutorBuilder")
+            .field("tools", &self.registry.len())
+            .field("policy", &self.policy)
+            .field(
+                "layers",
+                &self.layers.iter().map(|l| l.name()).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl ExecutorBuilder {
+    /// The limits and policies (default: [`ExecPolicy::default`]).
+    pub fn policy(mut self, policy: ExecPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Adds a layer inside those added before it: the first added sees a call first and its
+    /// result last.
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+
+    /// [`layer`](Self::layer) for a layer already shared.
+    pub fn layer_arc(mut self, layer: Arc<dyn Layer>) -> Self {
+        self.layers.push(layer);
+        self
+    }
+
+    /// The executor.
+    pub fn build(self) -> Executor {
+        Executor {
+            inner: Arc::new(Inner {
+                registry: self.registry,
+                policy: self.policy,
+                layers: self.layers,
+            }),
+        }
+    }
+}
+
+/// What the approval gate asked about a call, for its audit record (a call that needs approval
+/// is audited whatever its hints).
+#[derive(Default)]
 struct Approved {
-    /// The input's digest (a call that needs approval is audited whatever its hints).
-    digest: String,
     /// The decision's word; `None` when the call ended before anyone was asked.
     decision: Option<&'static str>,
     /// What the person was shown.
     message: Option<String>,
+}
+
+/// Tells the context's sink, when it wants the executor's own events, that the call runs.
+fn started_event(tool: &Tool, ctx: &ToolContext) {
+    if ctx.wants_lifecycle() {
+        ctx.emit(ToolEvent::Started {
+            call_id: ctx.call_id().to_owned(),
+            tool: tool.name().to_owned(),
+            label: tool.label().to_owned(),
+        });
+    }
+}
+
+/// What the stages under the layers tell the audit record of a layered call: what was asked,
+/// and when the run (and its clock) started.
+#[derive(Default)]
+struct Stages {
+    asked: Mutex<Option<Approved>>,
+    started: Mutex<Option<Instant>>,
+}
+
+/// The stage under the layers, as [`Next`] takes it: one lifetime for the call and the future,
+/// which a closure's own signature cannot name.
+fn last_stage<'a, F>(f: F) -> F
+where
+    F: Fn(Call<'a>) -> LayerFuture<'a> + Send + Sync + 'a,
+{
+    f
 }
 
 /// Checks `input` as the call would, without running the tool: a tool written with `#[tool]`

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -251,10 +251,7 @@ impl Jwks {
     }
 
     fn current(&self) -> Arc<KeySet> {
-        self.keys
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        crate::sync::read(&self.keys).clone()
     }
 
     /// Fetches the set again unless it was fetched less than an interval ago; whether the
@@ -269,7 +266,7 @@ impl Jwks {
         self.fetches.fetch_add(1, Ordering::Relaxed);
         match read(&self.origin, &self.source).await {
             Ok(keys) => {
-                *self.keys.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(keys);
+                *crate::sync::write(&self.keys) = Arc::new(keys);
                 tracing::info!(jwks = %self.source, "signing keys fetched again");
                 true
             }

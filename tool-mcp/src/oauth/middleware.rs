@@ -19,7 +19,8 @@ use tool_core::Principal;
 use super::challenge::refusal;
 use super::error::AuthError;
 use super::validate::OAuth;
-use crate::server::{Identity, ListAllTools, McpServer, identity, lock};
+use crate::server::{Identity, ListAllTools, McpServer, identity};
+use crate::sync::lock;
 
 impl OAuth {
     /// The response refusing a request for `error`: 401 or 403, with the `WWW-Authenticate`

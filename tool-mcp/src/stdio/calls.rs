@@ -22,10 +22,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::Refusal;
-use super::output::{Output, lock};
+use super::output::Output;
 use crate::request::Era;
 use crate::result::{CallAnswer, ServerInfo, call_result, text_result};
 use crate::server::McpServer;
+use crate::sync::lock;
 
 /// Calls and listings running here at once beyond their first poll. More wait, in order, until
 /// one finishes: a client that sends faster than its tools finish cannot grow memory without

@@ -5,11 +5,13 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use tokio::io::AsyncWrite;
 use tokio::sync::Notify;
+
+use crate::sync::lock;
 
 type Writer = Pin<Box<dyn AsyncWrite + Send>>;
 
@@ -163,11 +165,6 @@ impl Output {
             self.drained.notify_one();
         }
     }
-}
-
-/// A lock whose holder panicked still guards whole values here: poisoning is ignored.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -36,18 +36,44 @@ fn add_numbers() -> DynamicTool {
 }
 
 fn wait_forever() -> DynamicTool {
-    DynamicTool::new("wait_forever", "Waits until cancelled.", object()).handler(
-        |_, ctx| async move {
-            ctx.cancellation().cancelled().await;
-            Err(ToolError::failed("cancelled"))
-        },
-    )
+    wait_forever_telling(&Began::default())
 }
 
 fn wait_a_little() -> DynamicTool {
-    DynamicTool::new("wait_a_little", "Waits 50 ms.", object()).handler(|_, _| async move {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        Ok(ToolOutput::text("waited"))
+    wait_a_little_telling(&Began::default())
+}
+
+/// Told by a tool when a call of it runs.
+type Began = Arc<tokio::sync::Notify>;
+
+/// Waits until `began` is told (a call runs).
+async fn running(began: &Began) {
+    tokio::time::timeout(Duration::from_secs(5), began.notified())
+        .await
+        .expect("the call runs");
+}
+
+/// `wait_forever`, telling `began` when a call of it runs.
+fn wait_forever_telling(began: &Began) -> DynamicTool {
+    let began = began.clone();
+    DynamicTool::new("wait_forever", "Waits until cancelled.", object()).handler(move |_, ctx| {
+        began.notify_one();
+        async move {
+            ctx.cancellation().cancelled().await;
+            Err(ToolError::failed("cancelled"))
+        }
+    })
+}
+
+/// `wait_a_little`, telling `began` when a call of it runs.
+fn wait_a_little_telling(began: &Began) -> DynamicTool {
+    let began = began.clone();
+    DynamicTool::new("wait_a_little", "Waits 50 ms.", object()).handler(move |_, _| {
+        began.notify_one();
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(ToolOutput::text("waited"))
+        }
     })
 }
 
@@ -153,7 +179,7 @@ impl Raw {
         self.send(format!("{INITIALIZE}\n{INITIALIZED}\n").as_bytes())
             .await;
         assert_eq!(self.line().await["id"], 0);
-        started(&self.connection).await;
+        started(&self.connection);
     }
 
     /// How the serving ended.
@@ -165,15 +191,13 @@ impl Raw {
     }
 }
 
-/// Waits until the connection's session has begun (its `initialize` handled).
-async fn started(connection: &McpServer) {
-    for _ in 0..2500 {
-        if connection.session_peer().is_some() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
-    panic!("the session did not start");
+/// Asserts that the connection's session has begun: the server keeps its client before it
+/// answers the first request, so the answer the test has read is the signal.
+fn started(connection: &McpServer) {
+    assert!(
+        connection.session_peer().is_some(),
+        "the session began before its first answer"
+    );
 }
 
 fn text(answer: &Value) -> &Value {
@@ -218,26 +242,31 @@ async fn a_listing_is_written_here_once_the_session_has_started() {
     );
 }
 
-#[tokio::test]
+// Paused: had the cancellation been missed, the grace period at the end of input (5 s,
+// virtual) would end the call with an answer, and the test fail.
+#[tokio::test(start_paused = true)]
 async fn a_cancelled_call_stops_and_is_not_answered() {
-    let mut raw = Raw::serving(serving([add_numbers(), wait_forever()]));
+    let began = Began::default();
+    let mut raw = Raw::serving(serving([add_numbers(), wait_forever_telling(&began)]));
     raw.initialized().await;
     raw.send_line(&call(3, "wait_forever", json!({}))).await;
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    running(&began).await;
     raw.send_line(
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
     )
     .await;
-    // The call returns when cancelled; had its answer been sent, it would come first.
-    tokio::time::sleep(Duration::from_millis(50)).await;
     raw.send_line(&add(4, 1, 2)).await;
-    let next = raw.line().await;
-    assert_eq!(next["id"], 4, "{next}");
+    // The call returns when cancelled; every answer the server ever writes is read here.
+    raw.close().await;
+    let answers = raw.rest().await;
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(4)], "{answers:?}");
+    raw.ended().await.unwrap();
 }
 
 /// A call that does not finish in its first poll goes on in a task: it is answered when it
 /// finishes, after calls that came later and finished at once.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_call_still_running_is_answered_when_it_finishes() {
     let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
     raw.initialized().await;
@@ -260,7 +289,7 @@ async fn a_call_still_running_is_answered_when_it_finishes() {
 
 /// The end of input is not the end of the calls in flight: each is answered, then the server
 /// ends without an error.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn calls_in_flight_at_the_end_of_input_are_answered() {
     let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
     raw.initialized().await;
@@ -282,8 +311,9 @@ async fn calls_in_flight_at_the_end_of_input_are_answered() {
     raw.ended().await.unwrap();
 }
 
-/// A call that outlives the grace period is cancelled, and answers that it was.
-#[tokio::test]
+/// A call that outlives the grace period is cancelled, and answers that it was. Paused: the
+/// grace and the 50 ms call are virtual.
+#[tokio::test(start_paused = true)]
 async fn the_grace_period_ends_the_calls_that_do_not_finish() {
     let options = ServerOptions {
         shutdown_grace: Duration::from_millis(100),
@@ -308,15 +338,16 @@ async fn the_grace_period_ends_the_calls_that_do_not_finish() {
 
 /// A shutdown ends input as the end of stdin does: nothing more is read, the calls in flight
 /// are answered, and the server ends without an error.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_shutdown_ends_input_and_answers_the_calls_in_flight() {
-    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little()]));
+    let began = Began::default();
+    let mut raw = Raw::serving(serving([add_numbers(), wait_a_little_telling(&began)]));
     raw.initialized().await;
     raw.send_line(&call(1, "wait_a_little", json!({}))).await;
-    tokio::time::sleep(Duration::from_millis(10)).await;
+    running(&began).await;
     raw.shutdown.cancel();
-    tokio::time::sleep(Duration::from_millis(10)).await;
-    // Written after the shutdown: never read.
+    // Written after the shutdown (before the server saw it, but the reader looks at the
+    // shutdown first): never read.
     raw.send_line(&add(2, 1, 1)).await;
     let answers = raw.rest().await;
     assert_eq!(answers.len(), 1, "{answers:?}");
@@ -329,7 +360,7 @@ async fn a_shutdown_ends_input_and_answers_the_calls_in_flight() {
 
 /// Once a call is answered its token is cancelled: work it left in the background stops,
 /// whether the call finished in its first poll or in a task.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_answered_call_cancels_its_token() {
     let stopped = Arc::new(tokio::sync::Semaphore::new(0));
     let tool = |name: &'static str, wait: bool| {
@@ -365,7 +396,7 @@ async fn an_answered_call_cancels_its_token() {
 
 /// The connection gone altogether: a call still running is stopped once the grace period is
 /// over (its answer has nowhere to go).
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_call_still_running_stops_when_the_connection_ends() {
     /// Dropped with the handler's future: when the executor stops the cancelled call.
     struct Stopped(Arc<tokio::sync::Notify>);
@@ -376,7 +407,10 @@ async fn a_call_still_running_stops_when_the_connection_ends() {
     }
     let stopped = Arc::new(tokio::sync::Notify::new());
     let seen = stopped.clone();
+    let began = Began::default();
+    let told = began.clone();
     let wait = DynamicTool::new("wait_forever", "Waits.", object()).handler(move |_, _| {
+        told.notify_one();
         let stopped = Stopped(seen.clone());
         async move {
             let _stopped = stopped;
@@ -391,7 +425,7 @@ async fn a_call_still_running_stops_when_the_connection_ends() {
     let mut raw = Raw::serving(serving_with([wait], options));
     raw.initialized().await;
     raw.send_line(&call(3, "wait_forever", json!({}))).await;
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    running(&began).await;
     drop(raw);
     tokio::time::timeout(Duration::from_secs(5), stopped.notified())
         .await
@@ -400,7 +434,7 @@ async fn a_call_still_running_stops_when_the_connection_ends() {
 
 /// Beyond the most calls that may run at once, the next wait their turn, in order; one that is
 /// cancelled while it waits never runs and is never answered.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn calls_beyond_the_most_that_run_wait_their_turn() {
     let running = Arc::new(AtomicUsize::new(0));
     let most = Arc::new(AtomicUsize::new(0));
@@ -444,7 +478,9 @@ async fn calls_beyond_the_most_that_run_wait_their_turn() {
 
 /// A client that writes without reading stops being read once the answers waiting for it pass
 /// the high-water mark; once it reads, every call is answered exactly once.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// One thread on the paused clock: time moves only when no task can run, so a wait returns
+// only once the writer is stuck (or done) and the server idle.
+#[tokio::test(start_paused = true)]
 async fn a_client_that_does_not_read_is_not_read_either() {
     let mut raw = Raw::serving(serving([add_numbers()]));
     raw.initialized().await;
@@ -468,16 +504,11 @@ async fn a_client_that_does_not_read_is_not_read_either() {
             write.shutdown().await.unwrap();
         }
     });
-    // Until the client's writes stall: the server has stopped reading.
-    let mut last = 0;
-    loop {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let now = written.load(Ordering::SeqCst);
-        if now == last {
-            break;
-        }
-        last = now;
-    }
+    // Until the client's writes stall: the server has stopped reading. On the paused clock
+    // this sleep ends only when every task waits, the writer on a full pipe.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let last = written.load(Ordering::SeqCst);
+    assert!(!writer.is_finished(), "the writer was never held back");
     let all = CALLS * (pad.len() + 120);
     assert!(
         last < 8 << 20,
@@ -644,7 +675,7 @@ async fn a_2026_session_is_answered_here_after_its_first_request() {
     raw.send_line(&modern_list(1)).await;
     let first = raw.line().await;
     assert_eq!(first["result"]["resultType"], "complete", "{first}");
-    started(&raw.connection).await;
+    started(&raw.connection);
 
     let (_client, served) = tokio::io::duplex(64);
     let (read, write) = tokio::io::split(served);
@@ -690,7 +721,7 @@ async fn a_2026_request_is_checked_as_the_sdk_checks_it() {
     let mut raw = Raw::serving(serving([add_numbers()]));
     raw.send_line(&modern_list(1)).await;
     raw.line().await;
-    started(&raw.connection).await;
+    started(&raw.connection);
     let future = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "add_numbers", "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2027-01-01",
@@ -727,7 +758,7 @@ fn logged(answers: &[Value]) -> Vec<&str> {
 
 /// A 2026-07-28 call gets log messages only when its `_meta` names a level, and only from that
 /// level up; a session's calls keep the level `logging/setLevel` set (debug until then).
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn logs_go_only_to_requests_that_ask_for_them() {
     for (request, expected) in [
         (modern_call(1, "log_things", json!({}), json!({})), vec![]),
@@ -792,7 +823,7 @@ async fn logs_go_only_to_requests_that_ask_for_them() {
 
 /// A call that reports progress is answered when input ends while it runs, in either era, and
 /// its progress goes out before its answer.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_call_that_reports_progress_is_answered_at_the_end_of_input() {
     let session = call(1, "log_things", json!({})).replace(
         r#""arguments":{}"#,

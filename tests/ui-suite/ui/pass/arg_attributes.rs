@@ -28,10 +28,11 @@ fn search_items(
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |input| rt.block_on(registry.call("search_items", input, &ctx));
+    let call = |input| rt.block_on(executor.call("search_items", input, &ctx));
 
     let schema = registry.get("search_items").unwrap().input_schema();
     let p = &schema["properties"];

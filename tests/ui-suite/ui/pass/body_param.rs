@@ -15,6 +15,7 @@ fn save_note(
 
 fn main() {
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let tool = registry.get("save_note").unwrap();
     assert_eq!(tool.body_param(), Some("text"));
 
@@ -31,7 +32,7 @@ lines</save_note>"#);
     let input = call.to_input(tool).unwrap();
     assert_eq!(input, serde_json::json!({"title": "abc", "text": "two\nlines"}));
 
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let out = rt.block_on(registry.call("save_note", input, &ToolContext::new())).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let out = rt.block_on(executor.call("save_note", input, &ToolContext::new())).unwrap();
     assert_eq!(out.echo(), "12");
 }

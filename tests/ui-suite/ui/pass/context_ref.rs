@@ -25,23 +25,24 @@ async fn get_owned_call_id(#[ctx] ctx: ToolContext) -> String {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::builder()
         .call_id("call_7")
         .headers(RequestHeaders::from_pairs([("X-Tenant", "acme")]))
         .build();
 
-    let out = rt.block_on(registry.call("get_call_id", json!({}), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_call_id", json!({}), &ctx)).unwrap();
     assert_eq!(out.echo(), "call_7");
-    let out = rt.block_on(registry.call("get_owned_call_id", json!(null), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_owned_call_id", json!(null), &ctx)).unwrap();
     assert_eq!(out.echo(), "call_7");
     let out = rt
-        .block_on(registry.call("get_header", json!({"name": "x-tenant"}), &ctx))
+        .block_on(executor.call("get_header", json!({"name": "x-tenant"}), &ctx))
         .unwrap();
     assert_eq!(out.echo(), "acme");
     let out = rt
-        .block_on(registry.call("get_header", json!({"name": "x-other"}), &ctx))
+        .block_on(executor.call("get_header", json!({"name": "x-other"}), &ctx))
         .unwrap();
     assert_eq!(out.data(), Some(&json!(null)));
 

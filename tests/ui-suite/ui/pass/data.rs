@@ -57,15 +57,16 @@ pub struct Elsewhere {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let tool = registry.get("add_note").unwrap();
     let schema = tool.input_schema();
     assert_eq!(schema["additionalProperties"], json!(false));
     assert_eq!(schema["properties"]["text"]["description"], "The note's text.");
     assert!(tool.output_schema().is_some());
     let input = json!({"text": "buy milk", "mark": "todo"});
-    let out = rt.block_on(registry.call("add_note", input, &ToolContext::new())).unwrap();
+    let out = rt.block_on(executor.call("add_note", input, &ToolContext::new())).unwrap();
     assert_eq!(out.data().unwrap(), &json!({"id": 1, "text": "buy milk", "mark": "todo"}));
     // Both ways: the enum round-trips.
     let mark: Mark = tool_core::__private::serde_json::from_value(json!("done")).unwrap();

@@ -14,8 +14,9 @@ fn get_forecast(city: String, days: u8) -> String {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let tool = registry.get("get_forecast").unwrap();
     assert_eq!(
         tool.description(),
@@ -23,7 +24,7 @@ fn main() {
          of each day.\n\n- `days` counts from today"
     );
     let out = rt
-        .block_on(registry.call("get_forecast", json!({"city": "Oslo", "days": 2}), &ToolContext::new()))
+        .block_on(executor.call("get_forecast", json!({"city": "Oslo", "days": 2}), &ToolContext::new()))
         .unwrap();
     assert_eq!(out.echo(), "Oslo: 2 days of sun");
 }

@@ -22,8 +22,9 @@ fn echo_time(time: String) -> String {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
 
     let stock = registry.get("get_stock").unwrap().domain();
     assert_eq!(stock.name, "stock");
@@ -33,7 +34,7 @@ fn main() {
     assert_eq!(registry.in_domain("time").map(|t| t.name()).collect::<Vec<_>>(), ["echo_time"]);
 
     let out = rt
-        .block_on(registry.call("echo_time", json!({"time": "12:00"}), &ToolContext::new()))
+        .block_on(executor.call("echo_time", json!({"time": "12:00"}), &ToolContext::new()))
         .unwrap();
     assert_eq!(out.echo(), "12:00");
 }

@@ -46,8 +46,9 @@ fn get_caller(
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let token = CancellationToken::new();
     let ctx = ToolContext::builder()
         .extension(Arc::new(Db { prefix: "db:" }))
@@ -61,23 +62,25 @@ fn main() {
     let schema = registry.get("get_caller").unwrap().input_schema();
     assert_eq!(schema["properties"], json!({}));
 
-    let out = rt.block_on(registry.call("get_record", json!({"key": "k1"}), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_record", json!({"key": "k1"}), &ctx)).unwrap();
     assert_eq!(out.echo(), "db:k1");
-    let out = rt.block_on(registry.call("get_caller", json!({}), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_caller", json!({}), &ctx)).unwrap();
     assert_eq!(out.echo(), "db:ada@acme");
-    let out = rt.block_on(registry.call("get_cancelled", json!({}), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_cancelled", json!({}), &ctx)).unwrap();
     assert_eq!(out.data(), Some(&json!(false)));
+    // The token the tool takes is the call's: once the caller cancels, the executor ends the
+    // call as cancelled rather than running it.
     token.cancel();
-    let out = rt.block_on(registry.call("get_cancelled", json!({}), &ctx)).unwrap();
-    assert_eq!(out.data(), Some(&json!(true)));
+    let err = rt.block_on(executor.call("get_cancelled", json!({}), &ctx)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled);
 
     // A missing extractor fails the call with its own error.
     let bare = ToolContext::new();
-    let err = rt.block_on(registry.call("get_record", json!({"key": "k1"}), &bare)).unwrap_err();
+    let err = rt.block_on(executor.call("get_record", json!({"key": "k1"}), &bare)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Internal);
     assert!(err.message().contains("is not configured"), "{err}");
     let no_user = ToolContext::builder().extension(Arc::new(Db { prefix: "" })).build();
-    let err = rt.block_on(registry.call("get_caller", json!({}), &no_user)).unwrap_err();
+    let err = rt.block_on(executor.call("get_caller", json!({}), &no_user)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::PermissionDenied);
     assert_eq!(err.message(), "no user");
 }

@@ -53,8 +53,9 @@ fn read_value() -> u8 {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
 
     // `name` overrides the function's name.
     assert!(registry.get("remove").is_none());
@@ -80,7 +81,7 @@ fn main() {
         ]
     );
     let out = rt
-        .block_on(registry.call("delete_record", json!({"id": 7}), &ToolContext::new()))
+        .block_on(executor.call("delete_record", json!({"id": 7}), &ToolContext::new()))
         .unwrap();
     assert_eq!(out.echo(), "deleted 7");
 

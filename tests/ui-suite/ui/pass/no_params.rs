@@ -11,10 +11,11 @@ fn get_answer() -> u32 {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |input| rt.block_on(registry.call("get_answer", input, &ctx));
+    let call = |input| rt.block_on(executor.call("get_answer", input, &ctx));
 
     let tool = registry.get("get_answer").unwrap();
     assert_eq!(
@@ -29,7 +30,7 @@ fn main() {
 
     assert_eq!(call(json!({})).unwrap().echo(), "42");
     assert_eq!(call(json!(null)).unwrap().echo(), "42");
-    let out = rt.block_on(registry.call_json("get_answer", "", &ctx)).unwrap();
+    let out = rt.block_on(executor.call("get_answer", "", &ctx)).unwrap();
     assert_eq!(out.echo(), "42");
 
     let err = call(json!({"x": 1})).unwrap_err();

@@ -15,10 +15,11 @@ fn greet_person(name: String, title: Option<String>, mut excited: std::option::O
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |input| rt.block_on(registry.call("greet_person", input, &ctx));
+    let call = |input| rt.block_on(executor.call("greet_person", input, &ctx));
 
     let schema = registry.get("greet_person").unwrap().input_schema();
     assert_eq!(schema["required"], json!(["name"]));

@@ -39,10 +39,11 @@ fn do_nothing() {}
 async fn do_nothing_async() -> () {}
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |name| rt.block_on(registry.call(name, json!({}), &ctx)).unwrap();
+    let call = |name| rt.block_on(executor.call(name, json!({}), &ctx)).unwrap();
 
     let out = call("get_point");
     assert_eq!(out.data(), Some(&json!({"x": 1, "y": 2})));

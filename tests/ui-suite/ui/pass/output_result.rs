@@ -57,10 +57,11 @@ fn fail_busy() -> Result<u8, AppError> {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |name, input| rt.block_on(registry.call(name, input, &ctx));
+    let call = |name, input| rt.block_on(executor.call(name, input, &ctx));
 
     assert_eq!(call("check_even", json!({"n": 4})).unwrap().echo(), "4");
     let err = call("check_even", json!({"n": 3})).unwrap_err();

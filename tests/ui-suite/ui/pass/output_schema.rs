@@ -50,8 +50,9 @@ async fn get_opaque_or_fail() -> std::io::Result<Opaque> {
 fn do_nothing() {}
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let schema_of = |name| registry.get(name).unwrap().output_schema();
 
     let point = schema_of("get_point").unwrap();
@@ -69,7 +70,7 @@ fn main() {
 
     // Without a schema the data is still returned.
     let out = rt
-        .block_on(registry.call("get_opaque_or_fail", json!({}), &ToolContext::new()))
+        .block_on(executor.call("get_opaque_or_fail", json!({}), &ToolContext::new()))
         .unwrap();
     assert_eq!(out.data(), Some(&json!({"secret": 8})));
 }

@@ -44,10 +44,11 @@ fn get_json() -> ToolOutput {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
-    let call = |name, input| rt.block_on(registry.call(name, input, &ctx));
+    let call = |name, input| rt.block_on(executor.call(name, input, &ctx));
 
     let out = call("get_weather", json!({})).unwrap();
     assert_eq!(out.data(), Some(&json!({"temp_c": 21})));

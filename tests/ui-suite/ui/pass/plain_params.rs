@@ -9,10 +9,11 @@ fn add_numbers(#[arg(description = "First")] a: i64, b: i64) -> i64 {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let out = rt
-        .block_on(registry.call("add_numbers", serde_json::json!({"a": 2, "b": 3}), &ToolContext::new()))
+        .block_on(executor.call("add_numbers", serde_json::json!({"a": 2, "b": 3}), &ToolContext::new()))
         .unwrap();
     assert_eq!(out.echo(), "5");
 }

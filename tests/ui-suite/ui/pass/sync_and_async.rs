@@ -18,20 +18,21 @@ pub async fn shout_text(text: String, times: u8) -> String {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let ctx = ToolContext::new();
     assert_eq!(registry.len(), 2);
 
     // The functions stay ordinary functions.
     assert_eq!(double_text("a".into()), "aa");
 
-    let out = rt.block_on(registry.call("double_text", json!({"text": "ab"}), &ctx)).unwrap();
+    let out = rt.block_on(executor.call("double_text", json!({"text": "ab"}), &ctx)).unwrap();
     assert_eq!(out.echo(), "abab");
     assert_eq!(out.data(), Some(&json!("abab")));
 
     let out = rt
-        .block_on(registry.call("shout_text", json!({"text": "hi", "times": 2}), &ctx))
+        .block_on(executor.call("shout_text", json!({"text": "hi", "times": 2}), &ctx))
         .unwrap();
     assert_eq!(out.echo(), "HIHI");
 
@@ -49,12 +50,12 @@ fn main() {
     assert_eq!(schema["additionalProperties"], false);
 
     // Missing and ill-typed values are reported together, each with its key.
-    let err = rt.block_on(registry.call("double_text", json!({}), &ctx)).unwrap_err();
+    let err = rt.block_on(executor.call("double_text", json!({}), &ctx)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(err.path(), Some("text"));
     assert_eq!(err.message(), "missing required parameter");
     let err = rt
-        .block_on(registry.call("shout_text", json!({"text": 1, "times": 300}), &ctx))
+        .block_on(executor.call("shout_text", json!({"text": 1, "times": 300}), &ctx))
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert!(err.message().starts_with("2 problems: text: invalid type"), "{err}");

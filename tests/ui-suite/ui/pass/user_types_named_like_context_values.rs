@@ -41,8 +41,9 @@ fn set_door(#[ctx] building: Shared<Building>, input: Input, state: State) -> St
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
+    let executor = tool_core::Executor::new(registry.clone());
     let schema = registry.get("set_door").unwrap().input_schema();
     let mut keys: Vec<_> = schema["properties"].as_object().unwrap().keys().collect();
     keys.sort();
@@ -51,11 +52,11 @@ fn main() {
 
     let ctx = ToolContext::builder().extension(Arc::new(Building { name: "north" })).build();
     let out = rt
-        .block_on(registry.call("set_door", json!({"input": {"door": 4}, "state": "open"}), &ctx))
+        .block_on(executor.call("set_door", json!({"input": {"door": 4}, "state": "open"}), &ctx))
         .unwrap();
     assert_eq!(out.echo(), "north door 4: open");
     let err = rt
-        .block_on(registry.call("set_door", json!({"input": {"door": 4}, "state": "ajar"}), &ctx))
+        .block_on(executor.call("set_door", json!({"input": {"door": 4}, "state": "ajar"}), &ctx))
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert_eq!(err.path(), Some("state"));

@@ -47,6 +47,7 @@ pub struct ToolContext {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 struct Inner {
     call_id: String,
     principal: Option<Principal>,
@@ -240,23 +241,10 @@ impl ToolContext {
     /// token, not a child), so a layer or an approver that kept the context sees what the tool
     /// does to it.
     pub(crate) fn with_deadline(&self, deadline: Instant) -> Self {
-        let inner = &self.inner;
+        let mut inner = Inner::clone(&self.inner);
+        inner.deadline = earliest(inner.deadline, Some(deadline));
         Self {
-            inner: Arc::new(Inner {
-                call_id: inner.call_id.clone(),
-                principal: inner.principal.clone(),
-                root: inner.root.clone(),
-                deadline: earliest(inner.deadline, Some(deadline)),
-                depth: inner.depth,
-                caller: inner.caller.clone(),
-                headers: inner.headers.clone(),
-                cancel: inner.cancel.clone(),
-                extensions: inner.extensions.clone(),
-                audit: inner.audit.clone(),
-                events: inner.events.clone(),
-                approver: inner.approver.clone(),
-                validating: inner.validating,
-            }),
+            inner: Arc::new(inner),
         }
     }
 

@@ -671,7 +671,12 @@ fn a_model_directory_that_cannot_be_loaded_is_named_in_the_error() {
 /// answer written once the question shows. The tool's output on stdout, and the exit code.
 fn call_answering(answer: Option<&str>) -> (bool, Value, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolctl"))
-        .args(["call", "get_current_time", "--input", r#"{"timezone": "UTC"}"#])
+        .args([
+            "call",
+            "get_current_time",
+            "--input",
+            r#"{"timezone": "UTC"}"#,
+        ])
         .args(["--approval", "get_current_time"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -683,7 +688,11 @@ fn call_answering(answer: Option<&str>) -> (bool, Value, String) {
     let reader = std::thread::spawn(move || {
         let mut buf = [0u8; 4096];
         while let Ok(n) = std::io::Read::read(&mut pipe, &mut buf) {
-            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+            if n == 0
+                || chunks
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+            {
                 break;
             }
         }

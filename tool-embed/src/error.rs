@@ -60,7 +60,7 @@ pub enum EmbedError {
     /// A text could not be tokenised.
     #[error("cannot tokenise text {index}: {source}")]
     Tokenize {
-        /// The text's position in the slice given to [`SentenceEmbedder::embed`].
+        /// The text's position in the slice given to [`SentenceEmbedder::embed`](crate::SentenceEmbedder::embed).
         index: usize,
         /// What the tokenizers crate said.
         #[source]

@@ -326,7 +326,8 @@ async fn every_way_to_run_an_approval_tool_asks_first() {
             DynamicTool::new(
                 "drop_table",
                 "Drops a table.",
-                json!({"type": "object", "properties": {"table": {"type": "string"}}}),
+                json!({"type": "object", "properties": {"table": {"type": "string"}},
+                       "additionalProperties": false}),
             )
             .approval(ToolApproval::with_message("Drop {table}?"))
             .handler(move |_, _| {

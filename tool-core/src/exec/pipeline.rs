@@ -743,7 +743,18 @@ async fn validate(tool: &Tool, input: &Value, ctx: &ToolContext) -> Result<(), T
         let checking = ctx.for_validation();
         return tool.call(input.clone(), &checking).await.map(|_| ());
     }
-    validate_against_schema(tool, input)
+    if tool.hidden_args().is_empty() {
+        return validate_against_schema(tool, input);
+    }
+    // The schema a transform left has no hidden argument, and may allow no other key: the
+    // input is checked as the model sent it, the hidden values being the operator's own.
+    let mut sent = input.clone();
+    if let Value::Object(fields) = &mut sent {
+        for arg in tool.hidden_args() {
+            fields.remove(arg.name.as_ref());
+        }
+    }
+    validate_against_schema(tool, &sent)
 }
 
 #[cfg(feature = "check")]

@@ -1529,7 +1529,7 @@ fn summary(data: &Data) -> Option<String> {
                 any = true;
                 let _ = writeln!(
                     out,
-                    "| one call in process, 1 tool (`registry.call`) | rmcp's tool router, built once | {} | {} | {} | {run} |",
+                    "| one call in process, 1 tool (the bare call) | rmcp's tool router, built once | {} | {} | {} | {run} |",
                     nanos(num(&r["median_ns"])),
                     nanos(num(&r["baseline_ns"])),
                     times(num(&r["ratio"]))

@@ -1089,16 +1089,18 @@ impl Registry {
     /// suggestion must not name a tool its scopes hide, and a hidden near name must not crowd
     /// out a callable one. `None`: no caller was authenticated, so every tool.
     pub fn suggest_for(&self, name: &str, caller: Option<&Principal>) -> Vec<&str> {
-        let mut scored: Vec<(f64, &str)> = self
-            .tools
-            .iter()
-            .filter(|t| t.permits(caller))
-            .map(|t| (strsim::jaro_winkler(name, t.name()), t.name()))
-            .filter(|(score, _)| *score >= 0.8)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        scored.into_iter().take(3).map(|(_, n)| n).collect()
+        nearest(name, self.tools.iter().filter(|t| t.permits(caller)))
     }
+}
+
+/// Up to three of `tools`' names close to `name`, nearest first.
+pub(crate) fn nearest<'a>(name: &str, tools: impl Iterator<Item = &'a Tool>) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = tools
+        .map(|t| (strsim::jaro_winkler(name, t.name()), t.name()))
+        .filter(|(score, _)| *score >= 0.8)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
 }
 
 fn order(a: &Tool, b: &Tool) -> std::cmp::Ordering {

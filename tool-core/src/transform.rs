@@ -43,7 +43,7 @@ use serde_json::Value;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 pub use crate::registry::{ArgFromContext, ArgValue, HiddenArg};
-use crate::registry::{Registry, RegistryError, Tool};
+use crate::registry::{Registry, RegistryError, Tool, nearest};
 
 /// Which tools a transform step reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -407,23 +407,17 @@ fn good_name(step: &Step, name: &str) -> Result<(), TransformError> {
 }
 
 fn find(step: &Step, tools: &[Tool], name: &str) -> Result<usize, TransformError> {
-    tools.iter().position(|t| t.name() == name).ok_or_else(|| {
-        let mut scored: Vec<(f64, &str)> = tools
-            .iter()
-            .map(|t| (strsim::jaro_winkler(name, t.name()), t.name()))
-            .filter(|(score, _)| *score >= 0.8)
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        TransformError::UnknownTool {
+    tools
+        .iter()
+        .position(|t| t.name() == name)
+        .ok_or_else(|| TransformError::UnknownTool {
             step: step.to_string(),
             name: name.to_owned(),
-            suggestions: scored
+            suggestions: nearest(name, tools.iter())
                 .into_iter()
-                .take(3)
-                .map(|(_, n)| n.to_owned())
+                .map(str::to_owned)
                 .collect(),
-        }
-    })
+        })
 }
 
 #[cfg(test)]

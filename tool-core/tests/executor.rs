@@ -194,6 +194,22 @@ async fn the_tools_time_limit_stops_it() {
 }
 
 /// Cancels `token` once the call's tool says it runs (its first progress event).
+/// A context with a token to cancel it by and the events that say when its call runs.
+fn cancellable() -> (
+    ToolContext,
+    CancellationToken,
+    tokio::sync::broadcast::Receiver<ToolEvent>,
+) {
+    let token = CancellationToken::new();
+    let events = Arc::new(BroadcastEvents::new(16));
+    let running = events.subscribe();
+    let ctx = ToolContext::builder()
+        .cancellation(token.clone())
+        .events(events)
+        .build();
+    (ctx, token, running)
+}
+
 async fn cancel_once_running(
     mut events: tokio::sync::broadcast::Receiver<ToolEvent>,
     token: CancellationToken,
@@ -212,13 +228,7 @@ async fn cancel_once_running(
 // once, as a timeout, and the test fail.
 #[tokio::test(start_paused = true)]
 async fn cancelling_the_context_cancels_the_call() {
-    let token = CancellationToken::new();
-    let events = Arc::new(BroadcastEvents::new(16));
-    let running = events.subscribe();
-    let ctx = ToolContext::builder()
-        .cancellation(token.clone())
-        .events(events)
-        .build();
+    let (ctx, token, running) = cancellable();
     let ex = executor();
     let call = ex.call("wait_cancelled", json!({}), &ctx);
     let (out, ()) = tokio::join!(call, cancel_once_running(running, token));
@@ -457,13 +467,7 @@ async fn a_context_made_for_one_call_is_taken_over_as_it_is() {
     ex.call("stop_self", json!({}), &ctx).await.unwrap();
     assert!(!token.is_cancelled(), "`call` derives a child");
     // And cancelling it cancels the call.
-    let token = CancellationToken::new();
-    let events = Arc::new(BroadcastEvents::new(16));
-    let running = events.subscribe();
-    let ctx = ToolContext::builder()
-        .cancellation(token.clone())
-        .events(events)
-        .build();
+    let (ctx, token, running) = cancellable();
     let call = ex.call_in("wait_cancelled", json!({}), ctx);
     let (out, ()) = tokio::join!(call, cancel_once_running(running, token));
     assert_eq!(out.unwrap_err().kind(), ErrorKind::Cancelled);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tool_core::exec::Executor;
-use tool_core::{Registry, ToolContext, ToolRoot};
+use tool_core::{Registry, ToolContext, context::ToolRoot};
 
 // Naming the tools crate links it.
 use tool_bundle as _;

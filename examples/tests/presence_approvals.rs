@@ -14,8 +14,10 @@ use std::time::Duration;
 use serde_json::json;
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::{
-    Annotations, ApprovalScope, DynamicTool, ErrorKind, Registry, Remembering, ToolApproval,
-    ToolContext, ToolOutput,
+    DynamicTool, ErrorKind, Registry, ToolContext, ToolOutput,
+    context::{ApprovalScope, Remembering},
+    definition::Annotations,
+    registry::ToolApproval,
 };
 use tool_presence::{Presence, PresenceApprover, PresenceOptions};
 
@@ -201,12 +203,13 @@ fn delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
                        "required": ["path"], "additionalProperties": false}),
             )
             .label("Deleting a file")
-            .annotations(Annotations {
-                read_only: false,
-                destructive: true,
-                idempotent: false,
-                open_world: false,
-            })
+            .annotations(
+                Annotations::READ_ONLY
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(false),
+            )
             .approval(ToolApproval::with_message("Delete {path}?"))
             .handler(move |input, _| {
                 let log = log.clone();
@@ -237,13 +240,7 @@ fn the_card_says_when_a_call_times_out_or_is_cancelled_and_identical_calls_run_u
     let executor = |timeout: Duration| {
         let mut approval = ApprovalPolicy::never();
         approval.timeout = timeout;
-        Executor::with_policy(
-            registry.clone(),
-            ExecPolicy {
-                approval,
-                ..ExecPolicy::default()
-            },
-        )
+        Executor::with_policy(registry.clone(), ExecPolicy::default().approval(approval))
     };
     let (quick, patient) = (
         executor(Duration::from_millis(1500)),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tool_core::{ToolContext, ToolRoot};
+use tool_core::{ToolContext, context::ToolRoot};
 use tool_bundle::fs::FsRoot;
 
 fn root() -> &'static (PathBuf, FsRoot) {

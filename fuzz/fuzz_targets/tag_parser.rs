@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tool_core::protocol::{Event, TagParser};
+use tool_agent::protocol::{Event, TagParser};
 
 fn run(chunks: &[&str]) -> Vec<Event> {
     let mut parser = TagParser::new(["get_weather", "write_file", "read_file"]);

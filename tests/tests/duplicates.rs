@@ -2,7 +2,7 @@
 
 use clashing_tools as _;
 use tool_bundle as _;
-use tool_core::{Registry, RegistryError};
+use tool_core::{Registry, registry::RegistryError};
 
 #[test]
 fn duplicate_names_are_refused_with_both_locations() {

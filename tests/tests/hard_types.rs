@@ -62,11 +62,9 @@ fn registry() -> Registry {
 fn diagnostics(tool: &Tool, target: Target) -> Vec<Diagnostic> {
     check_tool(
         tool,
-        &CheckOptions {
-            formats: vec![target.format],
-            strict: target.strict,
-            ..CheckOptions::default()
-        },
+        &CheckOptions::default()
+            .formats(vec![target.format])
+            .strict(target.strict),
     )
 }
 
@@ -136,9 +134,7 @@ fn snapshot(tool: &Tool) -> String {
         let rendered = render(
             tool,
             target.format,
-            RenderOptions {
-                strict: target.strict,
-            },
+            RenderOptions::default().strict(target.strict),
         );
         // Only this target's own findings: the others appear under their own heading.
         let own: Vec<Diagnostic> = diagnostics(tool, target)
@@ -427,7 +423,7 @@ fn tagged_enum_as_the_whole_input() {
     ] {
         let found = errors(param, ok);
         assert!(found.is_empty(), "take_internal_enum [{ok}]: {found:#?}");
-        let rendered = render(param, ok.format, RenderOptions { strict: true }).definition;
+        let rendered = render(param, ok.format, RenderOptions::default().strict(true)).definition;
         let schema = match ok.format {
             Format::Anthropic => &rendered["input_schema"],
             _ => &rendered["function"]["parameters"],
@@ -446,7 +442,7 @@ fn tagged_enum_as_the_whole_input() {
 fn strict_optionals_follow_each_provider() {
     let registry = registry();
     let t = tool(&registry, "take_nested_option");
-    let rendered = render(t, Format::OpenAi, RenderOptions { strict: true }).definition;
+    let rendered = render(t, Format::OpenAi, RenderOptions::default().strict(true)).definition;
     let schema = &rendered["function"]["parameters"];
     assert_eq!(schema["required"], serde_json::json!(["value"]));
     let holder = &schema["$defs"]["MaybeTags"];
@@ -456,7 +452,7 @@ fn strict_optionals_follow_each_provider() {
     assert_eq!(tags["type"], serde_json::json!(["array", "null"]));
     assert_eq!(tags["items"]["type"], serde_json::json!(["string", "null"]));
 
-    let rendered = render(t, Format::Anthropic, RenderOptions { strict: true }).definition;
+    let rendered = render(t, Format::Anthropic, RenderOptions::default().strict(true)).definition;
     let schema = &rendered["input_schema"];
     let holder = &schema["$defs"]["MaybeTags"];
     assert_eq!(holder["additionalProperties"], false);
@@ -580,7 +576,7 @@ fn a_dropped_catch_all_is_reported() {
 async fn strict_nulls_for_defaulted_fields_are_accepted() {
     let registry = registry();
     let t = tool(&registry, "take_defaulted_fields");
-    let rendered = render(t, Format::OpenAi, RenderOptions { strict: true }).definition;
+    let rendered = render(t, Format::OpenAi, RenderOptions::default().strict(true)).definition;
     let settings = &rendered["function"]["parameters"]["$defs"]["Settings"];
     let mut input = serde_json::Map::new();
     input.insert("name".into(), "nightly".into());
@@ -613,7 +609,8 @@ fn anthropic_strict_examples_fit_the_strict_schema() {
     let registry = registry();
     for name in ["take_nested_option", "take_defaulted_fields"] {
         let t = tool(&registry, name);
-        let rendered = render(t, Format::Anthropic, RenderOptions { strict: true }).definition;
+        let rendered =
+            render(t, Format::Anthropic, RenderOptions::default().strict(true)).definition;
         assert!(rendered["input_examples"].is_array(), "{name} has examples");
         let found: Vec<Diagnostic> = diagnostics(t, target(Format::Anthropic, true))
             .into_iter()

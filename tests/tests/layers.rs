@@ -5,7 +5,7 @@
 //! becomes one.
 //!
 //! And what a crate links stays what it needs: tool-core links no network, server or CLI
-//! crate, nor the tokenizer without its feature `tokens`; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
+//! crate, no catalog (its stemmer) and no tokenizer; tool-mcp without features and a stdio server built on it (`bench-lean`) link no HTTP
 //! client, TLS or CLI parser, and tool-mcp no JWT or RSA code; the example binaries without
 //! their features (the README's first command) link no embedding model, JWT or PostgreSQL
 //! client (`cargo tree -e normal`).
@@ -20,10 +20,14 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-grammar", 0),
     ("tool-core-macros", 1),
     ("tool-core", 2),
+    // What reads a registry: the catalog and the lock.
+    ("tool-catalog", 3),
+    ("tool-lock", 3),
     ("tool-http", 3),
     ("tool-endpoint", 3),
-    ("tool-embed", 3),
     ("tool-tasks", 3),
+    // The catalog's embedder.
+    ("tool-embed", 4),
     ("tool-mcp", 4),
     ("tool-agent", 4),
     ("tool-presence", 4),
@@ -208,13 +212,17 @@ fn crates_link_only_what_they_use() {
             "rustls",
             "clap",
             "tiktoken-rs",
+            // The catalog's and the lock's, in crates of their own.
+            "rust-stemmers",
+            "tool-catalog",
+            "tool-lock",
         ],
     ));
     // The MCP server without `mount` or `oauth` (no JWT or RSA code either), and a 200-tool
     // stdio server on it.
     problems.extend(forbidden_in("tool-mcp", CLIENT_TLS_CLI));
     problems.extend(forbidden_in("tool-mcp", &["jsonwebtoken", "rsa"]));
-    // The tokenizer (tool-core's feature `tokens`) is the CLI's: a server does not link it.
+    // The tokenizer (tool-lock's feature `tokens`) is the CLI's: a server does not link it.
     problems.extend(forbidden_in("tool-mcp", &["tiktoken-rs"]));
     problems.extend(forbidden_in("bench-lean", &["tiktoken-rs"]));
     // Nor a JSON Schema validator (tool-core's feature `check`): decoding into the tools' own

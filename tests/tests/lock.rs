@@ -4,7 +4,7 @@
 
 use clap::Parser;
 use tool_core::Registry;
-use tool_core::lock::RULES;
+use tool_lock::RULES;
 
 // The bundled tools, as `toolctl` links them.
 use tool_bundle as _;

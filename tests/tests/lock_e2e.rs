@@ -27,7 +27,7 @@ fn cargo(args: &[&str]) -> Output {
     Command::new(cargo)
         .args(args)
         .current_dir(workspace())
-        .env_remove(tool_core::lock::LOCK_ENV)
+        .env_remove(tool_lock::LOCK_ENV)
         .output()
         .expect("cargo runs")
 }

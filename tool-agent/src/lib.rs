@@ -7,9 +7,9 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use tool_agent::{Agent, Protocol, Provider, ProviderConfig};
 //! use tool_core::exec::Executor;
-//! use tool_core::{Registry, catalog};
+//! use tool_core::Registry;
 //! let mut registry = Registry::linked()?;
-//! catalog::install(&mut registry)?;
+//! tool_catalog::install(&mut registry)?;
 //! let config = ProviderConfig::new("https://api.openai.com/v1", "gpt-5-mini")
 //!     .api_key(std::env::var("OPENAI_API_KEY")?);
 //! let mut agent = Agent::new(Executor::new(registry), Provider::OpenAi, config);
@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod protocol;
 mod provider;
 
 use serde_json::{Value, json};
@@ -32,11 +33,15 @@ pub use provider::{ModelCall, Provider, ProviderConfig, Turn};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tool_core::catalog::{Deferral, ToolSession};
+use crate::protocol::{Event, TagParser, prompt_docs, result_tag};
+use tool_catalog::{Deferral, ToolSession};
 use tool_core::exec::{CallInput, Executor, ToolCall};
-use tool_core::protocol::{Event, TagParser, prompt_docs, result_tag};
 use tool_core::render::RenderOptions;
-use tool_core::{ApprovalScope, Approver, MediaKind, Remembering, ToolContext, ToolError};
+use tool_core::{
+    ToolContext, ToolError,
+    context::{ApprovalScope, Approver, Remembering},
+    output::MediaKind,
+};
 
 /// How tool calls travel.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -169,7 +174,7 @@ impl Agent {
     /// use std::sync::Arc;
     /// use tool_agent::{Agent, Provider, ProviderConfig};
     /// use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
-    /// use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Registry};
+    /// use tool_core::{Registry, context::{ApprovalFuture, ApprovalRequest, Approver, Decision}};
     ///
     /// /// Says no to everything, and why.
     /// struct Never;
@@ -178,7 +183,7 @@ impl Agent {
     ///         Box::pin(async { Decision::denied("not today".to_owned()) })
     ///     }
     /// }
-    /// let policy = ExecPolicy { approval: "write".parse()?, ..ExecPolicy::default() };
+    /// let policy = ExecPolicy::default().approval("write".parse()?);
     /// let executor = Executor::with_policy(Registry::empty(), policy);
     /// let config = ProviderConfig::new("http://127.0.0.1:8700/v1", "scripted");
     /// let agent = Agent::new(executor, Provider::OpenAi, config).approver(Arc::new(Never));

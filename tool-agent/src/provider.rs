@@ -258,7 +258,7 @@ pub(super) struct Reply {
     pub id: String,
     pub text: String,
     pub is_error: bool,
-    pub images: Vec<tool_core::Media>,
+    pub images: Vec<tool_core::output::Media>,
 }
 
 /// Assembles a turn from stream events.

@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::{
-    Annotations, ApprovalFuture, ApprovalRequest, Approver, Decision, DynamicTool, Principal,
-    Registry, Remember, ToolContext, ToolError, ToolOutput, catalog,
+    DynamicTool, Registry, ToolContext, ToolError, ToolOutput,
+    context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Principal, Remember},
+    definition::Annotations,
 };
 
 /// What the scripted server answers, request by request, and what it was sent.
@@ -113,8 +114,12 @@ fn registry() -> Registry {
         DynamicTool::new("take_photo", "Takes a photo.", object(json!({}), &[]))
             .core(true)
             .handler(|_, _| async move {
-                Ok(ToolOutput::text("a photo")
-                    .with_media(tool_core::Media::image("image/png", vec![1u8, 2, 3])))
+                Ok(
+                    ToolOutput::text("a photo").with_media(tool_core::output::Media::image(
+                        "image/png",
+                        vec![1u8, 2, 3],
+                    )),
+                )
             }),
         DynamicTool::new(
             "show_chart",
@@ -126,7 +131,7 @@ fn registry() -> Registry {
         .handler(|_, _| async move { Ok(ToolOutput::text("shown")) }),
     ])
     .unwrap();
-    catalog::install(&mut r).unwrap();
+    tool_catalog::install(&mut r).unwrap();
     r
 }
 
@@ -430,7 +435,7 @@ fn scoped_registry() -> Registry {
             .handler(|_, _| async move { Ok(ToolOutput::text("wiped")) }),
     ])
     .unwrap();
-    catalog::install(&mut r).unwrap();
+    tool_catalog::install(&mut r).unwrap();
     r
 }
 
@@ -566,12 +571,13 @@ fn with_delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
         )
         .label("Deleting a file")
         .core(true)
-        .annotations(Annotations {
-            read_only: false,
-            destructive: true,
-            idempotent: false,
-            open_world: false,
-        })
+        .annotations(
+            Annotations::READ_ONLY
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(false),
+        )
         .handler(move |input, _| {
             let log = log.clone();
             async move {
@@ -587,10 +593,8 @@ fn with_delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
 
 /// An agent whose executor holds destructive calls for `person`.
 fn guarded(base: &str, provider: Provider, registry: Registry, person: Arc<Person>) -> Agent {
-    let policy = ExecPolicy {
-        approval: ApprovalPolicy::from_args(["destructive"]).unwrap(),
-        ..ExecPolicy::default()
-    };
+    let policy =
+        ExecPolicy::default().approval(ApprovalPolicy::from_args(["destructive"]).unwrap());
     let config = ProviderConfig::new(base, "scripted").api_key("test-key");
     Agent::new(Executor::with_policy(registry, policy), provider, config).approver(person)
 }

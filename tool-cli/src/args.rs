@@ -250,7 +250,7 @@ pub struct CheckArgs {
     pub baseline: Option<PathBuf>,
     /// Let a breaking change through: RULE, TOOL:RULE or TOOL:* (repeatable).
     #[arg(long = "allow-breaking", value_name = "RULE|TOOL:RULE|TOOL:*")]
-    pub allow_breaking: Vec<tool_core::lock::Allowance>,
+    pub allow_breaking: Vec<tool_lock::Allowance>,
     /// Fail when the whole listing costs more tokens than this, in a format.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,

@@ -4,12 +4,12 @@
 use std::io::Read;
 
 use serde_json::{Value, json};
-use tool_core::catalog::{Catalog, SearchOptions};
+use tool_catalog::{Catalog, SearchOptions};
 use tool_core::check::{self, CheckOptions};
-use tool_core::lock::{self, Lock, ReviewOptions};
 use tool_core::render::Format;
 use tool_core::schema::Severity;
-use tool_core::{ErrorKind, Registry, RegistryError, Tool, ToolOutput};
+use tool_core::{ErrorKind, Registry, Tool, ToolOutput, registry::RegistryError};
+use tool_lock::{Lock, ReviewOptions};
 
 use crate::args::CheckArgs;
 use crate::exit::{Exit, Out, print_json, usage};
@@ -108,26 +108,24 @@ pub(crate) fn check(
     {
         return Err(usage(err, problem));
     }
-    let options = CheckOptions {
-        formats: formats.clone(),
-        strict: args.strict,
-        verbs: args.allow_verbs.clone(),
-        approval: args.approval.policy(),
-    };
+    let options = CheckOptions::default()
+        .formats(formats.clone())
+        .strict(args.strict)
+        .verbs(args.allow_verbs.clone())
+        .approval(args.approval.policy());
     let mut report = check::check_registry(registry, &options);
     for clash in clashes {
         if let RegistryError::DuplicateName { name, .. } = &clash {
             report.diagnostics.insert(
                 0,
-                check::Diagnostic {
-                    severity: Severity::Error,
-                    tool: name.clone(),
-                    format: None,
-                    pointer: "/name".into(),
-                    rule: "name.unique".into(),
-                    message: clash.to_string(),
-                    fix: "rename one of them".into(),
-                },
+                check::Diagnostic::new(
+                    Severity::Error,
+                    name.clone(),
+                    "/name",
+                    "name.unique",
+                    clash.to_string(),
+                    "rename one of them",
+                ),
             );
         }
     }
@@ -147,13 +145,12 @@ pub(crate) fn check(
             }
             None => None,
         };
-        let options = ReviewOptions {
-            allow: args.allow_breaking.clone(),
-            max_tokens: args.max_tokens,
-            max_tool_tokens: args.max_tool_tokens,
-            budget_formats: formats,
-        };
-        Some(lock::review(
+        let options = ReviewOptions::default()
+            .allow(args.allow_breaking.clone())
+            .max_tokens(args.max_tokens)
+            .max_tool_tokens(args.max_tool_tokens)
+            .budget_formats(formats);
+        Some(tool_lock::review(
             baseline.as_ref(),
             &Lock::of(registry),
             &options,
@@ -247,7 +244,7 @@ pub(crate) fn lock(
         "wrote {} ({} tools, {openai} tokens as OpenAI sees them, counted by {})",
         output.display(),
         lock.tools.len(),
-        tool_core::tokens::TOKENIZER
+        tool_lock::tokens::TOKENIZER
     );
     Ok(())
 }
@@ -334,7 +331,7 @@ pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, ToolIcon};
+/// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("get_stats", "Returns the counters.", json!({"type": "object"}))

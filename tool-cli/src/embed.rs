@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use tool_core::catalog::Embedding;
+use tool_catalog::Embedding;
 
 use crate::exit::{Exit, Out};
 

@@ -5,10 +5,10 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use tool_core::catalog::{Catalog, SearchOptions};
+use tool_catalog::{Catalog, SearchOptions};
 use tool_core::exec::Executor;
 use tool_core::render::{self, RenderOptions};
-use tool_core::{Registry, RegistryError, ToolContext, ToolRoot, defs};
+use tool_core::{Registry, ToolContext, context::ToolRoot, defs, registry::RegistryError};
 use tool_mcp as mcp;
 
 use crate::args::{Command, ToolArgs};
@@ -93,7 +93,7 @@ impl ToolArgs {
                 }
             }
             Command::Export { format, strict } => {
-                let options = RenderOptions { strict: *strict };
+                let options = RenderOptions::default().strict(*strict);
                 print_json(out, &render::render_all(registry.tools(), *format, options));
                 Ok(())
             }
@@ -182,10 +182,7 @@ impl ToolArgs {
         } else {
             input.to_owned()
         };
-        let policy = tool_core::exec::ExecPolicy {
-            approval: approval.policy(),
-            ..Default::default()
-        };
+        let policy = tool_core::exec::ExecPolicy::default().approval(approval.policy());
         let executor = Executor::with_policy(registry.clone(), policy);
         let input: Value = executor
             .policy()
@@ -195,7 +192,7 @@ impl ToolArgs {
         // A call that needs a person's yes asks on the terminal, as the agent binary does; with
         // the input read from stdin, no answer can come and the call is refused unrun.
         if executor.policy().approval.needs(tool) {
-            let asking: std::sync::Arc<dyn tool_core::Approver> = match from_stdin {
+            let asking: std::sync::Arc<dyn tool_core::context::Approver> = match from_stdin {
                 false => std::sync::Arc::new(crate::TerminalApprover::stdio()),
                 true => std::sync::Arc::new(crate::TerminalApprover::new(
                     std::io::empty(),

@@ -25,7 +25,7 @@ pub(crate) async fn serve(
         return Err(usage(err, problem));
     }
     if let Some(path) = &args.audit {
-        let audit = tool_core::JsonLinesAudit::append(path)
+        let audit = tool_core::context::JsonLinesAudit::append(path)
             .map_err(|e| usage(err, format!("--audit {}: {e}", path.display())))?;
         base = base.derive().audit(std::sync::Arc::new(audit)).build();
     }
@@ -47,7 +47,7 @@ pub(crate) async fn serve(
     // Deferred tools are found through `search_tools` (and, unless hidden, listed too).
     let embedding = args.embed.embedding_or_exit(err)?;
     let hybrid = embedding.is_some();
-    let catalog = tool_core::catalog::install_with(&mut registry, embedding)
+    let catalog = tool_catalog::install_with(&mut registry, embedding)
         .map_err(|e| usage(err, format!("cannot add search_tools: {e}")))?;
     if hybrid {
         // Embedding the tools takes seconds when the cache is cold: do it now, beside serving,
@@ -75,10 +75,7 @@ pub(crate) async fn serve(
         options.request_state = Some(codec);
     }
     options.tasks = task_options(args, err)?;
-    let policy = tool_core::exec::ExecPolicy {
-        approval: args.approval.policy(),
-        ..Default::default()
-    };
+    let policy = tool_core::exec::ExecPolicy::default().approval(args.approval.policy());
     let server = McpServer::with_options(Executor::with_policy(registry, policy), options)
         .with_base_context(base)
         .with_catalog(catalog);

@@ -5,8 +5,8 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use tokio::sync::mpsc;
+use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 use tool_core::sanitize::reveal;
-use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 
 /// An [`Approver`] that asks a person at a terminal: it writes the question (the tool, the
 /// message with the call's arguments, the choices, the time left) and reads one answer line:
@@ -24,14 +24,14 @@ use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 /// answer ([`Decision::Unavailable`]). Text that could hide part of the question (escape
 /// sequences, control and invisible characters in the arguments) is shown escaped.
 ///
-/// "This session" is the caller's: wrap it in [`Remembering`](tool_core::Remembering) under an
-/// [`ApprovalScope`](tool_core::ApprovalScope), as `tool_agent::Agent::approver` does, to keep
+/// "This session" is the caller's: wrap it in [`Remembering`](tool_core::context::Remembering) under an
+/// [`ApprovalScope`](tool_core::context::ApprovalScope), as `tool_agent::Agent::approver` does, to keep
 /// those approvals; this approver only reports what the person chose.
 ///
 /// ```
 /// use std::io::{Read, Write};
 /// use tool_cli::TerminalApprover;
-/// use tool_core::{Approver, ApprovalRequest, Decision, ToolContext};
+/// use tool_core::{ToolContext, context::{Approver, ApprovalRequest, Decision}};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let (input, mut person) = std::io::pipe().unwrap();
 /// let (mut screen, output) = std::io::pipe().unwrap();

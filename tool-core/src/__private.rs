@@ -9,7 +9,10 @@ pub use serde_json;
 
 pub use crate::ToolError;
 pub use crate::call::{Fields, Missing};
-pub use crate::definition::{is_blank, is_domain_name};
+pub use crate::definition::{
+    Annotations, Domain, Example, Icon, Location, is_blank, is_domain_name,
+};
+pub use crate::linked::{ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, ToolDef};
 pub use crate::schema::ObjectSchema;
 
 use std::cell::Cell;
@@ -21,6 +24,21 @@ use serde_json::Value;
 
 use crate::call::{CallFuture, CallResult};
 use crate::{FromContext, IntoOutput, ToolContext, ToolOutput};
+
+/// The hints `#[tool]` declares, in a const: [`Annotations`] is `#[non_exhaustive]`, so the
+/// expansion cannot write it as a literal.
+pub const fn annotations(
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+) -> Annotations {
+    Annotations::READ_ONLY
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(open_world)
+}
 
 /// How one plain parameter is decoded and described.
 pub struct Param<T> {

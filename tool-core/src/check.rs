@@ -30,6 +30,7 @@ use crate::{Registry, Tool};
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
@@ -49,6 +50,29 @@ pub struct Diagnostic {
     pub message: String,
     /// What the author can do.
     pub fix: String,
+}
+
+impl Diagnostic {
+    /// A finding of one's own beside `check`'s (a clash the registry reported, say), for no
+    /// particular format: `pointer` is a JSON Pointer into the tool's definition.
+    pub fn new(
+        severity: Severity,
+        tool: impl Into<String>,
+        pointer: impl Into<String>,
+        rule: impl Into<String>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Self {
+            severity,
+            tool: tool.into(),
+            format: None,
+            pointer: pointer.into(),
+            rule: rule.into(),
+            message: message.into(),
+            fix: fix.into(),
+        }
+    }
 }
 
 fn format_name<S: serde::Serializer>(f: &Option<(Format, bool)>, s: S) -> Result<S::Ok, S::Error> {
@@ -82,6 +106,7 @@ impl fmt::Display for Diagnostic {
 
 /// What to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CheckOptions {
     /// The formats whose rules apply (default: all).
     pub formats: Vec<Format>,
@@ -93,6 +118,38 @@ pub struct CheckOptions {
     /// The approval policy the tools will be served under: a destructive tool it covers needs
     /// no approval of its own (rule `approval.destructive`).
     pub approval: crate::exec::ApprovalPolicy,
+}
+
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl CheckOptions {
+    /// Sets `formats`: the formats whose rules apply (default: all).
+    #[must_use]
+    pub fn formats(mut self, formats: Vec<Format>) -> Self {
+        self.formats = formats;
+        self
+    }
+
+    /// Sets `strict`: hold definitions to the strict modes too (OpenAI and Anthropic). Without it, what only.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Sets `verbs`: words a tool name may start with besides [`VERBS`] (rule `name.verb`).
+    #[must_use]
+    pub fn verbs(mut self, verbs: Vec<String>) -> Self {
+        self.verbs = verbs;
+        self
+    }
+
+    /// Sets `approval`: the approval policy the tools will be served under: a destructive tool it covers needs.
+    #[must_use]
+    pub fn approval(mut self, approval: crate::exec::ApprovalPolicy) -> Self {
+        self.approval = approval;
+        self
+    }
 }
 
 impl Default for CheckOptions {
@@ -108,6 +165,7 @@ impl Default for CheckOptions {
 
 /// The findings for a set of tools.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Report {
     /// Every finding, errors first, then by tool.
     pub diagnostics: Vec<Diagnostic>,
@@ -910,7 +968,7 @@ pub fn assert_valid() {
 /// Panics with every error in the linked tool named `name`. The `#[tool]` macro emits one
 /// `#[cfg(test)]` test per tool that calls this, so a crate's own `cargo test` checks its tools.
 pub fn assert_tool(name: &str) {
-    let defs = inventory::iter::<crate::ToolDef>
+    let defs = inventory::iter::<crate::linked::ToolDef>
         .into_iter()
         .filter(|d| d.name == name);
     let registry = match Registry::from_defs(defs) {
@@ -1052,7 +1110,7 @@ mod tests {
 
     #[test]
     fn icons_that_break_the_rule_are_errors_naming_the_icon_and_its_part() {
-        use crate::ToolIcon;
+        use crate::registry::ToolIcon;
         let report = one(
             good()
                 .icon(ToolIcon::new("https://example.com/sun.png").sizes(["48x48"]))
@@ -1093,7 +1151,7 @@ mod tests {
 
     #[test]
     fn icons_do_not_count_towards_the_definition_budget() {
-        use crate::ToolIcon;
+        use crate::registry::ToolIcon;
         let image = format!("data:image/png;base64,{}", "A".repeat(40_000));
         let report = one(good().icon(ToolIcon::new(image)), &CheckOptions::default());
         assert!(report.diagnostics.is_empty(), "{report}");
@@ -1194,7 +1252,7 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"type": "strng"}}}),
         )
         .hint("h")
-        .annotations(crate::Annotations {
+        .annotations(crate::definition::Annotations {
             read_only: true,
             destructive: true,
             idempotent: true,
@@ -1243,7 +1301,7 @@ mod tests {
 
     #[test]
     fn destructive_tools_ask_first_and_approval_messages_name_arguments() {
-        let destructive = crate::Annotations {
+        let destructive = crate::definition::Annotations {
             read_only: false,
             destructive: true,
             idempotent: false,
@@ -1254,9 +1312,12 @@ mod tests {
         let text = report.diagnostics[0].to_string();
         assert!(text.contains("--approval destructive"), "{text}");
         // Declared, or covered by the policy it is served under: no warning.
-        let declared = good()
-            .annotations(destructive)
-            .approval(crate::ToolApproval::with_message("Forecast for {city}?"));
+        let declared =
+            good()
+                .annotations(destructive)
+                .approval(crate::registry::ToolApproval::with_message(
+                    "Forecast for {city}?",
+                ));
         assert!(
             one(declared, &CheckOptions::default())
                 .diagnostics
@@ -1272,7 +1333,9 @@ mod tests {
                 .is_empty()
         );
 
-        let bad = good().approval(crate::ToolApproval::with_message("Forecast for {town}?"));
+        let bad = good().approval(crate::registry::ToolApproval::with_message(
+            "Forecast for {town}?",
+        ));
         let report = one(bad, &CheckOptions::default());
         assert_eq!(rules(&report, Severity::Error), ["approval.message"]);
         assert!(
@@ -1304,7 +1367,7 @@ mod without_a_validator {
         )
         .hint("Weather")
         .label("Weather")
-        .annotations(crate::Annotations {
+        .annotations(crate::definition::Annotations {
             read_only: true,
             destructive: true,
             idempotent: true,

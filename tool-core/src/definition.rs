@@ -1,17 +1,9 @@
-//! The const record that `#[tool]` submits to `inventory` for every tool.
-//!
-//! Everything here is `'static` data and `fn` pointers, so a definition costs nothing at start-up
-//! and the macro's expansion stays small: the heavy lifting (schemas, decoding, calling) lives in
-//! ordinary runtime code that takes these records as input.
-
-use std::time::Duration;
-
-use schemars::Schema;
-use serde_json::Value;
+//! What a tool's definition is made of, as [`Tool`](crate::Tool) hands it out: its
+//! [`Domain`], [`Annotations`], [`Example`]s, [`Icon`]s and where it was written
+//! ([`Location`]), and the rules names, scopes, icons and approval messages are held to, at
+//! compile time by `#[tool]` and at run time by [`check`](crate::check).
 
 pub use crate::annotations::Annotations;
-use crate::call::CallFuture;
-use crate::context::ToolContext;
 
 /// A group of related tools, declared once with [`domain!`](crate::domain!) and named by
 /// `#[tool(domain = ...)]`. Naming an undeclared domain does not compile.
@@ -32,52 +24,6 @@ pub struct Domain {
 pub trait DeclaredDomain {
     /// The domain.
     const DOMAIN: &'static Domain;
-}
-
-/// Declares a domain that tools can name in `#[tool(domain = ...)]`.
-///
-/// The domain becomes an empty braced struct: it lives in the type namespace only, so a local
-/// variable or parameter of the same name (a `time` parameter in the `time` domain) is not
-/// affected. Import it like any item (`use crate::domains::time;`). A misspelled domain in
-/// `#[tool]` is an ordinary "cannot find type" error with rustc's own spelling suggestion.
-///
-/// ```
-/// use tool_core::DeclaredDomain;
-/// tool_core::domain!(pub account, "The signed-in account: profile, email, plan");
-/// assert_eq!(<account as DeclaredDomain>::DOMAIN.name, "account");
-/// ```
-///
-/// Names must be snake_case; anything else fails at compile time:
-///
-/// ```compile_fail
-/// tool_core::domain!(pub MyDomain, "Bad name");
-/// ```
-#[macro_export]
-macro_rules! domain {
-    ($vis:vis $name:ident, $description:expr $(,)?) => {
-        #[allow(non_camel_case_types)]
-        #[doc = $description]
-        $vis struct $name {}
-
-        impl $crate::DeclaredDomain for $name {
-            const DOMAIN: &'static $crate::Domain = &$crate::Domain {
-                name: ::core::stringify!($name),
-                description: $description,
-            };
-        }
-
-        const _: () = ::core::assert!(
-            $crate::__private::is_domain_name(::core::stringify!($name)),
-            ::core::concat!(
-                "domain `", ::core::stringify!($name),
-                "` is not snake_case: use lowercase ASCII letters, digits and single underscores",
-            ),
-        );
-        const _: () = ::core::assert!(
-            !$crate::__private::is_blank($description),
-            ::core::concat!("domain `", ::core::stringify!($name), "` needs a one-line description"),
-        );
-    };
 }
 
 /// A sample input shown to models and validated against the input schema.
@@ -131,94 +77,6 @@ impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
     }
-}
-
-/// Builds the root schema of a tool's input type.
-pub type SchemaFn = fn() -> Schema;
-
-/// Builds the root schema of a tool's output type, when it has one.
-pub type OutputSchemaFn = fn() -> Option<Schema>;
-
-/// Decodes the input and starts the handler; the future owns everything it needs. The context
-/// is borrowed: a sync tool runs before this returns, and an async tool that reads the context
-/// clones it into its future, so a call that does not need it costs no reference count.
-pub type HandlerFn = fn(Value, &ToolContext) -> CallFuture;
-
-/// The definition of a tool written with `#[tool]`. Built by the macro only; read it through
-/// [`Tool`](crate::Tool) in a [`Registry`](crate::Registry).
-#[derive(Debug)]
-pub struct ToolDef {
-    /// Unique snake_case verb_noun name.
-    pub name: &'static str,
-    /// For the model: what the tool returns and when to use it (the doc comment).
-    pub description: &'static str,
-    /// Whether `description` is the doc comment as written, not yet made the text the model
-    /// reads: so when any part of it came from an expression (`#[doc = include_str!("..")]`),
-    /// which the macro cannot read. The registry trims it as the macro trims `///` lines.
-    pub raw_description: bool,
-    /// The domain the tool belongs to.
-    pub domain: &'static Domain,
-    /// Shown to people while the tool runs, e.g. "Reading the clock".
-    pub label: &'static str,
-    /// One catalog sentence.
-    pub hint: &'static str,
-    /// Offered on every round (otherwise deferred and found by search).
-    pub core: bool,
-    /// Behaviour hints.
-    pub annotations: Annotations,
-    /// Whether a voice UI should speak the label while the tool runs.
-    pub voiced: bool,
-    /// Whether the result goes back to the model for another pass.
-    pub feeds_back: bool,
-    /// Whether an MCP result carries the text mirror of its structured content (the echo) as
-    /// well as the content itself; `false` only for a tool with an output schema.
-    pub mirror: bool,
-    /// A sync function that may block for long: run on the blocking pool, not on the async
-    /// workers.
-    pub blocking: bool,
-    /// The tool may run long: over MCP, a call from a client that declared the tasks extension
-    /// (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the
-    /// client polls, instead of the result. For every other caller it is a normal call.
-    pub task: bool,
-    /// A call needs a person's yes before it runs (`#[tool(approval)]`), with the message to
-    /// show them; `None`: only when the executor's policy says so.
-    pub approval: Option<ApprovalDef>,
-    /// Per-tool time limit, enforced by the executor.
-    pub timeout: Option<Duration>,
-    /// Attempts after the first for transient errors, enforced by the executor.
-    pub retries: u32,
-    /// OAuth scopes a caller must hold to see and call the tool, beyond the server's own
-    /// (`#[tool(scopes("issues:write"))]`). Enforced where the server established a caller.
-    pub scopes: &'static [&'static str],
-    /// Optional "view in app" link.
-    pub source: Option<&'static str>,
-    /// Icons a client can show for the tool (MCP's `icons`).
-    pub icons: &'static [Icon],
-    /// Sample inputs.
-    pub examples: &'static [Example],
-    /// The input key the body of a tag call fills (`#[arg(body)]`), in the text tag protocol.
-    pub body: Option<&'static str>,
-    /// Schema of the input object.
-    pub input_schema: SchemaFn,
-    /// Schema of the structured output (`None` when the output type does not implement
-    /// `JsonSchema`).
-    pub output_schema: OutputSchemaFn,
-    /// Decode and run.
-    pub handler: HandlerFn,
-    /// Whether the handler is an `async fn`.
-    pub is_async: bool,
-    /// Where the tool was written.
-    pub location: Location,
-}
-
-inventory::collect!(ToolDef);
-
-/// `#[tool(approval)]` or `#[tool(approval = "...")]`: a call needs a person's yes first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApprovalDef {
-    /// What the person reads, `{name}` standing for the argument `name` (checked at compile
-    /// time); `None` for the default message.
-    pub message: Option<&'static str>,
 }
 
 /// The rule approval messages are held to: a template whose `{name}` placeholders name the

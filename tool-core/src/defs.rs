@@ -26,7 +26,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::definition::{ScopeListProblem, scope_list_problems};
-use crate::{Annotations, DynamicTool, ToolIcon};
+use crate::{DynamicTool, definition::Annotations, registry::ToolIcon};
 
 /// Why a definitions file could not be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -433,9 +433,9 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
         .task(meta_flag("task").unwrap_or(false))
         .origin(origin);
     match meta_value("approval") {
-        Some(Value::Bool(true)) => tool = tool.approval(crate::ToolApproval::new()),
+        Some(Value::Bool(true)) => tool = tool.approval(crate::registry::ToolApproval::new()),
         Some(Value::String(message)) => {
-            tool = tool.approval(crate::ToolApproval::with_message(message.clone()));
+            tool = tool.approval(crate::registry::ToolApproval::with_message(message.clone()));
         }
         _ => {}
     }

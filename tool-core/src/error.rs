@@ -1,5 +1,5 @@
 //! What a tool call can fail with. (What building a registry can fail with is the registry's:
-//! [`RegistryError`](crate::RegistryError).)
+//! [`RegistryError`](crate::registry::RegistryError).)
 
 use std::borrow::Cow;
 use std::error::Error as StdError;

@@ -15,7 +15,7 @@ use crate::error::ToolError;
 /// built with the methods below. A registry hands back `ToolOutput` (data as a JSON value).
 ///
 /// ```
-/// use tool_core::{Media, ToolOutput};
+/// use tool_core::{ToolOutput, output::Media};
 /// let out = ToolOutput::new(serde_json::json!({"temp_c": 21}))
 ///     .with_echo("21 °C in Paris")
 ///     .with_event("weather_card");
@@ -223,7 +223,7 @@ impl Media {
     /// whose bytes are UTF-8 travel as text, others as binary.
     ///
     /// ```
-    /// use tool_core::{Media, MediaKind};
+    /// use tool_core::{output::{Media, MediaKind}};
     /// let doc = Media::resource("file:///notes.md", "text/markdown", "# Notes".as_bytes());
     /// assert_eq!(doc.kind, MediaKind::Resource);
     /// assert_eq!(doc.text(), Some("# Notes"));
@@ -247,7 +247,7 @@ impl Media {
     /// it is a `resource_link` content block.
     ///
     /// ```
-    /// use tool_core::{Media, MediaKind, ToolOutput};
+    /// use tool_core::{ToolOutput, output::{Media, MediaKind}};
     /// let link = Media::link("file:///project/src/main.rs", "main.rs", "text/x-rust");
     /// assert_eq!(link.kind, MediaKind::Link);
     /// assert_eq!(link.name.as_deref(), Some("main.rs"));

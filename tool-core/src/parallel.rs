@@ -4,7 +4,11 @@
 use std::sync::OnceLock;
 
 /// How many threads to split `items` items over: one per core, with at least `per_thread` each.
-pub(crate) fn threads_for(items: usize, per_thread: usize) -> usize {
+///
+/// ```
+/// assert_eq!(tool_core::parallel::threads_for(10, 100), 1); // too few to split
+/// ```
+pub fn threads_for(items: usize, per_thread: usize) -> usize {
     let most = items / per_thread.max(1);
     // Too few items for two threads (a small registry, one tool inserted into a catalog): the
     // cores need not be counted.
@@ -23,7 +27,13 @@ fn cores() -> usize {
 
 /// `f` over `items` split into consecutive parts, one per core when there are at least
 /// `per_thread` items for each; the results in order. A panic in `f` is raised again here.
-pub(crate) fn in_parallel<T: Sync, R: Send>(
+/// (The catalog tokenizes its tools in batches this way.)
+///
+/// ```
+/// let sums = tool_core::parallel::in_parallel(&[1, 2, 3, 4], 1, |part| part.iter().sum::<i32>());
+/// assert_eq!(sums.iter().sum::<i32>(), 10);
+/// ```
+pub fn in_parallel<T: Sync, R: Send>(
     items: &[T],
     per_thread: usize,
     f: impl Fn(&[T]) -> R + Sync,

@@ -13,12 +13,14 @@ use serde_json::Value;
 
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{Principal, ToolContext};
-use crate::definition::{Annotations, ToolDef};
+use crate::definition::Annotations;
 use crate::error::ToolError;
+use crate::linked::ToolDef;
 use crate::schema;
 
 /// A domain as a registry knows it (linked domains and those of dynamic tools alike).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[non_exhaustive]
 pub struct DomainInfo {
     /// snake_case name.
     pub name: Cow<'static, str>,
@@ -28,6 +30,7 @@ pub struct DomainInfo {
 
 /// A sample input of a tool, parsed.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct ToolExample {
     /// What the example shows.
     pub label: Cow<'static, str>,
@@ -44,7 +47,7 @@ pub struct ToolExample {
 /// the icons that meet it ([`is_valid`](Self::is_valid)).
 ///
 /// ```
-/// use tool_core::ToolIcon;
+/// use tool_core::registry::ToolIcon;
 /// let icon = ToolIcon::new("https://example.com/weather-dark.svg")
 ///     .mime_type("image/svg+xml")
 ///     .sizes(["any"])
@@ -130,7 +133,7 @@ impl ToolIcon {
     /// order of its parts; empty when it meets it.
     ///
     /// ```
-    /// use tool_core::ToolIcon;
+    /// use tool_core::registry::ToolIcon;
     /// use tool_core::definition::IconPart;
     /// let icon = ToolIcon::new("https://example.com/a.png").sizes(["48x48", "big"]).theme("blue");
     /// let parts: Vec<IconPart> = icon.problems().iter().map(|p| p.part()).collect();
@@ -167,7 +170,7 @@ type DynHandler = dyn Fn(Value, ToolContext) -> CallFuture + Send + Sync;
 
 #[derive(Clone)]
 enum Handler {
-    Linked(crate::definition::HandlerFn),
+    Linked(crate::linked::HandlerFn),
     Dynamic(Arc<DynHandler>),
 }
 
@@ -399,7 +402,7 @@ impl Tool {
     /// executor refuses calls by the same rule.
     ///
     /// ```
-    /// use tool_core::{DynamicTool, Principal, Registry};
+    /// use tool_core::{DynamicTool, Registry, context::Principal};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("close_issue", "Closes an issue.", serde_json::json!({"type": "object"}))
@@ -781,7 +784,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry, ToolApproval};
+    /// use tool_core::{DynamicTool, Registry, registry::ToolApproval};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
@@ -801,7 +804,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry, ToolIcon};
+    /// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("get_weather", "Returns the weather.", json!({"type": "object"}))

@@ -8,7 +8,7 @@
 //!     "type": "object", "properties": {"zone": {"type": "string"}}
 //! }))).unwrap();
 //! let tool = registry.get("get_time").unwrap();
-//! let openai = render(tool, Format::OpenAi, RenderOptions { strict: true });
+//! let openai = render(tool, Format::OpenAi, RenderOptions::default().strict(true));
 //! assert_eq!(openai.definition["function"]["parameters"]["required"], serde_json::json!(["zone"]));
 //! assert!(openai.issues.is_empty());
 //! ```
@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap as _, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::{Tool, ToolIcon};
+use crate::{Tool, registry::ToolIcon};
 
 use crate::schema::{self, Issue, McpSchema, Severity, StrictTarget};
 
@@ -95,13 +95,26 @@ impl FromStr for Format {
 
 /// How to render.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RenderOptions {
     /// Use the provider's strict mode where it has one.
     pub strict: bool,
 }
 
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl RenderOptions {
+    /// Sets `strict`: use the provider's strict mode where it has one.
+    #[must_use]
+    pub const fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+}
+
 /// One rendered definition and what rendering found.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Rendered {
     /// The definition, in the target's format.
     pub definition: Value,
@@ -169,9 +182,6 @@ pub fn render(tool: &Tool, format: Format, options: RenderOptions) -> Rendered {
     };
     Rendered { definition, issues }
 }
-
-/// The tags protocol's system-prompt section for `tools` (see [`crate::protocol`]).
-pub use crate::protocol::prompt_docs;
 
 /// Renders a set of tools as the array a request carries. For Anthropic, deferred tools get
 /// `defer_loading` and the array gains the tool-search tool that finds them.
@@ -265,7 +275,7 @@ fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
 ///
 /// ```
 /// use tool_core::render::{Format, RenderOptions, mcp, render};
-/// use tool_core::{DynamicTool, Registry, ToolIcon};
+/// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("get_time", "Returns the time.", serde_json::json!({"type": "object"}))
@@ -414,13 +424,13 @@ impl Serialize for McpOutput<'_> {
 pub struct McpAnnotations<'a> {
     /// The tool's label.
     pub title: &'a str,
-    /// [`Annotations::read_only`](crate::Annotations::read_only).
+    /// [`Annotations::read_only`](crate::definition::Annotations::read_only).
     pub read_only_hint: bool,
-    /// [`Annotations::destructive`](crate::Annotations::destructive).
+    /// [`Annotations::destructive`](crate::definition::Annotations::destructive).
     pub destructive_hint: bool,
-    /// [`Annotations::idempotent`](crate::Annotations::idempotent).
+    /// [`Annotations::idempotent`](crate::definition::Annotations::idempotent).
     pub idempotent_hint: bool,
-    /// [`Annotations::open_world`](crate::Annotations::open_world).
+    /// [`Annotations::open_world`](crate::definition::Annotations::open_world).
     pub open_world_hint: bool,
 }
 
@@ -480,7 +490,7 @@ pub fn mcp_icons(tool: &Tool) -> impl Iterator<Item = &ToolIcon> {
 /// order of the official SDKs' types), each part that is absent left out.
 ///
 /// ```
-/// use tool_core::ToolIcon;
+/// use tool_core::registry::ToolIcon;
 /// use tool_core::render::McpIcon;
 /// let icon = ToolIcon::new("https://example.com/a.svg").mime_type("image/svg+xml").theme("dark");
 /// assert_eq!(
@@ -557,7 +567,7 @@ pub fn mcp_output_schema(output: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTool, Registry, ToolIcon};
+    use crate::{DynamicTool, Registry, registry::ToolIcon};
 
     fn registry() -> Registry {
         let mut r = Registry::empty();

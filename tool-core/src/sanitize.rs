@@ -95,7 +95,7 @@ impl Sanitizer {
     }
 
     /// Keeps paths under `root`, shown relative to it. Pass the tool root
-    /// ([`ToolRoot::path`](crate::ToolRoot::path)); a relative root is made absolute against
+    /// ([`ToolRoot::path`](crate::context::ToolRoot::path)); a relative root is made absolute against
     /// the current directory, and the canonical spelling (symlinks resolved) counts as well.
     pub fn with_root(mut self, root: &Path) -> Self {
         let mut spellings = vec![root.to_path_buf()];

@@ -441,7 +441,7 @@ mod tests {
         .unwrap();
         r.register(
             DynamicTool::new("close_issue", "Closes an issue.", schema).annotations(
-                crate::Annotations {
+                crate::definition::Annotations {
                     read_only: false,
                     destructive: true,
                     idempotent: true,

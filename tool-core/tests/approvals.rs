@@ -12,8 +12,12 @@ use serde_json::{Value, json};
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::prelude::*;
 use tool_core::{
-    ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision, DynamicTool,
-    Remember, Remembering, ToolApproval,
+    DynamicTool,
+    context::{
+        ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision, Remember,
+        Remembering,
+    },
+    registry::ToolApproval,
 };
 
 tool_core::domain!(pub repo, "A code repository");
@@ -123,10 +127,7 @@ fn context(approver: Option<Arc<dyn Approver>>, audit: &Arc<Audit>) -> ToolConte
 }
 
 fn executor(policy: ApprovalPolicy) -> Executor {
-    let exec = ExecPolicy {
-        approval: policy,
-        ..ExecPolicy::default()
-    };
+    let exec = ExecPolicy::default().approval(policy);
     Executor::with_policy(Registry::linked().unwrap(), exec)
 }
 
@@ -317,10 +318,7 @@ async fn the_time_limit_starts_after_the_answer() {
                 }),
         )
         .unwrap();
-    let exec = ExecPolicy {
-        default_timeout: Duration::from_millis(200),
-        ..ExecPolicy::default()
-    };
+    let exec = ExecPolicy::default().default_timeout(Duration::from_millis(200));
     let audit = Arc::new(Audit::default());
     let ctx = context(
         Some(Scripted::slow(

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use tool_core::context::{AuditRecord, AuditSink, BroadcastEvents, EventSink, ToolEvent};
 use tool_core::exec::{ExecPolicy, Executor, ToolCall};
 use tool_core::prelude::*;
-use tool_core::{AuditRecord, AuditSink, BroadcastEvents, EventSink, ToolEvent};
 
 tool_core::domain!(pub demo, "Tools that misbehave on purpose");
 
@@ -305,11 +305,9 @@ async fn a_batch_runs_concurrently_and_answers_in_call_order() {
 
 #[tokio::test]
 async fn limits_hold_on_the_way_in_and_out() {
-    let policy = ExecPolicy {
-        max_input_bytes: 1000,
-        max_echo_bytes: 100,
-        ..ExecPolicy::default()
-    };
+    let policy = ExecPolicy::default()
+        .max_input_bytes(1000)
+        .max_echo_bytes(100);
     let ex = Executor::with_policy(Registry::linked().unwrap(), policy);
     let ctx = ToolContext::new();
     let big = json!({"n": 1, "pad": "x".repeat(5000)});

@@ -11,8 +11,9 @@ use tool_core::exec::{Call, ExecPolicy, Executor, Layer, LayerFuture, Next, Tool
 use tool_core::prelude::*;
 use tool_core::transform::{ToolFilter, Transforms};
 use tool_core::{
-    ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision, DynamicTool,
-    ToolApproval,
+    DynamicTool,
+    context::{ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision},
+    registry::ToolApproval,
 };
 
 tool_core::domain!(pub vault, "Secrets kept for a team");
@@ -283,7 +284,7 @@ async fn scopes_come_before_any_layer() {
         })
         .build();
     let ctx = ToolContext::builder()
-        .principal(tool_core::Principal::new("ada"))
+        .principal(tool_core::context::Principal::new("ada"))
         .build();
     let err = ex.call("close_issue", json!({}), &ctx).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::PermissionDenied);
@@ -296,10 +297,7 @@ async fn a_layers_rewrite_is_held_to_the_input_limits() {
         *call.input_mut() = json!({"team": "x".repeat(2048), "name": "big"});
         next.run(call)
     });
-    let policy = ExecPolicy {
-        max_input_bytes: 1024,
-        ..ExecPolicy::default()
-    };
+    let policy = ExecPolicy::default().max_input_bytes(1024);
     let ex = Executor::builder(Registry::linked().unwrap())
         .policy(policy)
         .layer(grow)
@@ -432,7 +430,9 @@ async fn transforms_reach_listing_and_calls() {
 
     let ex = Executor::new(registry);
     let ctx = ToolContext::builder()
-        .headers(tool_core::RequestHeaders::from_pairs([("x-team", "blue")]))
+        .headers(tool_core::context::RequestHeaders::from_pairs([(
+            "x-team", "blue",
+        )]))
         .build();
     let out = ex
         .call(

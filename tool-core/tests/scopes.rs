@@ -5,9 +5,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use tool_core::context::{AuditRecord, AuditSink, BroadcastEvents, Principal, ToolEvent};
 use tool_core::exec::{CallInput, Executor};
 use tool_core::prelude::*;
-use tool_core::{AuditRecord, AuditSink, BroadcastEvents, DynamicTool, Principal, ToolEvent};
 
 tool_core::domain!(pub issues, "An issue tracker");
 
@@ -264,47 +264,6 @@ fn declared_scopes_reach_the_registry_and_judge_listings() {
     );
 }
 
-/// The names `search_tools` offers `ctx`'s caller for `query`.
-async fn searched(executor: &Executor, query: &str, ctx: ToolContext) -> Vec<String> {
-    let out = executor
-        .call("search_tools", json!({"query": query, "limit": 20}), &ctx)
-        .await
-        .expect("search_tools answers");
-    out.data().expect("data")["matches"]
-        .as_array()
-        .expect("matches")
-        .iter()
-        .map(|m| m["name"].as_str().expect("a name").to_owned())
-        .collect()
-}
-
-#[tokio::test]
-async fn search_tools_offers_a_caller_only_the_tools_it_may_call() {
-    let mut registry = Registry::linked().unwrap();
-    tool_core::catalog::install(&mut registry).unwrap();
-    let executor = Executor::new(registry);
-    let query = "close or move an issue";
-    let reader = searched(&executor, query, as_caller(&["issues:read"])).await;
-    assert!(!reader.is_empty(), "the reader finds something");
-    assert!(
-        !reader
-            .iter()
-            .any(|n| n == "close_issue" || n == "move_issue"),
-        "{reader:?}"
-    );
-    let writer = searched(
-        &executor,
-        query,
-        as_caller(&["issues:write", "repo", "admin:org"]),
-    )
-    .await;
-    assert!(writer.iter().any(|n| n == "close_issue"), "{writer:?}");
-    assert!(writer.iter().any(|n| n == "move_issue"), "{writer:?}");
-    // Without a principal (stdio), every tool may be found.
-    let anyone = searched(&executor, query, ToolContext::new()).await;
-    assert!(anyone.iter().any(|n| n == "close_issue"), "{anyone:?}");
-}
-
 #[tokio::test]
 async fn a_misspelt_name_suggests_only_tools_the_caller_may_call() {
     let suggestion = |scopes: &'static [&'static str]| async move {
@@ -323,66 +282,6 @@ async fn a_misspelt_name_suggests_only_tools_the_caller_may_call() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("`close_issue`"), "{err}");
-}
-
-/// What `search_tools` answers `ctx`'s caller for a search filtered by `domain`.
-async fn searched_in(
-    executor: &Executor,
-    domain: &str,
-    ctx: ToolContext,
-) -> Result<ToolOutput, ToolError> {
-    executor
-        .call(
-            "search_tools",
-            json!({"query": "rotate the signing keys", "domain": domain}),
-            &ctx,
-        )
-        .await
-}
-
-#[tokio::test]
-async fn search_tools_names_only_the_domains_a_caller_may_search() {
-    let mut registry = Registry::linked().unwrap();
-    registry
-        .register(
-            DynamicTool::new(
-                "rotate_keys",
-                "Rotates the signing keys.",
-                json!({"type": "object"}),
-            )
-            .domain("vault", "The secrets vault")
-            .scopes(["vault:admin"]),
-        )
-        .unwrap();
-    tool_core::catalog::install(&mut registry).unwrap();
-    let executor = Executor::new(registry);
-    let reader = || as_caller(&["issues:read"]);
-
-    // An unknown domain is refused with the domains there are: the reader's, not the vault.
-    let err = searched_in(&executor, "nowhere", reader())
-        .await
-        .unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
-    assert!(
-        err.message().ends_with("the domains are: catalog, issues"),
-        "{err}"
-    );
-    assert!(!err.message().contains("vault"), "{err}");
-    // A domain whose every tool is hidden from the caller is answered as one that is not
-    // there, so the answer does not tell the caller it exists.
-    let hidden = searched_in(&executor, "vault", reader()).await.unwrap_err();
-    assert_eq!(
-        hidden.message(),
-        err.message().replace("`nowhere`", "`vault`"),
-        "{hidden}"
-    );
-
-    // A caller granted the scope searches the vault and finds the tool; so does a call with no
-    // authenticated caller.
-    for ctx in [as_caller(&["vault:admin"]), ToolContext::new()] {
-        let out = searched_in(&executor, "vault", ctx).await.unwrap();
-        assert_eq!(out.data().unwrap()["matches"][0]["name"], "rotate_keys");
-    }
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@
 //! paraphrase sets only report. Figures go to stdout and to `target/bench/embed.json`, which
 //! `bench-report` writes into `docs/catalog.md`.
 
-#[path = "../../tool-core/benches/support/eval.rs"]
+#[path = "../../tool-catalog/benches/support/eval.rs"]
 mod eval;
 
 #[path = "support/memory.rs"]
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use memory::memory_mib;
 use serde_json::json;
-use tool_core::catalog::{
+use tool_catalog::{
     Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, ToolTexts, VectorCache,
     tool_text, tool_texts,
 };

@@ -5,7 +5,7 @@
 //!
 //! [`SentenceEmbedder::model_id`]: crate::SentenceEmbedder::model_id
 
-use tool_core::catalog::Fusion;
+use tool_catalog::Fusion;
 
 /// A model measured by `tool-embed`'s `search_quality` bench, and what was chosen for it.
 #[derive(Debug, Clone, Copy, PartialEq)]

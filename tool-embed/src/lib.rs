@@ -103,7 +103,7 @@ use encoder::{Architecture, Encoder};
 pub use error::EmbedError;
 use error::parse;
 pub use known::{KNOWN_MODELS, KnownModel, known_model};
-use tool_core::catalog::Fusion;
+use tool_catalog::Fusion;
 
 /// How many texts one forward pass takes in [`SentenceEmbedder::embed`].
 const BATCH: usize = 16;
@@ -149,7 +149,7 @@ impl std::fmt::Debug for SentenceEmbedder {
 }
 
 // Cosine of unit vectors: the one hybrid search ranks tools with.
-pub use tool_core::catalog::dot;
+pub use tool_catalog::dot;
 
 fn read(path: &Path) -> Result<Vec<u8>, EmbedError> {
     std::fs::read(path).map_err(|source| EmbedError::Read {
@@ -553,16 +553,15 @@ fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Hybrid tool search: `tool_core::catalog::Catalog::with_embedding` fuses this model's
+/// Hybrid tool search: `tool_catalog::Catalog::with_embedding` fuses this model's
 /// ranking with the lexical one.
-impl tool_core::catalog::TextEmbedder for SentenceEmbedder {
+impl tool_catalog::TextEmbedder for SentenceEmbedder {
     fn model_id(&self) -> &str {
         SentenceEmbedder::model_id(self)
     }
 
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, tool_core::catalog::EmbedError> {
-        SentenceEmbedder::embed(self, texts)
-            .map_err(|e| tool_core::catalog::EmbedError(Box::new(e)))
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, tool_catalog::EmbedError> {
+        SentenceEmbedder::embed(self, texts).map_err(|e| tool_catalog::EmbedError(Box::new(e)))
     }
 
     fn fusion(&self) -> Fusion {

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use tool_core::catalog::{Fusion, TextEmbedder};
+use tool_catalog::{Fusion, TextEmbedder};
 use tool_embed::{Pooling, SentenceEmbedder, dot, known_model};
 
 const MINILM: &str = "all-MiniLM-L6-v2";

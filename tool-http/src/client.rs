@@ -18,7 +18,7 @@ use super::response::HttpResponse;
 use super::send::{ReadOptions, Target, execute, guard_error};
 use super::ssrf::{GuardError, GuardedResolver, Lookup, MAX_REDIRECTS, SsrfPolicy, system_lookup};
 use super::text::{host_label, nearest};
-use tool_core::Principal;
+use tool_core::context::Principal;
 use tool_core::context::{FromContext, ToolContext};
 use tool_core::error::{ErrorKind, ToolError};
 
@@ -562,7 +562,7 @@ mod tests {
     use super::*;
     use crate::testing::{Server, allowing_loopback, caller, client, fake_dns};
     use tokio::net::TcpListener;
-    use tool_core::RequestHeaders;
+    use tool_core::context::RequestHeaders;
 
     #[test]
     fn service_paths_stay_under_the_base() {

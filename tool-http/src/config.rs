@@ -94,8 +94,8 @@ mod millis {
 /// A request to a service carries at most one credential, as `Authorization: Bearer <token>`:
 ///
 /// 1. the **caller's** access token, when the service has an [`audience`](Self::audience) and
-///    the call's [`Principal`](tool_core::Principal) holds a token issued for that audience
-///    ([`Principal::token_for`](tool_core::Principal::token_for));
+///    the call's [`Principal`](tool_core::context::Principal) holds a token issued for that audience
+///    ([`Principal::token_for`](tool_core::context::Principal::token_for));
 /// 2. otherwise the **operator's** token, read from the variable [`token_env`](Self::token_env)
 ///    names, when there is one;
 /// 3. otherwise none.

@@ -4,7 +4,7 @@
 //! passthrough"), and never two.
 
 use reqwest::header::HeaderValue;
-use tool_core::Principal;
+use tool_core::context::Principal;
 
 use super::config::{HttpConfigError, TokenEnv};
 
@@ -168,7 +168,10 @@ mod tests {
 /// server saw.
 #[cfg(test)]
 mod over_http {
-    use tool_core::{ErrorKind, Principal, RequestHeaders, ToolContext};
+    use tool_core::{
+        ErrorKind, ToolContext,
+        context::{Principal, RequestHeaders},
+    };
 
     use crate::config::{HttpConfig, ServiceConfig};
     use crate::testing::{Seen, Server, caller, client, client_with_env};

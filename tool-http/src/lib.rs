@@ -79,9 +79,9 @@ mod text;
 
 // Named by the module docs' links.
 #[cfg(doc)]
-use tool_core::Principal;
-#[cfg(doc)]
 use tool_core::context::FromContext;
+#[cfg(doc)]
+use tool_core::context::Principal;
 #[cfg(doc)]
 use tool_core::error::{ErrorKind, ToolError};
 

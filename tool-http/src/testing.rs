@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tool_core::{RequestHeaders, ToolContext};
+use tool_core::{ToolContext, context::RequestHeaders};
 
 use crate::client::HttpClient;
 use crate::config::{HttpConfig, Source};

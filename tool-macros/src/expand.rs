@@ -342,7 +342,8 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         .domain
         .as_ref()
         .expect("valid::check requires a domain");
-    let domain_ref = quote_spanned!(domain.span()=> <#domain as #krate::DeclaredDomain>::DOMAIN);
+    let domain_ref =
+        quote_spanned!(domain.span()=> <#domain as #krate::definition::DeclaredDomain>::DOMAIN);
     let name = &r.name;
     let (description, raw_description) = match &r.description {
         Description::Text(text) => (quote!(#text), false),
@@ -396,7 +397,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 Some(m) => quote!(::core::option::Option::Some(#m)),
                 None => quote!(::core::option::Option::None),
             };
-            quote!(::core::option::Option::Some(#krate::definition::ApprovalDef { message: #message }))
+            quote!(::core::option::Option::Some(#krate::__private::ApprovalDef { message: #message }))
         }
     };
     let source = match &attrs.source {
@@ -413,13 +414,13 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         let theme = option(&icon.theme);
         let sizes = &icon.sizes;
         quote! {
-            #krate::Icon { src: #src, mime_type: #mime_type, sizes: &[#(#sizes),*], theme: #theme }
+            #krate::__private::Icon { src: #src, mime_type: #mime_type, sizes: &[#(#sizes),*], theme: #theme }
         }
     });
     let examples = r
         .examples
         .iter()
-        .map(|(label, input)| quote!(#krate::Example { label: #label, input: #input }));
+        .map(|(label, input)| quote!(#krate::__private::Example { label: #label, input: #input }));
     let body = match f
         .fields()
         .find(|field| field.args.body.is_some_and(|b| b.value))
@@ -432,7 +433,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
     };
     let is_async = item.sig.asyncness.is_some();
     let location = quote_spanned! {fn_name.span()=>
-        #krate::Location {
+        #krate::__private::Location {
             module_path: ::core::module_path!(),
             file: ::core::file!(),
             line: ::core::line!(),
@@ -487,7 +488,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             }
 
             #p::inventory::submit! {
-                #krate::ToolDef {
+                #krate::__private::ToolDef {
                     name: #name,
                     description: #description,
                     raw_description: #raw_description,
@@ -495,12 +496,12 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     label: #label,
                     hint: #hint,
                     core: #core,
-                    annotations: #krate::Annotations {
-                        read_only: #read_only,
-                        destructive: #destructive,
-                        idempotent: #idempotent,
-                        open_world: #open_world,
-                    },
+                    annotations: #krate::__private::annotations(
+                        #read_only,
+                        #destructive,
+                        #idempotent,
+                        #open_world,
+                    ),
                     voiced: #voiced,
                     blocking: #blocking,
                     task: #task,

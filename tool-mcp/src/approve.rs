@@ -5,7 +5,10 @@
 
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Value, json};
-use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, FromContext as _, Remember};
+use tool_core::{
+    FromContext as _,
+    context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember},
+};
 
 use crate::ask::McpPeer;
 
@@ -15,7 +18,7 @@ use crate::ask::McpPeer;
 /// only how far a yes reaches (this call, identical calls, or every call of the tool for the
 /// rest of the session: explicit choices, this call alone by default) and an optional reason
 /// for a no. A [`McpServer`](crate::McpServer) installs it (wrapped in
-/// [`tool_core::Remembering`]) unless its base context has an approver of its own.
+/// [`tool_core::context::Remembering`]) unless its base context has an approver of its own.
 ///
 /// The answer comes from the client's user: MCP clients show an elicitation to a person and
 /// never to the model, so a model cannot approve its own call.

@@ -1,7 +1,7 @@
 //! MCP's log levels and tool-core's, one for one: the one table that pairs them.
 
 use rmcp::model::LoggingLevel;
-use tool_core::LogLevel;
+use tool_core::context::LogLevel;
 
 /// Each of tool-core's levels ([`LogLevel::ALL`], in its order) beside MCP's.
 const LEVELS: [(LogLevel, LoggingLevel); 8] = [

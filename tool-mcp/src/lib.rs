@@ -15,7 +15,7 @@
 //!   turns default features off and compiles no HTTP server.
 //! - The module `oauth` (feature `oauth`) makes the Streamable HTTP endpoint an OAuth 2.1 resource
 //!   server: access tokens checked against an issuer's keys, protected resource metadata,
-//!   the caller as a [`Principal`](tool_core::Principal) in every call's context, `tools/list`
+//!   the caller as a [`Principal`](tool_core::context::Principal) in every call's context, `tools/list`
 //!   showing each caller the tools it may call.
 //! - `mount` (feature `mount`, which brings the SDK's client and an HTTP client) connects to
 //!   another MCP server (a command on stdio, or a Streamable HTTP URL) and turns its tools into

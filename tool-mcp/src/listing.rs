@@ -159,7 +159,7 @@ mod tests {
 
     use super::*;
     use tool_core::render;
-    use tool_core::{DynamicTool, Registry, ToolIcon};
+    use tool_core::{DynamicTool, Registry, registry::ToolIcon};
 
     fn registry() -> Registry {
         let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());
@@ -184,7 +184,7 @@ mod tests {
                     .hint("Lists things")
                     .core(true),
                 DynamicTool::new("say_it", "Says \"it\"\n.", json!({"type": "object"}))
-                    .annotations(tool_core::Annotations::READ_ONLY),
+                    .annotations(tool_core::definition::Annotations::READ_ONLY),
                 // Icons in every form (one that breaks the rule, which neither path lists),
                 // and the mirror off.
                 DynamicTool::new("get_pictured", "Gets a picture.", json!({"type": "object"}))

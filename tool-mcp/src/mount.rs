@@ -31,7 +31,8 @@ use tool_core::FromContext as _;
 use tool_core::definition::{ScopeListProblem, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
-    DynamicTool, Media, Registry, RegistryError, ToolContext, ToolError, ToolOutput, defs,
+    DynamicTool, Registry, ToolContext, ToolError, ToolOutput, defs, output::Media,
+    registry::RegistryError,
 };
 
 /// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)

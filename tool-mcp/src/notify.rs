@@ -11,7 +11,10 @@ use tokio::task::JoinHandle;
 
 use super::level::to_mcp_level;
 use super::sync::lock;
-use tool_core::{EventSink, LogLevel, ToolContext, ToolEvent};
+use tool_core::{
+    ToolContext,
+    context::{EventSink, LogLevel, ToolEvent},
+};
 
 /// The notification side of one call: a sink for its context, and the task that sends, started
 /// by the first event the client wants (most calls send none, and pay for no task).

@@ -34,7 +34,7 @@ pub struct ServerOptions {
     /// `Authorization` is never one of them, nor `Cookie` or a `Proxy-*` header, whatever
     /// this lists ([`never_forwarded`](Self::never_forwarded)): the token is the server's to
     /// check, and a tool reaches a downstream service with the caller's token only through the
-    /// [`Principal`](tool_core::Principal)'s audience rule (`tool_http`'s services), never by passing the header on.
+    /// [`Principal`](tool_core::context::Principal)'s audience rule (`tool_http`'s services), never by passing the header on.
     pub forward_headers: Vec<String>,
     /// Serve stdio through the SDK's own codec and service loop instead of this crate's
     /// transport (which checks every line against JSON-RPC 2.0 and answers `tools/call` and

@@ -4,7 +4,7 @@
 //! SDK's service loop follow.
 
 use rmcp::model::{ErrorData, ProtocolVersion, RequestMetaObject};
-use tool_core::LogLevel;
+use tool_core::context::LogLevel;
 
 use super::level::from_mcp_level;
 

@@ -10,7 +10,10 @@ use serde::Serializer as _;
 use serde_json::{Value, json};
 
 use tool_core::exec::CallResult;
-use tool_core::{Media, MediaKind, Tool, ToolOutput};
+use tool_core::{
+    Tool, ToolOutput,
+    output::{Media, MediaKind},
+};
 
 /// The `_meta` key under which a result names the server (2026-07-28).
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";

@@ -49,7 +49,7 @@ pub struct HttpOptions {
     /// When set (feature `oauth`), the endpoint is an OAuth 2.1 resource server: every request
     /// needs a valid access token, the protected resource metadata is served beside the
     /// endpoint, and each call's context holds the caller's
-    /// [`Principal`](tool_core::Principal). See [`oauth`](crate::oauth).
+    /// [`Principal`](tool_core::context::Principal). See [`oauth`](crate::oauth).
     #[cfg(feature = "oauth")]
     pub oauth: Option<Arc<crate::oauth::OAuth>>,
 }

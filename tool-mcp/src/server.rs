@@ -27,10 +27,11 @@ use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use super::sync::{lock, read, write};
 #[cfg(feature = "tasks")]
 use super::tasks::{self, Tasks};
-use tool_core::catalog::SharedCatalog;
+use tool_catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
-    ApprovalScope, LogLevel, Principal, Registry, Remembering, RequestHeaders, Tool, ToolContext,
+    Registry, Tool, ToolContext,
+    context::{ApprovalScope, LogLevel, Principal, Remembering, RequestHeaders},
 };
 
 #[cfg(feature = "tasks")]
@@ -202,12 +203,12 @@ impl McpServer {
         self.rebuilt(base, catalog)
     }
 
-    /// Keeps `catalog` (what `search_tools` searches, from [`catalog::install`]) in line with
+    /// Keeps `catalog` (what `search_tools` searches, from [`tool_catalog::install`]) in line with
     /// every [`update`](Self::update).
     ///
     /// Call it before the server is shared: handles made earlier keep the old settings.
     ///
-    /// [`catalog::install`]: tool_core::catalog::install
+    /// [`tool_catalog::install`]: tool_catalog::install
     pub fn with_catalog(self, catalog: SharedCatalog) -> Self {
         catalog.sync(self.live().executor.registry());
         let base = self.shared.base.clone();
@@ -460,7 +461,7 @@ impl McpServer {
         &self,
         cx: &RequestContext<RoleServer>,
         call_id: String,
-        events: Arc<dyn tool_core::EventSink>,
+        events: Arc<dyn tool_core::context::EventSink>,
         cancel: tokio_util::sync::CancellationToken,
         round: Option<&Arc<Round>>,
     ) -> ToolContext {

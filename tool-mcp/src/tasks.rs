@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rmcp::model::{CreateTaskResult, DetailedTask, Task, TaskPayload, TaskStatus as WireStatus};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tool_core::{EventSink, Principal, ToolEvent};
+use tool_core::context::{EventSink, Principal, ToolEvent};
 use tool_tasks::{TaskRecord, TaskStatus, TaskStore};
 
 use crate::sync::lock;

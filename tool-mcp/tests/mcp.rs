@@ -19,7 +19,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, LogLevel, Registry, ToolError, ToolOutput};
+use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, context::LogLevel};
 #[cfg(feature = "mount")]
 use tool_mcp::MountSpec;
 use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
@@ -931,7 +931,7 @@ async fn a_server_that_speaks_only_2026_is_mounted_and_its_questions_passed_on()
 
 /// A tool with icons and without its text mirror, beside one that keeps it.
 fn pictured() -> McpServer {
-    use tool_core::ToolIcon;
+    use tool_core::registry::ToolIcon;
     let object = json!({"type": "object"});
     let mut registry = Registry::empty();
     let counters = json!({"type": "object", "properties": {"requests": {"type": "integer"}}});

@@ -17,7 +17,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, FromContext as _, Principal, Registry, ToolContext, ToolOutput};
+use tool_core::{
+    DynamicTool, FromContext as _, Registry, ToolContext, ToolOutput, context::Principal,
+};
 use tool_mcp::oauth::{AuthError, JwksSource, OAuth, OAuthConfig, OAuthError, TokenProblem};
 use tool_mcp::{HttpOptions, McpServer};
 

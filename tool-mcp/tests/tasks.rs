@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use tool_core::exec::Executor;
 use tool_core::{
-    Annotations, DynamicTool, FromContext as _, Principal, Registry, ToolApproval, ToolContext,
-    ToolError, ToolOutput,
+    DynamicTool, FromContext as _, Registry, ToolContext, ToolError, ToolOutput,
+    context::Principal, definition::Annotations, registry::ToolApproval,
 };
 use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};
 use tool_mcp::{McpPeer, McpServer, ServerOptions, TaskOptions, serve_io};
@@ -28,15 +28,8 @@ static REMOVED: AtomicUsize = AtomicUsize::new(0);
 fn tools() -> Registry {
     let mut registry = Registry::empty();
     let object = json!({"type": "object"});
-    let idempotent = Annotations {
-        idempotent: true,
-        ..Annotations::default()
-    };
-    let writes = Annotations {
-        read_only: false,
-        idempotent: false,
-        ..Annotations::default()
-    };
+    let idempotent = Annotations::default().idempotent(true);
+    let writes = Annotations::default().read_only(false).idempotent(false);
     let item_schema = json!({
         "type": "object",
         "properties": {"item": {"type": "string"}},

@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use serde::Deserialize;
+use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 use tool_core::sanitize::reveal;
-use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
 
 use crate::hub::Presence;
 use crate::question::ApprovalState;
@@ -23,7 +23,7 @@ use crate::question::ApprovalState;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::{Decision, Remembering, ToolContext, ApprovalScope};
+/// use tool_core::{ToolContext, context::{Decision, Remembering, ApprovalScope}};
 /// use tool_presence::{Presence, PresenceApprover};
 ///
 /// let presence = Presence::new();
@@ -162,7 +162,7 @@ mod tests {
     use crate::question::{AnswerError, ApprovalEvent};
     use std::sync::Arc;
     use std::time::Duration;
-    use tool_core::{EventSink, ToolContext};
+    use tool_core::{ToolContext, context::EventSink};
 
     fn read(body: &str) -> Result<Decision, String> {
         serde_json::from_str::<PageAnswer>(body)
@@ -322,7 +322,7 @@ mod tests {
         assert!(waits.is_err(), "it waits for an answer");
         // More events than the replay keeps.
         for i in 0..5 {
-            presence.emit(&tool_core::ToolEvent::Started {
+            presence.emit(&tool_core::context::ToolEvent::Started {
                 call_id: format!("c{i}"),
                 tool: "t".into(),
                 label: "T".into(),

@@ -10,8 +10,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, oneshot};
 
+use tool_core::context::{ApprovalRequest, Decision};
 use tool_core::context::{EventSink, ToolEvent};
-use tool_core::{ApprovalRequest, Decision};
 
 use crate::question::{AnswerError, ApprovalEvent, ApprovalState};
 
@@ -666,7 +666,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_core::{ErrorKind, LogLevel, ToolContext};
+    use tool_core::{ErrorKind, ToolContext, context::LogLevel};
 
     fn started(id: &str) -> ToolEvent {
         ToolEvent::Started {

@@ -1,7 +1,7 @@
 //! Presence for UIs: the executor's tool events as Server-Sent Events on a
 //! small loopback HTTP endpoint, with a page that shows one card per call while it runs.
 //!
-//! A [`Presence`] is an [`EventSink`](tool_core::EventSink): give it to the context the calls run
+//! A [`Presence`] is an [`EventSink`](tool_core::context::EventSink): give it to the context the calls run
 //! in, and serve it with [`Presence::start`] (or mount [`Presence::router`] in an axum app of
 //! your own).
 //!

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tool_core::Remember;
+use tool_core::context::Remember;
 
 /// Where a question to the person is, in an [`ApprovalEvent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

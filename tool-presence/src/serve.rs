@@ -412,7 +412,7 @@ pub enum PresenceError {
 mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tool_core::{Approver, EventSink, ToolEvent};
+    use tool_core::context::{Approver, EventSink, ToolEvent};
 
     /// One HTTP/1.1 exchange on a connection of its own: its response, read as far as a test
     /// needs.
@@ -633,7 +633,8 @@ mod tests {
         let approver = crate::PresenceApprover::new(presence.clone());
         let ctx = tool_core::ToolContext::new();
         let arguments = serde_json::json!({"path": "notes.txt"});
-        let request_ = tool_core::ApprovalRequest::new("delete_file", &arguments, "Delete?", &ctx);
+        let request_ =
+            tool_core::context::ApprovalRequest::new("delete_file", &arguments, "Delete?", &ctx);
         let asking = approver.approve(&request_);
         tokio::pin!(asking);
         assert!(
@@ -726,7 +727,7 @@ mod tests {
         assert!(text.contains(r#""state":"denied""#), "{text}");
         assert_eq!(
             asking.await,
-            tool_core::Decision::denied("not today".to_owned())
+            tool_core::context::Decision::denied("not today".to_owned())
         );
         // Answered once: a second answer finds nothing waiting, nor does a made-up number.
         for id in [id.as_str(), "77", "x"] {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use tool_core::Principal;
+use tool_core::context::Principal;
 use tool_core::exec::Executor;
 use tool_core::prelude::*;
 use tool_http::{HttpClient, HttpConfig};

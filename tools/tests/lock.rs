@@ -7,7 +7,5 @@ use tool_bundle as _;
 
 #[test]
 fn definitions_match_the_lock() {
-    tool_core::lock::LockTest::new("tools.lock.json")
-        .exact()
-        .run();
+    tool_lock::LockTest::new("tools.lock.json").exact().run();
 }

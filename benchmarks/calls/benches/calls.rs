@@ -13,7 +13,7 @@ use rmcp::handler::server::tool::schema_for_input;
 use rmcp::handler::server::wrapper::Parameters;
 use serde_json::{Value, json};
 use tool_core::render::{Format, RenderOptions, render_all};
-use tool_core::{ToolContext, ToolDef};
+use tool_core::{__private::ToolDef, ToolContext};
 
 use bench_calls::rmcp_tools::S1AddNumbersArgs;
 
@@ -101,7 +101,7 @@ fn rendering(c: &mut Criterion) {
                     black_box(render_all(
                         registry.tools(),
                         format,
-                        RenderOptions { strict: true },
+                        RenderOptions::default().strict(true),
                     ))
                 })
             });

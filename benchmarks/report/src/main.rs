@@ -1,7 +1,7 @@
 //! `bench-report`: writes every generated figure of the docs from the JSON the benchmarks leave
 //! in `target/bench/` (`mcp.json` from `mcp-load`, `mcp-backlog.json`, `footprint.json` from
 //! `mcp-footprint`, `calls.json`, `plots.json` and `compile-time.json` from bench-calls,
-//! `catalog.json` from tool-core's catalog bench, `tasks.json` from bench-tasks).
+//! `catalog.json` from tool-catalog's bench, `tasks.json` from bench-tasks).
 //!
 //! ```text
 //! cargo run -p bench-report [-- --results DIR] [--root DIR] [--sections NAME,..] [--check]

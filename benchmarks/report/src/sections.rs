@@ -172,7 +172,7 @@ fn command(input: &str, v: &Value) -> String {
         }
         "compile-time" => with("cargo run --release -p bench-calls --bin compile-time --"),
         "first-build" => with("benchmarks/first-build/run"),
-        "catalog" => "cargo bench -p tool-core --features tokens --bench catalog".into(),
+        "catalog" => "cargo bench -p tool-catalog --bench catalog".into(),
         "tasks" => with("scripts/postgres-env && cargo run --release -p bench-tasks --"),
         "embed" => {
             "scripts/embed-model-env && cargo bench -p tool-embed --bench search_quality".into()
@@ -959,9 +959,16 @@ fn first_build(v: &Value) -> Option<String> {
         let what = match kind {
             "first-command" => "README's first command (toolctl)",
             "first-crate" => "README's example on tool-core + tool-cli",
+            "tools-crate" => "a tools crate: three tools, tool-core alone",
             "lean-server" => "same tool, stdio, tool-core + tool-mcp, no default features",
             "rmcp-server" => "same tool, stdio, rmcp 3.11 macros",
             other => other,
+        };
+        let what = match (kind, v["baseline"].as_str()) {
+            ("tools-crate-base", Some(rev)) => {
+                format!("the same tools crate on tool-core at `{rev}`")
+            }
+            _ => what.to_owned(),
         };
         let runs: Vec<String> = r["runs_s"]
             .as_array()?
@@ -978,6 +985,18 @@ fn first_build(v: &Value) -> Option<String> {
             r["crates"],
             num(&r["median_s"]),
             runs.join(", "),
+        )
+        .ok()?;
+    }
+    if let (Some(after), Some(before), Some(rev)) = (
+        median("tools-crate"),
+        median("tools-crate-base"),
+        v["baseline"].as_str(),
+    ) {
+        writeln!(
+            out,
+            "\nThe tools crate, tool-core now against tool-core at `{rev}`: {}.",
+            times(after / before)
         )
         .ok()?;
     }

@@ -30,8 +30,10 @@ use tool_bundle as _;
 use tool_cli::TerminalApprover;
 use tool_core::exec::{ExecPolicy, Executor};
 use tool_core::{
-    ApprovalFuture, ApprovalRequest, Approver, BroadcastEvents, Decision, EventSink, Registry,
-    ToolContext, ToolEvent, catalog,
+    Registry, ToolContext,
+    context::{
+        ApprovalFuture, ApprovalRequest, Approver, BroadcastEvents, Decision, EventSink, ToolEvent,
+    },
 };
 use tool_presence::{Presence, PresenceApprover, PresenceOptions, PresenceServer};
 
@@ -96,7 +98,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = catalog::install_with(&mut registry, embedding) {
+    if let Err(e) = tool_catalog::install_with(&mut registry, embedding) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
@@ -140,10 +142,7 @@ async fn main() -> ExitCode {
     } else {
         Protocol::Native
     };
-    let policy = ExecPolicy {
-        approval: args.approval.policy(),
-        ..ExecPolicy::default()
-    };
+    let policy = ExecPolicy::default().approval(args.approval.policy());
     // Stdin is read only when some call may need an answer.
     let asks = registry.tools().iter().any(|t| policy.approval.needs(t));
     let executor = Executor::with_policy(registry, policy);

@@ -13,7 +13,7 @@
 #![allow(deprecated)]
 
 use serde_json::{Value, json};
-use tool_core::LogLevel;
+use tool_core::context::LogLevel;
 use tool_core::prelude::*;
 use tool_mcp::McpPeer;
 use tool_mcp::rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, SamplingMessage};

@@ -12,7 +12,7 @@ use super::tool_context::{ApprovalFuture, ApprovalRequest, Approver};
 
 /// Who an approval belongs to when the caller is not authenticated: a session, a connection,
 /// a terminal. Put it on the context (as an extension) where such a scope exists; without it
-/// and without a [`Principal`](crate::Principal), no approval is remembered.
+/// and without a [`Principal`](crate::context::Principal), no approval is remembered.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ApprovalScope(pub std::sync::Arc<str>);
 
@@ -25,8 +25,8 @@ pub struct ApprovalScope(pub std::sync::Arc<str>);
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use tool_core::{Annotations, ApprovalFuture, ApprovalRequest, Approver, Decision};
-/// use tool_core::{Remember, Remembering, ToolContext};
+/// use tool_core::{definition::Annotations, context::{ApprovalFuture, ApprovalRequest, Approver, Decision}};
+/// use tool_core::{ToolContext, context::{Remember, Remembering}};
 /// struct Once(AtomicUsize);
 /// impl Approver for Once {
 ///     fn approve<'a>(&'a self, _: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {

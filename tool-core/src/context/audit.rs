@@ -43,14 +43,14 @@ pub trait AuditSink: Send + Sync {
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Executor, JsonLinesAudit, Registry, ToolContext, ToolOutput};
+/// use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput, context::JsonLinesAudit};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("audit.jsonl");
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
-///         .annotations(tool_core::Annotations { read_only: false, destructive: true,
-///             idempotent: false, open_world: false })
+///         .annotations(tool_core::definition::Annotations::READ_ONLY.read_only(false).destructive(true)
+///             .idempotent(false))
 ///         .handler(|_, _| async { Ok(ToolOutput::text("deleted")) }),
 /// ).unwrap();
 /// let ctx = ToolContext::builder()

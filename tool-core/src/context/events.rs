@@ -62,7 +62,7 @@ pub enum ToolEvent {
 /// (the syslog levels MCP uses), from the least severe.
 ///
 /// ```
-/// use tool_core::LogLevel;
+/// use tool_core::context::LogLevel;
 /// assert_eq!(LogLevel::Warning.as_str(), "warning");
 /// assert_eq!(serde_json::to_string(&LogLevel::Warning).unwrap(), r#""warning""#);
 /// assert_eq!(LogLevel::ALL[LogLevel::Warning as usize], LogLevel::Warning);
@@ -155,12 +155,12 @@ impl EventSink for TracingEvents {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::{BroadcastEvents, ToolContext};
+/// use tool_core::{ToolContext, context::BroadcastEvents};
 /// let events = Arc::new(BroadcastEvents::new(64));
 /// let mut rx = events.subscribe();
 /// let ctx = ToolContext::builder().events(events.clone()).build();
 /// ctx.progress(1, Some(2), "halfway");
-/// assert!(matches!(rx.try_recv(), Ok(tool_core::ToolEvent::Progress { done: 1, .. })));
+/// assert!(matches!(rx.try_recv(), Ok(tool_core::context::ToolEvent::Progress { done: 1, .. })));
 /// ```
 #[derive(Debug)]
 pub struct BroadcastEvents {

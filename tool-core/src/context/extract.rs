@@ -64,7 +64,7 @@ impl FromContext for Option<Principal> {
 }
 
 /// Shared state of type `T`, configured with
-/// [`ContextBuilder::extension`](crate::ContextBuilder::extension) as an `Arc<T>`.
+/// [`ContextBuilder::extension`](crate::context::ContextBuilder::extension) as an `Arc<T>`.
 ///
 /// ```
 /// use std::sync::Arc;

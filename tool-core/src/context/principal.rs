@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 /// token to a service it was not meant for.
 ///
 /// ```
-/// use tool_core::Principal;
+/// use tool_core::context::Principal;
 /// let caller = Principal::new("user-7")
 ///     .with_client_id("inspector")
 ///     .with_scopes(["issues:read", "issues:write"])
@@ -173,7 +173,7 @@ impl Principal {
     /// rule it was accepted by.
     ///
     /// ```
-    /// use tool_core::Principal;
+    /// use tool_core::context::Principal;
     /// assert!(Principal::same_resource("HTTPS://MCP.Example.com/mcp/", "https://mcp.example.com/mcp"));
     /// assert!(!Principal::same_resource("https://mcp.example.com/MCP", "https://mcp.example.com/mcp"));
     /// assert!(!Principal::same_resource("https://mcp.example.com.evil", "https://mcp.example.com"));

@@ -7,7 +7,7 @@ use std::sync::Arc;
 /// error messages never show paths outside it). Canonical: symlinks resolved.
 ///
 /// ```
-/// let root = tool_core::ToolRoot::new(".").unwrap();
+/// let root = tool_core::context::ToolRoot::new(".").unwrap();
 /// assert!(root.path().is_absolute());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

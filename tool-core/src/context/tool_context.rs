@@ -31,7 +31,7 @@ use crate::error::ToolError;
 /// `#[ctx]`, such as [`State<T>`](crate::State), [`CancellationToken`] or [`RequestHeaders`].
 ///
 /// ```
-/// use tool_core::{ToolContext, RequestHeaders};
+/// use tool_core::{ToolContext, context::RequestHeaders};
 /// struct Root(&'static str);
 /// let ctx = ToolContext::builder()
 ///     .call_id("call_1")
@@ -140,7 +140,7 @@ impl ToolContext {
     /// request's context from one configured base.
     ///
     /// ```
-    /// use tool_core::{RequestHeaders, ToolContext};
+    /// use tool_core::{ToolContext, context::RequestHeaders};
     /// struct Config(u32);
     /// struct Caller(&'static str);
     /// let base = ToolContext::builder().extension(Config(7)).build();
@@ -569,7 +569,7 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>
 /// call's arguments, nor from a tool's output.
 ///
 /// ```
-/// use tool_core::{ApprovalFuture, ApprovalRequest, Approver, Decision};
+/// use tool_core::{context::{ApprovalFuture, ApprovalRequest, Approver, Decision}};
 /// /// Approves what may not change anything, and nothing else.
 /// struct ReadOnlyOnly;
 /// impl Approver for ReadOnlyOnly {
@@ -582,7 +582,7 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>
 /// }
 /// ```
 ///
-/// [`ContextBuilder::approver`]: crate::ContextBuilder::approver
+/// [`ContextBuilder::approver`]: crate::context::ContextBuilder::approver
 pub trait Approver: Send + Sync {
     /// Asks about `request`, and returns the answer.
     fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a>;

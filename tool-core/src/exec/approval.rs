@@ -146,7 +146,7 @@ impl std::str::FromStr for ApprovalPolicy {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, ToolApproval};
+/// use tool_core::{DynamicTool, Registry, registry::ToolApproval};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))

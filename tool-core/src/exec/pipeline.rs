@@ -21,6 +21,7 @@ use crate::registry::{Registry, Tool};
 
 /// Limits and policies of an [`Executor`]. The defaults suit a model-facing agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExecPolicy {
     /// Largest input, in bytes of JSON (checked before decoding). Default 1 MiB.
     pub max_input_bytes: usize,
@@ -41,6 +42,73 @@ pub struct ExecPolicy {
     /// Which calls need a person's yes besides those of tools that declare it, and how long a
     /// person has to answer. Default: none besides those.
     pub approval: approval::ApprovalPolicy,
+}
+
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl ExecPolicy {
+    /// Sets `max_input_bytes`: largest input, in bytes of JSON (checked before decoding). Default 1 MiB.
+    #[must_use]
+    pub fn max_input_bytes(mut self, max_input_bytes: usize) -> Self {
+        self.max_input_bytes = max_input_bytes;
+        self
+    }
+
+    /// Sets `max_input_depth`: deepest nesting of arrays and objects in an input (checked before decoding). Default 64.
+    #[must_use]
+    pub fn max_input_depth(mut self, max_input_depth: usize) -> Self {
+        self.max_input_depth = max_input_depth;
+        self
+    }
+
+    /// Sets `max_echo_bytes`: longest model-facing echo, in bytes; longer echoes are cut with a marker. Default 64 KiB.
+    #[must_use]
+    pub fn max_echo_bytes(mut self, max_echo_bytes: usize) -> Self {
+        self.max_echo_bytes = max_echo_bytes;
+        self
+    }
+
+    /// Sets `default_timeout`: time limit of a tool that sets none. Default 60 s.
+    #[must_use]
+    pub fn default_timeout(mut self, default_timeout: Duration) -> Self {
+        self.default_timeout = default_timeout;
+        self
+    }
+
+    /// Sets `max_timeout`: time limit no tool exceeds, whatever it sets. Default 10 min.
+    #[must_use]
+    pub fn max_timeout(mut self, max_timeout: Duration) -> Self {
+        self.max_timeout = max_timeout;
+        self
+    }
+
+    /// Sets `max_concurrency`: how many calls of one batch run at once. Default 8.
+    #[must_use]
+    pub fn max_concurrency(mut self, max_concurrency: usize) -> Self {
+        self.max_concurrency = max_concurrency;
+        self
+    }
+
+    /// Sets `max_call_depth`: how deep tools may call tools. Default 4.
+    #[must_use]
+    pub fn max_call_depth(mut self, max_call_depth: usize) -> Self {
+        self.max_call_depth = max_call_depth;
+        self
+    }
+
+    /// Sets `retry`: backoff of retries.
+    #[must_use]
+    pub fn retry(mut self, retry: retry::Backoff) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Sets `approval`: which calls need a person's yes besides those of tools that declare it, and how long a.
+    #[must_use]
+    pub fn approval(mut self, approval: approval::ApprovalPolicy) -> Self {
+        self.approval = approval;
+        self
+    }
 }
 
 impl ExecPolicy {
@@ -68,6 +136,7 @@ impl Default for ExecPolicy {
 
 /// One call a model asked for.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The model's id for the call (becomes the context's call id).
     pub id: String,
@@ -773,7 +842,7 @@ fn validate_against_schema(_tool: &Tool, _input: &Value) -> Result<(), ToolError
 /// everything, so there is no grant to hold the call to. Nested calls carry their parent's
 /// principal, so a tool cannot reach what its caller may not.
 ///
-/// [`Principal`]: crate::Principal
+/// [`Principal`]: crate::context::Principal
 #[inline]
 fn refusal(tool: &Tool, ctx: &ToolContext) -> Option<ToolError> {
     if tool.scopes().is_empty() {
@@ -888,7 +957,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// The error as the model sees it: the kind and path kept, the message sanitised (no internal
 /// hosts, tokens, paths outside the root or stack traces).
-fn for_model(error: ToolError, root: Option<&crate::ToolRoot>) -> ToolError {
+fn for_model(error: ToolError, root: Option<&crate::context::ToolRoot>) -> ToolError {
     let mut sanitizer = crate::sanitize::Sanitizer::new();
     if let Some(root) = root {
         sanitizer = sanitizer.with_root(root.path());

@@ -5,11 +5,30 @@ use std::time::Duration;
 /// How long to wait before each retry: a random delay up to `base * 2^(attempt-1)`, at most
 /// `max` ("full jitter": retries of many clients spread out instead of arriving together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Backoff {
     /// The first retry waits up to this long.
     pub base: Duration,
     /// No retry waits longer.
     pub max: Duration,
+}
+
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl Backoff {
+    /// Sets `base`: the first retry waits up to this long.
+    #[must_use]
+    pub const fn base(mut self, base: Duration) -> Self {
+        self.base = base;
+        self
+    }
+
+    /// Sets `max`: no retry waits longer.
+    #[must_use]
+    pub const fn max(mut self, max: Duration) -> Self {
+        self.max = max;
+        self
+    }
 }
 
 impl Default for Backoff {

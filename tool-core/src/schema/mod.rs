@@ -18,8 +18,6 @@ pub use strict::{StrictTarget, rewrite as strict};
 
 use keywords::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS};
 
-pub(crate) use rewrite::key;
-
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};

@@ -17,6 +17,7 @@ pub enum Severity {
 
 /// A problem found while rewriting a schema for a target.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Issue {
     /// How bad it is.
     pub severity: Severity,
@@ -32,6 +33,7 @@ pub struct Issue {
 
 /// The rewritten schema and what the rewrite found.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Rewritten {
     /// The schema to send.
     pub schema: Value,

@@ -133,7 +133,7 @@ impl OAuthConfig {
         self
     }
 
-    /// Claims copied from the token into the [`Principal`](tool_core::Principal) for tools to
+    /// Claims copied from the token into the [`Principal`](tool_core::context::Principal) for tools to
     /// read (`email`, `tenant`, ...). Default: none.
     pub fn with_kept_claims<S: Into<String>>(
         mut self,
@@ -315,13 +315,13 @@ impl Resource {
     }
 
     /// Whether `audience` (an `aud` value) names this resource, as its canonical URL or as
-    /// configured: by [`Principal::same_resource`](tool_core::Principal::same_resource)
+    /// configured: by [`Principal::same_resource`](tool_core::context::Principal::same_resource)
     /// (scheme and host in any case, with or without a trailing slash), the rule
     /// `Principal::token_for` forwards the token by. A URL parser's normalisation (default
     /// ports, dot segments, stripped tabs) would accept spellings an issuer may treat as
     /// other resources.
     pub(super) fn is_named_by(&self, audience: &str) -> bool {
-        use tool_core::Principal;
+        use tool_core::context::Principal;
         Principal::same_resource(audience, &self.canonical)
             || Principal::same_resource(audience, &self.given)
     }

@@ -14,7 +14,7 @@ use http::{Method, StatusCode, header};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tool_core::Principal;
+use tool_core::context::Principal;
 
 use super::challenge::refusal;
 use super::error::AuthError;
@@ -94,7 +94,7 @@ fn bearer_token(value: &str) -> Result<&str, AuthError> {
 /// # async fn demo(oauth: std::sync::Arc<tool_mcp::oauth::OAuth>) {
 /// use axum::routing::get;
 /// use axum::Extension;
-/// use tool_core::Principal;
+/// use tool_core::context::Principal;
 ///
 /// let app = axum::Router::new()
 ///     .route("/whoami", get(|Extension(caller): Extension<Principal>| async move {

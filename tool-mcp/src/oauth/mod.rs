@@ -1,7 +1,7 @@
 //! The Streamable HTTP endpoint as an OAuth 2.1 resource server (feature `oauth`), as the MCP
 //! authorization specification (2025-06-18 and later) asks: every request carries an access
 //! token (a JWT) from a trusted authorization server; the server checks it against the
-//! issuer's keys and hands the caller to the tools as a [`Principal`](tool_core::Principal).
+//! issuer's keys and hands the caller to the tools as a [`Principal`](tool_core::context::Principal).
 //!
 //! - [`OAuthConfig`] says which resource the server is (its URL, the audience tokens must
 //!   name), which issuer it trusts and where its keys are ([`JwksSource`]), and which scopes

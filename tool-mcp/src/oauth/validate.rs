@@ -5,7 +5,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::errors::ErrorKind as JwtError;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
-use tool_core::Principal;
+use tool_core::context::Principal;
 
 use super::config::{OAuthConfig, Resource};
 use super::error::{Audiences, AuthError, OAuthError, TokenProblem};

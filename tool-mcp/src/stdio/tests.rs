@@ -658,8 +658,8 @@ fn modern_list(id: i64) -> String {
 /// A tool that logs at debug and at warning, and reports progress, before it answers.
 fn chatty() -> DynamicTool {
     DynamicTool::new("log_things", "Logs.", object()).handler(|_, ctx| async move {
-        ctx.log(tool_core::LogLevel::Debug, "a detail");
-        ctx.log(tool_core::LogLevel::Warning, "a warning");
+        ctx.log(tool_core::context::LogLevel::Debug, "a detail");
+        ctx.log(tool_core::context::LogLevel::Warning, "a warning");
         ctx.progress(1, Some(2), "half");
         tokio::time::sleep(Duration::from_millis(300)).await;
         ctx.progress(2, Some(2), "done");

@@ -6,13 +6,13 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use tool_core::{ToolContext, ToolError, ToolRoot};
+use tool_core::{ToolContext, ToolError, context::ToolRoot};
 
 /// The directory the `fs` tools may read: the context's [`ToolRoot`], else the current
 /// directory.
 ///
 /// ```
-/// use tool_core::{ToolContext, ToolRoot};
+/// use tool_core::{ToolContext, context::ToolRoot};
 /// use tool_bundle::fs::FsRoot;
 ///
 /// let dir = std::env::temp_dir(); // e.g. "/srv/docs"

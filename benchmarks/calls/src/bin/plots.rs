@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use tool_catalog::{Catalog, SearchOptions};
 use tool_core::ToolContext;
-use tool_core::catalog::{Catalog, SearchOptions};
 
-/// tool-core's catalog evaluation, for its synthetic catalog: the same tools as the catalog
+/// tool-catalog's evaluation, for its synthetic catalog: the same tools as the catalog
 /// bench, so the figures line up.
-#[path = "../../../../tool-core/benches/support/eval.rs"]
+#[path = "../../../../tool-catalog/benches/support/eval.rs"]
 mod eval;
 
 /// The run's record (machine, commit) and where its figures go for bench-report.

@@ -1,7 +1,7 @@
 // A tool cannot write an audit record: the record cannot be built outside tool-core, and the
 // context does not hand out its sink.
 use tool_core::prelude::*;
-use tool_core::AuditRecord;
+use tool_core::context::AuditRecord;
 
 fn forge(ctx: &ToolContext) {
     let record = AuditRecord {

@@ -1,6 +1,6 @@
-// `#[arg(body)]`: the text between a tag call's tags fills this parameter (the text tag protocol).
+// `#[arg(body)]`: the text between a tag call's tags fills this parameter (the text tag protocol,
+// `tool_agent::protocol`, whose tests parse a call to a tool like this one).
 use tool_core::prelude::*;
-use tool_core::protocol::{Event, TagParser};
 
 tool_core::domain!(pub notes, "Notes kept for the user");
 
@@ -19,18 +19,7 @@ fn main() {
     let tool = registry.get("save_note").unwrap();
     assert_eq!(tool.body_param(), Some("text"));
 
-    let mut parser = TagParser::new(["save_note"]);
-    let events = parser.feed(r#"Saving it. <save_note title="abc">two
-lines</save_note>"#);
-    let call = events
-        .iter()
-        .find_map(|e| match e {
-            Event::Call(call) => Some(call),
-            _ => None,
-        })
-        .unwrap();
-    let input = call.to_input(tool).unwrap();
-    assert_eq!(input, serde_json::json!({"title": "abc", "text": "two\nlines"}));
+    let input = serde_json::json!({"title": "abc", "text": "two\nlines"});
 
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let out = rt.block_on(executor.call("save_note", input, &ToolContext::new())).unwrap();

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tool_core::prelude::*;
-use tool_core::Annotations;
+use tool_core::definition::Annotations;
 
 tool_core::domain!(pub demo, "Demo tools");
 
@@ -63,7 +63,7 @@ fn main() {
     assert!(t.is_core());
     assert_eq!(
         t.annotations(),
-        Annotations { read_only: false, destructive: true, idempotent: true, open_world: true }
+        Annotations::READ_ONLY.read_only(false).destructive(true).idempotent(true).open_world(true)
     );
     assert!(t.voiced());
     assert!(t.task());
@@ -89,7 +89,7 @@ fn main() {
     let t = registry.get("append_line").unwrap();
     assert_eq!(
         t.annotations(),
-        Annotations { read_only: false, destructive: true, idempotent: false, open_world: false }
+        Annotations::READ_ONLY.read_only(false).destructive(true).idempotent(false).open_world(false)
     );
     assert_eq!(t.timeout(), Some(Duration::from_millis(500)));
     assert!(t.is_blocking());
@@ -98,7 +98,7 @@ fn main() {
     let t = registry.get("send_message").unwrap();
     assert_eq!(
         t.annotations(),
-        Annotations { read_only: false, destructive: false, idempotent: false, open_world: false }
+        Annotations::READ_ONLY.read_only(false).destructive(false).idempotent(false).open_world(false)
     );
     assert!(!t.is_core());
     assert!(!t.task());

@@ -55,13 +55,13 @@ fn main() {
     assert_eq!(out.echo(), "21 °C");
     assert_eq!(out.event(), Some("weather_card"));
     assert_eq!(out.media().len(), 1);
-    assert_eq!(out.media()[0].kind, tool_core::MediaKind::Image);
+    assert_eq!(out.media()[0].kind, tool_core::output::MediaKind::Image);
     assert_eq!(out.media()[0].mime_type, "image/png");
     assert_eq!(&*out.media()[0].data, &[1u8, 2, 3]);
 
     let out = call("get_weather_or_fail", json!({"fail": false})).unwrap();
     assert_eq!(out.echo(), r#"{"temp_c":-3}"#);
-    assert_eq!(out.media()[0].kind, tool_core::MediaKind::Audio);
+    assert_eq!(out.media()[0].kind, tool_core::output::MediaKind::Audio);
     let err = call("get_weather_or_fail", json!({"fail": true})).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unavailable);
 

@@ -3,7 +3,7 @@
 use serde_json::json;
 use tool_core::exec::Executor;
 use tool_core::prelude::*;
-use tool_core::Principal;
+use tool_core::context::Principal;
 
 tool_core::domain!(pub tracker, "Issues of a tracker");
 

@@ -11,12 +11,12 @@
 //!
 //! The word lists it reads (stopwords, synonyms, abbreviations, British `-ise` roots, file
 //! extensions and the words of token shapes) are data, not code: text files in
-//! `tool-core/src/catalog/data/`, each opening with where its words came from, compiled into
+//! `tool-catalog/src/data/`, each opening with where its words came from, compiled into
 //! the binary. `lexicon.rs` beside them gives their format and how to change them.
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_core::catalog::{Catalog, SearchOptions};
+//! use tool_catalog::{Catalog, SearchOptions};
 //! use tool_core::{DynamicTool, Registry};
 //! let mut registry = Registry::empty();
 //! for (name, description) in [

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{SearchOptions, SharedCatalog};
-use crate::{DynamicTool, Registry, RegistryError, ToolError, ToolOutput};
+use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, registry::RegistryError};
 
 /// The name of the built-in search tool.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -15,7 +15,7 @@ pub(super) const MAX_LIMIT: usize = 20;
 const MAX_QUERY: usize = 1000;
 
 /// The origin `install` gives `search_tools`, by which a session knows it.
-pub(super) const INSTALLED_BY: &str = "tool_core::catalog::install";
+pub(super) const INSTALLED_BY: &str = "tool_catalog::install";
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,7 +34,7 @@ struct Query {
 /// use tool_core::{DynamicTool, Registry, ToolContext};
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
-/// tool_core::catalog::install(&mut registry).unwrap();
+/// tool_catalog::install(&mut registry).unwrap();
 /// let out = tool_core::Executor::new(registry)
 ///     .call("search_tools", json!({"query": "mail my boss"}), &ToolContext::new())
 ///     .await
@@ -55,7 +55,7 @@ pub fn install_with(
     let catalog = SharedCatalog::with_embedding(registry, embedding);
     let searched = catalog.clone();
     let schema = json!({
-        "$schema": crate::schema::DIALECT,
+        "$schema": tool_core::schema::DIALECT,
         "type": "object",
         "properties": {
             "query": {
@@ -78,7 +78,7 @@ pub fn install_with(
         "additionalProperties": false
     });
     let output = json!({
-        "$schema": crate::schema::DIALECT,
+        "$schema": tool_core::schema::DIALECT,
         "type": "object",
         "properties": {
             "matches": {
@@ -127,9 +127,9 @@ pub fn install_with(
 fn search(
     catalog: &SharedCatalog,
     input: Value,
-    caller: Option<crate::Principal>,
-) -> crate::call::CallResult {
-    let query: Query = crate::call::decode(input)?;
+    caller: Option<tool_core::context::Principal>,
+) -> tool_core::exec::CallResult {
+    let query: Query = tool_core::exec::decode(input)?;
     let limit = query.limit.unwrap_or(5);
     if !(1..=MAX_LIMIT as u64).contains(&limit) {
         return Err(ToolError::invalid_input(format!(

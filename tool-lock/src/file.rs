@@ -7,14 +7,15 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::render::{self, Format, RenderOptions};
-use crate::{Registry, Tool};
+use tool_core::render::{self, Format, RenderOptions};
+use tool_core::{Registry, Tool};
 
 /// The version of the lock file's layout, written as `"lock"`.
 pub const VERSION: u64 = 1;
 
 /// The definitions of a set of tools as served, with what they cost.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Lock {
     /// What counted the tokens: [`tokens::TOKENIZER`](crate::tokens::TOKENIZER) when written
     /// here; `None` for a file without counts (a `tools/list` result).
@@ -27,6 +28,7 @@ pub struct Lock {
 
 /// One tool of a [`Lock`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LockedTool {
     /// The tool's name.
     pub name: String,
@@ -93,11 +95,11 @@ impl Lock {
     /// be a baseline.
     ///
     /// ```
-    /// let lock = tool_core::lock::Lock::parse(r#"{"tools": [{"name": "get_x", "inputSchema": {"type": "object"}}]}"#, "listing.json").unwrap();
+    /// let lock = tool_lock::Lock::parse(r#"{"tools": [{"name": "get_x", "inputSchema": {"type": "object"}}]}"#, "listing.json").unwrap();
     /// assert_eq!(lock.tools[0].name, "get_x");
     /// assert!(lock.tokenizer.is_none());
     ///
-    /// let err = tool_core::lock::Lock::parse(r#"[{"name": "get_x"}, {"title": "y"}]"#, "old.json").unwrap_err();
+    /// let err = tool_lock::Lock::parse(r#"[{"name": "get_x"}, {"title": "y"}]"#, "old.json").unwrap_err();
     /// assert_eq!(err.to_string(), "old.json: tools[1].name: a tool needs its name, a string");
     /// ```
     pub fn parse(text: &str, origin: &str) -> Result<Self, LockError> {
@@ -145,7 +147,7 @@ impl Lock {
                     "$",
                     format!(
                         "expected a lock file or a JSON array of tools, found {}",
-                        crate::call::json_type(&other)
+                        tool_core::exec::json_type(&other)
                     ),
                 ));
             }
@@ -288,7 +290,8 @@ fn locked(tool: &Tool) -> LockedTool {
             &[false]
         };
         for &strict in modes {
-            let rendered = render::render(tool, format, RenderOptions { strict }).definition;
+            let rendered =
+                render::render(tool, format, RenderOptions::default().strict(strict)).definition;
             let Some(schema) = input_schema_of(format, &rendered) else {
                 continue;
             };

@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_core::lock::{Lock, ReviewOptions, review};
+//! use tool_lock::{Lock, ReviewOptions, review};
 //! use tool_core::{DynamicTool, Registry};
 //!
 //! let tool = |schema| DynamicTool::new("get_forecast", "Returns the forecast.", schema);
@@ -39,6 +39,7 @@ mod assert;
 mod file;
 mod review;
 mod schema_diff;
+pub mod tokens;
 
 pub use assert::{LOCK_ENV, LockTest};
 pub use file::{Lock, LockError, LockedTool, VERSION};

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 pub use parser::{Event, TagCall, TagError, TagParser};
 
-use crate::call::CallResult;
-use crate::{Tool, ToolError};
+use tool_core::exec::CallResult;
+use tool_core::{Tool, ToolError};
 
 impl TagCall {
     /// The call's input for `tool`: attributes and child tags by parameter name, each read as
@@ -21,7 +21,7 @@ impl TagCall {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::protocol::TagParser;
+    /// use tool_agent::protocol::TagParser;
     /// use tool_core::{DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register(DynamicTool::new("write_file", "Writes a file.", json!({
@@ -31,7 +31,7 @@ impl TagCall {
     /// })).body("content")).unwrap();
     /// let mut parser = TagParser::new(["write_file"]);
     /// let events = parser.feed(r#"<write_file path="a.md" append="true">Hello</write_file>"#);
-    /// let tool_core::protocol::Event::Call(call) = &events[0] else { unreachable!() };
+    /// let tool_agent::protocol::Event::Call(call) = &events[0] else { unreachable!() };
     /// let input = call.to_input(registry.get("write_file").unwrap()).unwrap();
     /// assert_eq!(input, json!({"path": "a.md", "append": true, "content": "Hello"}));
     /// ```
@@ -149,7 +149,7 @@ fn typed(key: &str, text: &str, prop: &Value) -> Result<Value, ToolError> {
 /// or `&` goes in a CDATA section, so it is read back as written.
 ///
 /// ```
-/// use tool_core::protocol::result_tag;
+/// use tool_agent::protocol::result_tag;
 /// use tool_core::{ToolError, ToolOutput};
 /// assert_eq!(
 ///     result_tag("get_weather", &Ok(ToolOutput::text("21 °C"))),

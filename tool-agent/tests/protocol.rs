@@ -3,9 +3,45 @@
 //! the executor, results written back as tags.
 
 use serde_json::json;
+use tool_agent::protocol::{Event, TagCall, TagParser, prompt_docs, result_tag};
 use tool_core::exec::{Executor, ToolCall};
-use tool_core::protocol::{Event, TagCall, TagParser, prompt_docs, result_tag};
+use tool_core::prelude::*;
 use tool_core::{DynamicTool, ErrorKind, Registry, ToolContext, ToolOutput};
+
+tool_core::domain!(pub notes, "Notes kept for the user");
+
+/// Saves a note under a title and returns how many characters it holds.
+#[tool(domain = notes, label = "Saving the note", hint = "Saves a note")]
+fn save_note(
+    #[arg(description = "Title of the note")] title: String,
+    #[arg(description = "The note's text", rename = "text", body)] content: String,
+) -> usize {
+    title.len() + content.chars().count()
+}
+
+/// `#[arg(body)]` on a linked tool: the text between the tags fills the renamed parameter.
+#[tokio::test]
+async fn a_linked_tools_body_parameter_takes_the_text_between_the_tags() {
+    let registry = Registry::linked().unwrap();
+    let tool = registry.get("save_note").unwrap();
+    assert_eq!(tool.body_param(), Some("text"));
+    let mut parser = TagParser::new(["save_note"]);
+    let events = parser.feed("Saving it. <save_note title=\"abc\">two\nlines</save_note>");
+    let call = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Call(call) => Some(call),
+            _ => None,
+        })
+        .expect("a call");
+    let input = call.to_input(tool).unwrap();
+    assert_eq!(input, json!({"title": "abc", "text": "two\nlines"}));
+    let out = Executor::new(registry.clone())
+        .call("save_note", input, &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(out.echo(), "12");
+}
 
 fn registry() -> Registry {
     let mut r = Registry::empty();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
-use tool_core::catalog::{
+use tool_catalog::{
     Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, tool_text, tool_texts,
 };
 use tool_core::{DynamicTool, Registry};
@@ -239,7 +239,7 @@ fn a_failing_model_is_an_error_when_built_and_leaves_search_to_words_later() {
     let error = Catalog::with_embedding(&registry, &broken).unwrap_err();
     assert!(error.to_string().contains("the model is broken"), "{error}");
 
-    let shared = tool_core::catalog::SharedCatalog::with_embedding(&registry, Some(broken));
+    let shared = tool_catalog::SharedCatalog::with_embedding(&registry, Some(broken));
     let found = shared.read(|c| {
         assert!(!c.is_hybrid());
         names(c, "list the files")

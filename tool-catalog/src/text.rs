@@ -3,7 +3,7 @@
 //!
 //! This module holds the algorithms. The word lists they read (stopwords, British `-ise`
 //! roots, abbreviations, synonyms, file extensions and the words of token shapes) are data:
-//! text files in `tool-core/src/catalog/data/`, compiled in and parsed once by
+//! text files in `tool-catalog/src/data/`, compiled in and parsed once by
 //! [`lexicon`](super::lexicon), whose docs give their format and how to change them. The tests
 //! below check that no word in them is listed twice or can never be matched.
 
@@ -23,7 +23,7 @@ use super::lexicon::{Shape, lexicon};
 /// split as a case change it would read as two words (`UR`, `Ls`).
 ///
 /// ```
-/// use tool_core::catalog::words;
+/// use tool_catalog::words;
 /// assert_eq!(words("github__createPullRequest"), ["github", "create", "pull", "request"]);
 /// assert_eq!(words("HTTPServer k8s-pods"), ["http", "server", "k8s", "pods"]);
 /// assert_eq!(words("open PRs, their URLs"), ["open", "pr", "their", "url"]);

@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cache::VectorCache;
-use crate::Tool;
+use tool_core::Tool;
 
 /// Turns texts into vectors: a sentence embedding model. Implemented by `tool-embed`'s
 /// `SentenceEmbedder`, or by your own.
@@ -160,7 +160,7 @@ pub fn tool_text(tool: &Tool) -> String {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::catalog::tool_texts;
+/// use tool_catalog::tool_texts;
 /// use tool_core::{DynamicTool, Registry};
 /// let schema = json!({"type": "object", "properties": {
 ///     "city_name": {"type": "string", "description": "Where."}, "days": {"type": "integer"}}});
@@ -168,7 +168,7 @@ pub fn tool_text(tool: &Tool) -> String {
 /// registry.register(DynamicTool::new("weather__get_forecast", "Tomorrow's weather.", schema))?;
 /// let texts = tool_texts(registry.get("weather__get_forecast").unwrap());
 /// assert_eq!(texts, ["weather get forecast", "Tomorrow's weather.", "city name: Where. days"]);
-/// # Ok::<(), tool_core::RegistryError>(())
+/// # Ok::<(), tool_core::registry::RegistryError>(())
 /// ```
 pub fn tool_texts(tool: &Tool) -> Vec<String> {
     let mut params = String::new();
@@ -462,7 +462,7 @@ fn unit(mut v: Vec<f32>) -> Vec<f32> {
 /// itself).
 ///
 /// ```
-/// use tool_core::catalog::dot;
+/// use tool_catalog::dot;
 /// assert_eq!(dot(&[0.6, 0.8], &[0.6, 0.8]), 1.0);
 /// assert_eq!(dot(&[1.0, 0.0], &[0.0, 1.0]), 0.0);
 /// ```
@@ -475,8 +475,8 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::{DynamicTool, Registry};
     use proptest::prelude::*;
+    use tool_core::{DynamicTool, Registry};
 
     fn tools(n: usize) -> Vec<Tool> {
         let mut registry = Registry::empty();

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Lock, ReviewOptions, review};
-use crate::Registry;
+use tool_core::Registry;
 
 /// The environment variable that makes [`LockTest::run`] write the lock instead of checking
 /// it: `TOOLS_LOCK=update cargo test`.
@@ -17,7 +17,7 @@ pub const LOCK_ENV: &str = "TOOLS_LOCK";
 /// ```no_run
 /// #[test]
 /// fn definitions_match_the_lock() {
-///     tool_core::lock::LockTest::new("tools.lock.json") // beside Cargo.toml
+///     tool_lock::LockTest::new("tools.lock.json") // beside Cargo.toml
 ///         .allow_breaking("get_forecast:input.param.removed") // a change that is meant
 ///         .max_tool_tokens(1_500)
 ///         .run();

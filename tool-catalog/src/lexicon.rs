@@ -1,5 +1,5 @@
 //! The catalog's word lists, kept as data: each is a text file under
-//! `tool-core/src/catalog/data/`, compiled into the binary with `include_str!` and parsed once,
+//! `tool-catalog/src/data/`, compiled into the binary with `include_str!` and parsed once,
 //! on first use. Nothing is read from disk at run time; the algorithms that use the lists are in
 //! [`text`](super::text).
 //!
@@ -26,13 +26,13 @@
 //!
 //! # Changing a list
 //!
-//! Edit its file, then run `cargo test -p tool-core --lib catalog`. A line that does not parse
+//! Edit its file, then run `cargo test -p tool-catalog --lib`. A line that does not parse
 //! is reported with its file and line (and would panic, naming them, on first use); the
 //! tests in `text` also report, each with its file and line, a word listed twice and a word the
 //! catalog could never match (a synonym that is a stopword, two words of a group with one
 //! stem, a root an earlier root hides). Then measure: the figure to judge a change by is the
-//! test set's, in `cargo test -p tool-core --test catalog_eval -- --nocapture` or `cargo bench
-//! -p tool-core --bench catalog`; the development sets were read while the lists were tuned.
+//! test set's, in `cargo test -p tool-catalog --test catalog_eval -- --nocapture` or `cargo bench
+//! -p tool-catalog --bench catalog`; the development sets were read while the lists were tuned.
 
 use std::sync::LazyLock;
 
@@ -63,7 +63,7 @@ pub(super) enum Format {
 macro_rules! data_file {
     ($name:literal, $format:expr) => {
         DataFile {
-            path: concat!("tool-core/src/catalog/data/", $name),
+            path: concat!("tool-catalog/src/data/", $name),
             text: include_str!(concat!("data/", $name)),
             format: $format,
         }
@@ -350,7 +350,7 @@ mod tests {
     /// A data file made up for a test.
     fn file(text: &'static str, format: Format) -> DataFile {
         DataFile {
-            path: "tool-core/src/catalog/data/example.txt",
+            path: "tool-catalog/src/data/example.txt",
             text,
             format,
         }
@@ -444,7 +444,7 @@ mod tests {
             ("pr: pull: request\n", Keyed, ":1: `pull:` is not a word"),
         ] {
             let message = error(text, format);
-            let expected = format!("tool-core/src/catalog/data/example.txt{at}");
+            let expected = format!("tool-catalog/src/data/example.txt{at}");
             assert!(message.starts_with(&expected), "{text:?}: {message}");
         }
         // Letters outside ASCII are words too, when lowercase.

@@ -9,8 +9,8 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::text;
-use crate::Tool;
-use crate::parallel::{in_parallel, threads_for};
+use tool_core::Tool;
+use tool_core::parallel::{in_parallel, threads_for};
 
 /// The fields of a tool that are indexed, with their weight in the score. The name says most
 /// about what a tool does; examples and parameters say least.
@@ -48,6 +48,7 @@ const COORDINATION: f32 = 0.5;
 
 /// Which parts of the ranking are on: all of them, except when measuring what each is worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Ranking {
     /// English stemming (index and query).
     pub stemming: bool,
@@ -60,6 +61,45 @@ pub struct Ranking {
     /// Domain grouping: the tools of a domain the query names rank higher. Off by default: on
     /// the evaluation set it helped the tuning half and hurt the held-out half as much.
     pub domains: bool,
+}
+
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl Ranking {
+    /// Sets `stemming`: english stemming (index and query).
+    #[must_use]
+    pub const fn stemming(mut self, stemming: bool) -> Self {
+        self.stemming = stemming;
+        self
+    }
+
+    /// Sets `synonyms`: query expansion with synonyms and abbreviations.
+    #[must_use]
+    pub const fn synonyms(mut self, synonyms: bool) -> Self {
+        self.synonyms = synonyms;
+        self
+    }
+
+    /// Sets `field_weights`: per-field weights and length normalisation; off, every field counts alike.
+    #[must_use]
+    pub const fn field_weights(mut self, field_weights: bool) -> Self {
+        self.field_weights = field_weights;
+        self
+    }
+
+    /// Sets `coordination`: tools matching more of the query rank higher (coordination).
+    #[must_use]
+    pub const fn coordination(mut self, coordination: bool) -> Self {
+        self.coordination = coordination;
+        self
+    }
+
+    /// Sets `domains`: domain grouping: the tools of a domain the query names rank higher. Off by default: on.
+    #[must_use]
+    pub const fn domains(mut self, domains: bool) -> Self {
+        self.domains = domains;
+        self
+    }
 }
 
 impl Default for Ranking {
@@ -159,10 +199,9 @@ fn texts<'t>(tool: &'t Tool, texts: &mut Vec<(Field, &'t str)>) {
 
 /// Parameter names and descriptions, from the input schema's top-level properties.
 fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)>) {
-    use crate::schema::key;
     let Some(props) = schema
         .as_object()
-        .and_then(|s| key(s, "properties"))
+        .and_then(|s| s.get("properties"))
         .and_then(|p| p.as_object())
     else {
         return;
@@ -171,7 +210,7 @@ fn params_text<'s>(schema: &'s serde_json::Value, out: &mut Vec<(Field, &'s str)
         out.push((Field::Params, name.as_str()));
         if let Some(d) = prop
             .as_object()
-            .and_then(|p| key(p, "description"))
+            .and_then(|p| p.get("description"))
             .and_then(|d| d.as_str())
         {
             out.push((Field::Params, d));
@@ -472,7 +511,7 @@ impl Index {
 
     /// The distinct domains of the tools indexed that `caller` may call ([`Tool::permits`];
     /// `None`: every tool), sorted.
-    pub fn domains(&self, caller: Option<&crate::Principal>) -> Vec<&str> {
+    pub fn domains(&self, caller: Option<&tool_core::context::Principal>) -> Vec<&str> {
         let mut domains: Vec<&str> = self
             .tools()
             .filter(|t| t.permits(caller))
@@ -969,7 +1008,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTool, Registry};
+    use tool_core::{DynamicTool, Registry};
 
     fn tool(name: &str, description: &str) -> Tool {
         let mut registry = Registry::empty();

@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use super::cache::{VectorCache, default_cache_dir};
 use super::dense::{Dense, EmbedError, Fusion, TextEmbedder, ToolTexts, tool_texts};
 use super::index::{Index, Ranking};
-use crate::{Registry, Tool};
+use tool_core::{Registry, Tool};
 
 /// A search filtered by a domain no tool is in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +32,7 @@ pub struct SearchOptions {
     pub include_core: bool,
     /// Who is searching: only tools whose scopes it holds may match ([`Tool::permits`]), so a
     /// caller learns nothing of tools it may not call. Default none: every tool.
-    pub caller: Option<crate::Principal>,
+    pub caller: Option<tool_core::context::Principal>,
 }
 
 impl Default for SearchOptions {
@@ -58,6 +58,7 @@ impl SearchOptions {
 
 /// One match, best first in a result list.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Match<'a> {
     /// The tool's name.
     pub name: &'a str,
@@ -308,7 +309,7 @@ impl Catalog {
     pub fn check_domain_for(
         &self,
         domain: &str,
-        caller: Option<&crate::Principal>,
+        caller: Option<&tool_core::context::Principal>,
     ) -> Result<(), UnknownDomain> {
         let known = self.index.domains(caller);
         if known.contains(&domain) {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::schema_diff::{self, Side};
 use super::{Lock, LockedTool};
-use crate::render::Format;
+use tool_core::render::Format;
 
 /// How a difference affects those who rely on a definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -44,6 +44,7 @@ impl fmt::Display for Class {
 
 /// A rule of the review: its id, its class, and what triggers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RuleInfo {
     /// The id, e.g. `input.param.removed`.
     pub id: &'static str,
@@ -253,6 +254,7 @@ pub fn class_of(id: &str) -> Option<Class> {
 
 /// One difference between the baseline and today.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Change {
     /// Its class (the rule's).
     pub class: Class,
@@ -286,6 +288,7 @@ impl fmt::Display for Change {
 /// A breaking change let through: every rule of a tool (`TOOL:*`), one rule everywhere
 /// (`RULE`), or one rule of one tool (`TOOL:RULE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Allowance {
     /// The tool, or every tool.
     pub tool: Option<String>,
@@ -325,7 +328,7 @@ impl FromStr for Allowance {
     type Err = AllowanceError;
 
     /// ```
-    /// use tool_core::lock::Allowance;
+    /// use tool_lock::Allowance;
     /// let a: Allowance = "get_forecast:input.param.removed".parse().unwrap();
     /// assert_eq!(a.tool.as_deref(), Some("get_forecast"));
     /// let err = "input.param.remove".parse::<Allowance>().unwrap_err();
@@ -381,6 +384,7 @@ impl Allowance {
 
 /// What the review lets through, and the budgets it holds definitions to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReviewOptions {
     /// Breaking changes let through.
     pub allow: Vec<Allowance>,
@@ -392,8 +396,41 @@ pub struct ReviewOptions {
     pub budget_formats: Vec<Format>,
 }
 
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl ReviewOptions {
+    /// Sets `allow`: breaking changes let through.
+    #[must_use]
+    pub fn allow(mut self, allow: Vec<Allowance>) -> Self {
+        self.allow = allow;
+        self
+    }
+
+    /// Sets `max_tokens`: the most tokens the whole listing may cost, in each format of `budget_formats`.
+    #[must_use]
+    pub fn max_tokens(mut self, max_tokens: Option<u64>) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Sets `max_tool_tokens`: the most tokens one tool's definition may cost, in each format of `budget_formats`.
+    #[must_use]
+    pub fn max_tool_tokens(mut self, max_tool_tokens: Option<u64>) -> Self {
+        self.max_tool_tokens = max_tool_tokens;
+        self
+    }
+
+    /// Sets `budget_formats`: the formats whose counts the budgets hold (default: all).
+    #[must_use]
+    pub fn budget_formats(mut self, budget_formats: Vec<Format>) -> Self {
+        self.budget_formats = budget_formats;
+        self
+    }
+}
+
 /// Tokens before and after, for one format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct TokenCount {
     /// In the baseline (none when it has no count for it).
     pub before: Option<u64>,
@@ -410,6 +447,7 @@ impl TokenCount {
 
 /// What the definitions cost, against the baseline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Tokens {
     /// What counted today's tokens.
     pub tokenizer: String,
@@ -431,6 +469,7 @@ impl Tokens {
 
 /// A budget a definition or the listing goes over.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Budget {
     /// The tool, or none for the whole listing.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -441,6 +480,38 @@ pub struct Budget {
     pub tokens: u64,
     /// What it may cost.
     pub limit: u64,
+}
+
+/// Builders: set one field each, the others kept (the struct is `#[non_exhaustive]`, so a
+/// literal cannot be written outside this crate).
+impl Budget {
+    /// Sets `tool`: the tool, or none for the whole listing.
+    #[must_use]
+    pub fn tool(mut self, tool: Option<String>) -> Self {
+        self.tool = tool;
+        self
+    }
+
+    /// Sets `format`: the format counted.
+    #[must_use]
+    pub fn format(mut self, format: String) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Sets `tokens`: what it costs.
+    #[must_use]
+    pub fn tokens(mut self, tokens: u64) -> Self {
+        self.tokens = tokens;
+        self
+    }
+
+    /// Sets `limit`: what it may cost.
+    #[must_use]
+    pub fn limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
+    }
 }
 
 impl fmt::Display for Budget {
@@ -462,6 +533,7 @@ impl fmt::Display for Budget {
 
 /// The outcome: every classified change, the token counts, the budgets gone over.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Review {
     /// Whether there was a baseline to compare with.
     pub baseline: bool,

@@ -47,7 +47,7 @@ pub struct TagError {
 /// closed, and a malformed tag are errors that keep their text.
 ///
 /// ```
-/// use tool_core::protocol::{Event, TagParser};
+/// use tool_agent::protocol::{Event, TagParser};
 /// let mut parser = TagParser::new(["get_weather"]);
 /// let mut events = parser.feed("Let me check. <get_wea");
 /// events.extend(parser.feed("ther city=\"Paris\"/> Done."));

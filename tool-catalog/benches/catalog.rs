@@ -1,9 +1,9 @@
 //! The catalog's report, every figure measured in this run: quality on the evaluation set
 //! against two baselines, speed and memory on 10,000 synthetic tools against the BM25
 //! baseline, and the tokens of tool definitions a request carries with every tool versus a
-//! deferred session (o200k_base with the feature `tokens`).
+//! deferred session (o200k_base, as `toolctl lock` counts them).
 //!
-//! `cargo bench -p tool-core --features tokens --bench catalog` (the figures also go to
+//! `cargo bench -p tool-catalog --bench catalog` (the figures also go to
 //! `target/bench/catalog.json`, which `bench-report` writes into BENCHMARKS.md).
 
 #[path = "support/eval.rs"]
@@ -20,8 +20,18 @@ use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use tool_core::catalog::{self, Catalog, Deferral, Ranking, SearchOptions, ToolSession};
+use tool_catalog::{Catalog, Deferral, Ranking, SearchOptions, ToolSession};
 use tool_core::render::{Format, RenderOptions};
+
+/// The tokenizer `tool_lock::tokens` uses with its feature `tokens` (tool-lock sits beside
+/// this crate, so the bench counts with the same encoding directly).
+const TOKENIZER: &str = "o200k_base";
+
+fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
 
 fn main() {
     let mut figures = Map::new();
@@ -35,7 +45,7 @@ fn main() {
     }
 }
 
-fn names(found: Vec<tool_core::catalog::Match<'_>>) -> Vec<String> {
+fn names(found: Vec<tool_catalog::Match<'_>>) -> Vec<String> {
     found.into_iter().map(|m| m.name.to_owned()).collect()
 }
 
@@ -78,48 +88,32 @@ fn quality(figures: &mut Map<String, Value>) {
         ("catalog", Ranking::default()),
         (
             "catalog, every ranking part off (BM25 over the same fields)",
-            Ranking {
-                stemming: false,
-                synonyms: false,
-                field_weights: false,
-                coordination: false,
-                domains: false,
-            },
+            Ranking::default()
+                .stemming(false)
+                .synonyms(false)
+                .field_weights(false)
+                .coordination(false)
+                .domains(false),
         ),
         (
             "catalog without stemming",
-            Ranking {
-                stemming: false,
-                ..Ranking::default()
-            },
+            Ranking::default().stemming(false),
         ),
         (
             "catalog without synonyms, abbreviations and token shapes",
-            Ranking {
-                synonyms: false,
-                ..Ranking::default()
-            },
+            Ranking::default().synonyms(false),
         ),
         (
             "catalog without field weights",
-            Ranking {
-                field_weights: false,
-                ..Ranking::default()
-            },
+            Ranking::default().field_weights(false),
         ),
         (
             "catalog without coordination",
-            Ranking {
-                coordination: false,
-                ..Ranking::default()
-            },
+            Ranking::default().coordination(false),
         ),
         (
             "catalog with domain grouping",
-            Ranking {
-                domains: true,
-                ..Ranking::default()
-            },
+            Ranking::default().domains(true),
         ),
     ] {
         let catalog = Catalog::with_ranking(&registry, ranking);
@@ -278,7 +272,7 @@ fn speed(figures: &mut Map<String, Value>) {
 fn tokens(figures: &mut Map<String, Value>) {
     let mut rows = Vec::new();
     let mut registry = eval::registry();
-    catalog::install(&mut registry).expect("search_tools is a new name");
+    tool_catalog::install(&mut registry).expect("search_tools is a new name");
     let mut session = ToolSession::new(registry.clone());
     let initial = session.clone();
     // One search a model might make, loading what it found.
@@ -302,7 +296,7 @@ fn tokens(figures: &mut Map<String, Value>) {
     // four bytes a token without it (the JSON says which).
     let size = |v: serde_json::Value| {
         let text = serde_json::to_string(&v).unwrap_or_default();
-        (text.len() as f64, tool_core::tokens::count(&text) as f64)
+        (text.len() as f64, count_tokens(&text) as f64)
     };
     for format in [
         Format::OpenAi,
@@ -316,7 +310,7 @@ fn tokens(figures: &mut Map<String, Value>) {
             registry
                 .tools()
                 .iter()
-                .filter(|t| t.name() != catalog::SEARCH_TOOLS),
+                .filter(|t| t.name() != tool_catalog::SEARCH_TOOLS),
             format,
             options,
         ));
@@ -340,12 +334,12 @@ fn tokens(figures: &mut Map<String, Value>) {
             "after_search_tokens": after.1,
         }));
     }
-    println!("\n(tokens counted by {})", tool_core::tokens::TOKENIZER);
+    println!("\n(tokens counted by {})", TOKENIZER);
     figures.insert(
         "tokens".into(),
         json!({
             "tools": registry.len() - 1, "loaded": found.len(), "rows": rows,
-            "tokenizer": tool_core::tokens::TOKENIZER,
+            "tokenizer": TOKENIZER,
         }),
     );
 }

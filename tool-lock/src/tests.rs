@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::DynamicTool;
+use tool_core::DynamicTool;
 
 fn lock(defs: Vec<Value>) -> Lock {
     Lock::parse(&json!({ "tools": defs }).to_string(), "test.json").unwrap()
@@ -635,9 +635,9 @@ fn tokens_are_counted_per_format_with_deltas_and_budgets() {
         .hint("Forecast")
         .label("Forecasting")
     };
-    let mut before = crate::Registry::empty();
+    let mut before = tool_core::Registry::empty();
     before.register(tool("Returns the forecast.")).unwrap();
-    let mut after = crate::Registry::empty();
+    let mut after = tool_core::Registry::empty();
     after
         .register(tool(
             &"Returns the forecast for a city, day by day. ".repeat(20),
@@ -645,7 +645,7 @@ fn tokens_are_counted_per_format_with_deltas_and_budgets() {
         .unwrap();
     let (old, new) = (Lock::of(&before), Lock::of(&after));
     assert_eq!(old.tokenizer.as_deref(), Some(crate::tokens::TOKENIZER));
-    for format in crate::render::Format::ALL {
+    for format in tool_core::render::Format::ALL {
         assert!(old.tools[0].tokens[format.as_str()] > 0, "{format}");
         assert!(
             old.tokens[format.as_str()] >= old.tools[0].tokens[format.as_str()],
@@ -665,7 +665,7 @@ fn tokens_are_counted_per_format_with_deltas_and_budgets() {
     let budgets = ReviewOptions {
         max_tokens: Some(100),
         max_tool_tokens: Some(100),
-        budget_formats: vec![crate::render::Format::OpenAi],
+        budget_formats: vec![tool_core::render::Format::OpenAi],
         ..ReviewOptions::default()
     };
     let r = review(Some(&old), &new, &budgets);
@@ -707,7 +707,7 @@ fn deltas_are_left_out_when_the_counters_differ() {
 
 #[test]
 fn a_lock_round_trips_and_keeps_the_renderings_that_differ() {
-    let mut registry = crate::Registry::empty();
+    let mut registry = tool_core::Registry::empty();
     registry
         .register(
             DynamicTool::new(
@@ -742,7 +742,7 @@ fn a_lock_round_trips_and_keeps_the_renderings_that_differ() {
             .is_empty()
     );
     // A lock is a definitions file too.
-    let defs = crate::defs::parse(&text, "tools.lock.json").unwrap();
+    let defs = tool_core::defs::parse(&text, "tools.lock.json").unwrap();
     assert_eq!(defs.len(), 1);
 }
 
@@ -785,7 +785,7 @@ fn lock_test_fails_on_breaking_changes_and_when_asked_on_a_stale_lock() {
         if days {
             props["days"] = json!({"type": "integer"});
         }
-        let mut r = crate::Registry::empty();
+        let mut r = tool_core::Registry::empty();
         r.register(DynamicTool::new(
             "get_forecast",
             "Returns the forecast.",

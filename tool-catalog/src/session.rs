@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::SEARCH_TOOLS;
 use super::search_tool::{INSTALLED_BY, MAX_LIMIT};
-use crate::Origin;
-use crate::render::{self, Format, RenderOptions};
-use crate::{Principal, Registry, Tool, ToolOutput};
+use tool_core::registry::Origin;
+use tool_core::render::{self, Format, RenderOptions};
+use tool_core::{Registry, Tool, ToolOutput, context::Principal};
 
 /// How deferred tools reach the model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,12 +29,12 @@ pub enum Deferral {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::catalog::{self, ToolSession};
+/// use tool_catalog::{ToolSession};
 /// use tool_core::render::{Format, RenderOptions};
 /// use tool_core::{DynamicTool, Registry, ToolOutput};
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
-/// catalog::install(&mut registry).unwrap();
+/// tool_catalog::install(&mut registry).unwrap();
 /// let mut session = ToolSession::new(registry);
 /// assert_eq!(session.loaded_names(), ["search_tools"]);
 /// // What search_tools returned for "mail my boss":
@@ -170,7 +170,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::DynamicTool;
+    use tool_core::DynamicTool;
 
     /// `open_file` (core) and `read_mail` need no scope; `wipe_disk` (core) and `send_mail`
     /// need `admin` and `mail:send`.

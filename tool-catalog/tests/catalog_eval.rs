@@ -2,12 +2,12 @@
 //! test queries, written without seeing the engine or the other sets and never used to tune
 //! it, recall@5 must stay at 0.85 or more and clearly above plain BM25; on the 385 queries
 //! the ranking was developed against, at 0.85 or more too. The full report, with timings, is
-//! `cargo bench -p tool-core --bench catalog`.
+//! `cargo bench -p tool-catalog --bench catalog`.
 
 #[path = "../benches/support/eval.rs"]
 mod eval;
 
-use tool_core::catalog::{Catalog, SearchOptions};
+use tool_catalog::{Catalog, SearchOptions};
 
 #[test]
 fn recall_at_5_meets_the_target_and_beats_bm25() {

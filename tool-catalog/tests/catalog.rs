@@ -2,7 +2,7 @@
 //! `search_tools` tool's input errors, and a session that loads what a search found.
 
 use serde_json::{Value, json};
-use tool_core::catalog::{self, Catalog, Deferral, SearchOptions, ToolSession};
+use tool_catalog::{Catalog, Deferral, SearchOptions, ToolSession};
 use tool_core::render::{Format, RenderOptions};
 use tool_core::{DynamicTool, ErrorKind, Registry, ToolContext};
 
@@ -172,7 +172,7 @@ async fn search(registry: &Registry, input: Value) -> Result<Value, tool_core::T
 #[tokio::test]
 async fn search_tools_returns_compact_matches_and_names_bad_input() {
     let mut registry = registry();
-    catalog::install(&mut registry).unwrap();
+    tool_catalog::install(&mut registry).unwrap();
     let found = search(&registry, json!({"query": "open a PR", "limit": 2}))
         .await
         .unwrap();
@@ -214,7 +214,7 @@ async fn search_tools_returns_compact_matches_and_names_bad_input() {
 #[tokio::test]
 async fn a_session_loads_what_searches_find() {
     let mut registry = registry();
-    catalog::install(&mut registry).unwrap();
+    tool_catalog::install(&mut registry).unwrap();
     let mut session = ToolSession::new(registry.clone());
     assert_eq!(
         session.loaded_names(),

@@ -30,11 +30,13 @@
 //! - [`#[tool]`](macro@tool) is the reference for writing tools: every key of `#[tool(...)]` and
 //!   `#[arg(...)]`, the parameter and return types a tool may have, and the rules checked at
 //!   compile time. [`domain!`] declares the domains tools belong to.
-//! - [`Registry`] holds the tools of a binary; [`exec::Executor`] calls them with limits,
-//!   timeouts, retries and sanitised errors; [`render`] writes their definitions for each
-//!   provider, [`check`] holds them to every provider's rules, [`lock`] reviews them against a
-//!   committed lock (breaking changes, token costs by [`tokens`]), and [`catalog`] lets a model
-//!   search the deferred ones.
+//! - [`Registry`] holds the tools of a binary; [`Executor`] is the one door every call goes
+//!   through (scopes, input checks, [layers](exec::Layer), approval, limits, audit, events);
+//!   [`render`] writes their definitions for each provider, and [`check`] holds them to every
+//!   provider's rules.
+//! - Beside this crate: `tool-catalog` lets a model search the deferred tools, `tool-lock`
+//!   reviews definitions against a committed lock in CI, `tool-mcp` serves them over MCP and
+//!   `tool-agent` runs the agent loop.
 //! - Your own input and output types take [`#[tool_core::data]`](macro@data), which derives
 //!   serde's and schemars' traits through the copies re-exported here (`tool_core::serde`,
 //!   `tool_core::schemars`), so a tools crate needs no other dependency.
@@ -42,8 +44,7 @@
 //! Features: `check` (default) validates JSON Schemas with `jsonschema`, for [`check`]'s schema
 //! rules and for a run-time tool's input before an approval question; a server that wants the
 //! shortest build turns default features off and keeps `check` for its tests, as
-//! `docs/lean-builds.md` shows. `tokens` counts tokens with OpenAI's o200k_base ([`tokens`]);
-//! without it, four bytes a token.
+//! `docs/lean-builds.md` shows.
 
 #![warn(missing_docs)]
 // docs.rs (`--cfg docsrs`, see Cargo.toml) marks each item with the features it needs.
@@ -173,7 +174,7 @@ pub use tokio_util::sync::CancellationToken;
 /// - **A value from the context**, never from the model and never in the schema: `&ToolContext`
 ///   (the only reference a tool may take), or a parameter marked `#[ctx]` whose type implements
 ///   [`FromContext`]: [`ToolContext`] (a clone), [`State<T>`](State), [`CancellationToken`],
-///   [`RequestHeaders`], `tool_http::HttpClient`, `tool_mcp::McpPeer`, or a type of your own.
+///   [`RequestHeaders`](context::RequestHeaders), `tool_http::HttpClient`, `tool_mcp::McpPeer`, or a type of your own.
 ///
 /// So a type of your own named `State` or `Input` is a field like any other, and a renamed
 /// import (`use tool_core::State as Shared;`, then `#[ctx] db: Shared<Db>`) is still a context
@@ -277,7 +278,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `domain` | the domain the tool belongs to: a type declared with [`domain!`], in scope or by path (`domain = crate::domains::fs`) | required |
 /// | `label` | one line shown to people while the tool runs (`"Checking the forecast"`) | required |
 /// | `hint` | one catalog sentence: what the tool is for, in a few words | required |
-/// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through [`catalog`] search | deferred |
+/// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through the catalog's search (`tool-catalog`) | deferred |
 /// | `name` | the tool's name, when it is not the function's; it follows [the name rule](#names) | the function's name |
 /// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
 /// | `icon` | an icon a client can show for the tool (MCP's `icons`): a link, `icon = "https://example.com/icon.png"`, or its parts, `icon(src = "...", mime_type = "image/png", sizes("48x48", "96x96"), theme = "dark")`. Repeatable: each `icon` adds one. [The rules](#icons) | none |
@@ -294,7 +295,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
 /// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
-/// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`]); a call with no [`Principal`] in its context is not held to them | none |
+/// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`]); a call with no [`Principal`](context::Principal) in its context is not held to them | none |
 /// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
 /// | `crate` | the path to tool-core, for a framework that re-exports it (`crate = "my_framework::tool_core"`); the expansion names nothing else | `::tool_core` |
 ///
@@ -351,7 +352,7 @@ pub use tokio_util::sync::CancellationToken;
 /// | `description` | the property's description in the schema; not empty |
 /// | `default` | an expression of the parameter's type, used when the key is missing or `null`; a string literal is converted with `Into` (`default = "en"` for a `String`). It makes the parameter optional and appears in the schema as `default`, so the type also implements `Serialize`. On an `Option` parameter, it is the value a missing or `null` key gets |
 /// | `rename` | the JSON key, when it is not the parameter's name; keys must stay unique |
-/// | `body` | flag: in the [text tag protocol](protocol), the text between a call's tags fills this parameter; at most one per tool |
+/// | `body` | flag: in the text tag protocol (`tool_agent::protocol`), the text between a call's tags fills this parameter; at most one per tool |
 ///
 /// ```
 /// use tool_core::prelude::*;
@@ -522,7 +523,7 @@ pub use tokio_util::sync::CancellationToken;
 /// # Approval
 ///
 /// `approval` holds every call for a person's yes. The [executor](exec::Executor) checks the
-/// input, then asks the context's [`Approver`] (over MCP the client's user, through an
+/// input, then asks the context's [`Approver`](context::Approver) (over MCP the client's user, through an
 /// elicitation; in the agent loop, whatever the application installed), before anything of the
 /// tool runs and before its time limit starts; a denial, no one to ask or no answer within the
 /// policy's timeout ends the call with [`ErrorKind::NotApproved`], and the answer is audited
@@ -561,7 +562,7 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// `scopes("issues:write")` says which OAuth scopes a caller needs, beyond what the server as a
 /// whole asks for. They matter only where a server authenticated its caller and put a
-/// [`Principal`] in the call's context: the [executor](exec::Executor) refuses a caller that
+/// [`Principal`](context::Principal) in the call's context: the [executor](exec::Executor) refuses a caller that
 /// lacks one with [`ErrorKind::PermissionDenied`], naming the tool and every scope it lacks,
 /// before the input is read and before any attempt, and the refusal is audited like any
 /// other outcome. A call with no principal (stdio, a server behind one shared token: a

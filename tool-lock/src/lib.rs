@@ -2,7 +2,7 @@
 //!
 //! [`Lock::of`] takes the definitions as they are served: each tool's MCP `Tool` object (with
 //! its `scopes` and `examples` when it has them), each provider's rendering of its input schema
-//! where it differs from the MCP one, and what each format costs in [`tokens`](crate::tokens).
+//! where it differs from the MCP one, and what each format costs in [`tokens`].
 //! [`Lock::to_json`] writes it in a stable order and layout, meant to be committed
 //! (`tools.lock.json`) so that its diffs read well in review; `toolctl lock` writes one.
 //!

@@ -87,6 +87,35 @@ fn official_python_client_follows_tasks_in_every_era() {
     );
 }
 
+/// The application's layers (a binary's `tool_cli::main_with`) and the command line's transforms,
+/// seen by the official Python client in both eras over stdio, HTTP with sessions and stateless
+/// (`examples/tests/mcp/layers.py`): the renamed tool is listed without its hidden argument, a
+/// call's key is rewritten before the tool runs with the hidden value filled in, its secret is
+/// redacted in the structured content and the text, and a forbidden key is refused with the
+/// layer's reason.
+#[test]
+fn official_python_client_sees_layers_and_transforms_in_every_era() {
+    let server = env!("CARGO_BIN_EXE_task-server");
+    let transforms = [
+        "--rename",
+        "read_secret=fetch_secret",
+        "--hide",
+        r#"fetch_secret.vault="main""#,
+    ];
+    let with_sessions = HttpServer::start(server, &transforms);
+    let stateless_args: Vec<&str> = transforms.iter().copied().chain(["--stateless"]).collect();
+    let stateless = HttpServer::start(server, &stateless_args);
+    let stdio = format!(
+        "stdio:{server} --rename read_secret=fetch_secret --hide 'fetch_secret.vault=\"main\"'"
+    );
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "layers.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(18),
+    );
+}
+
 /// A tool that needs a person's yes, called by the official Python client in both eras, over
 /// stdio, HTTP with sessions and stateless (`examples/tests/mcp/approvals.py`), its user
 /// answering with the host's buttons: a declined or cancelled question leaves the tool unrun,

@@ -3,9 +3,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use clap::{Args, Parser, Subcommand};
+use tool_core::exec::{ExecPolicy, Layer};
 use tool_core::render::Format;
 use tool_core::transform::{ToolFilter, Transforms};
+use tool_core::{Executor, Registry};
 use tool_mcp::MountSpec;
 
 /// The subcommands and the options they share.
@@ -44,9 +48,75 @@ pub struct ToolArgs {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+    /// The application's layers, which every call `serve` and `call` run passes (code, not a
+    /// flag: [`ToolArgs::layer`]).
+    #[arg(skip)]
+    pub(crate) layers: Layers,
+}
+
+/// The layers a [`ToolArgs`] gives its executor, in the order added.
+#[derive(Clone, Default)]
+pub(crate) struct Layers(pub(crate) Vec<Arc<dyn Layer>>);
+
+impl std::fmt::Debug for Layers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|l| l.name()))
+            .finish()
+    }
 }
 
 impl ToolArgs {
+    /// Adds a layer that every call `serve` and `call` run passes, after the ones added
+    /// before: the same stack an [`Executor`](tool_core::Executor) built with
+    /// `Executor::builder(..).layer(..)` runs, between the input checks and approval.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use tool_core::exec::layer_fn;
+    /// use tool_core::ToolError;
+    ///
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     tools: tool_cli::ToolArgs,
+    /// }
+    ///
+    /// let cli = Cli::parse_from(["my-agent", "list"]);
+    /// let args = cli.tools.layer(layer_fn(|call, next| {
+    ///     Box::pin(async move {
+    ///         if call.tool().name().starts_with("delete_") {
+    ///             return Err(ToolError::refused("deleting is off today"));
+    ///         }
+    ///         next.run(call).await
+    ///     })
+    /// }));
+    /// # let _ = args;
+    /// ```
+    #[must_use]
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.0.push(Arc::new(layer));
+        self
+    }
+
+    /// [`layer`](Self::layer) for a layer already shared.
+    #[must_use]
+    pub fn layer_arc(mut self, layer: Arc<dyn Layer>) -> Self {
+        self.layers.0.push(layer);
+        self
+    }
+
+    /// An executor over `registry` with `policy` and these layers.
+    pub(crate) fn executor(&self, registry: Registry, policy: ExecPolicy) -> Executor {
+        self.layers
+            .0
+            .iter()
+            .fold(Executor::builder(registry).policy(policy), |b, l| {
+                b.layer_arc(l.clone())
+            })
+            .build()
+    }
+
     /// The transforms the flags give, in their order: --keep, --remove, --rename, --prefix,
     /// --hide.
     pub fn transforms(&self) -> Transforms {

@@ -71,6 +71,30 @@ pub use terminal::TerminalApprover;
 
 /// Parses the process's arguments and runs them against every linked tool.
 pub fn main() -> ExitCode {
+    main_with(|args| args)
+}
+
+/// [`main`], with the parsed arguments given to `configure` first: the place for a binary's
+/// [layers](ToolArgs::layer), which every call `serve` and `call` run then passes.
+///
+/// ```no_run
+/// use tool_core::exec::layer_fn;
+///
+/// fn main() -> std::process::ExitCode {
+///     tool_cli::main_with(|args| {
+///         args.layer(layer_fn(|call, next| {
+///             Box::pin(async move {
+///                 let mut out = next.run(call).await?;
+///                 if let Some(text) = out.echo_mut() {
+///                     *text = text.replace("secret", "[redacted]");
+///                 }
+///                 Ok(out)
+///             })
+///         }))
+///     })
+/// }
+/// ```
+pub fn main_with(configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
     let cli = args::Cli::parse();
     let registry = match Registry::linked() {
         Ok(registry) => registry,
@@ -81,8 +105,7 @@ pub fn main() -> ExitCode {
     };
     // Unlocked handles: `serve --stdio` writes to stdout from another thread, which a lock
     // held here for the whole run would block forever.
-    cli.args
-        .run(&registry, &mut std::io::stdout(), &mut std::io::stderr())
+    configure(cli.args).run(&registry, &mut std::io::stdout(), &mut std::io::stderr())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, SearchOptions};
-use tool_core::exec::Executor;
 use tool_core::render::{self, RenderOptions};
 use tool_core::{Registry, ToolContext, context::ToolRoot, defs, registry::RegistryError};
 use tool_mcp as mcp;
@@ -53,7 +52,7 @@ impl ToolArgs {
         match &self.command {
             Command::Serve(args) => {
                 let base = self.base_context(err)?;
-                serve::serve(registry.clone(), args, base, err).await
+                serve::serve(self, registry.clone(), args, base, err).await
             }
             Command::List { json, domain } => {
                 commands::list(registry, *json, domain.as_deref(), out, err)
@@ -183,7 +182,7 @@ impl ToolArgs {
             input.to_owned()
         };
         let policy = tool_core::exec::ExecPolicy::default().approval(approval.policy());
-        let executor = Executor::with_policy(registry.clone(), policy);
+        let executor = self.executor(registry.clone(), policy);
         let input: Value = executor
             .policy()
             .parse(&text)

@@ -1,17 +1,17 @@
 //! `serve`: every tool over MCP, on stdio or Streamable HTTP, until the input ends or a signal
 //! stops it.
 
-use tool_core::exec::Executor;
 use tool_core::{Registry, ToolContext};
 use tool_mcp::{self as mcp, DeferredTools, HttpOptions, McpServer, ServerOptions};
 
 use crate::OAuthSetupError;
-use crate::args::{ServeArgs, TaskStoreArg};
+use crate::args::{ServeArgs, TaskStoreArg, ToolArgs};
 use crate::exit::{Exit, Out, failed, usage};
 
 /// Serves `registry` (plus `search_tools`) as `args` say, each call's context derived from
 /// `base`.
 pub(crate) async fn serve(
+    tools: &ToolArgs,
     mut registry: Registry,
     args: &ServeArgs,
     mut base: ToolContext,
@@ -76,7 +76,7 @@ pub(crate) async fn serve(
     }
     options.tasks = task_options(args, err)?;
     let policy = tool_core::exec::ExecPolicy::default().approval(args.approval.policy());
-    let server = McpServer::with_options(Executor::with_policy(registry, policy), options)
+    let server = McpServer::with_options(tools.executor(registry, policy), options)
         .with_base_context(base)
         .with_catalog(catalog);
     let shutdown = mcp::shutdown_on_signal();

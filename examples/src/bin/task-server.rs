@@ -1,7 +1,8 @@
 //! Tools with consequences, served by the same front end as `toolctl`, for the tests of MCP
-//! tasks on several instances behind a load balancer (`examples/tests/tasks_cluster.rs`) and of
-//! approvals (`examples/tests/mcp_python.rs`): two that take a while, and one that deletes
-//! only with a person's yes.
+//! tasks on several instances behind a load balancer (`examples/tests/tasks_cluster.rs`), of
+//! approvals and of layers (`examples/tests/mcp_python.rs`): two that take a while, one that
+//! deletes only with a person's yes, and one whose calls pass three layers of the application's
+//! (`read_secret`: its key rewritten, a forbidden key refused, the secret redacted).
 //!
 //! ```text
 //! task-server serve --http 127.0.0.1:0 --stateless --tasks postgres://... --task-after 0
@@ -15,6 +16,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use tool_core::exec::{Call, layer_fn};
 use tool_core::prelude::*;
 
 tool_core::domain!(jobs, "Long jobs");
@@ -106,6 +108,63 @@ fn delete_record(key: String) -> Result<Done, ToolError> {
     })
 }
 
+tool_core::domain!(secrets, "Secrets kept in vaults");
+
+/// Returns the secret stored under `key` in `vault`.
+#[tool(domain = secrets, label = "Reading a secret", hint = "Reads a secret from a vault")]
+fn read_secret(key: String, vault: String) -> serde_json::Value {
+    serde_json::json!({"key": key, "vault": vault, "value": format!("secret-{vault}-{key}")})
+}
+
+/// The layers every call of the `secrets` domain passes, as an application would add them:
+/// the key is trimmed and lowercased, a key under `forbidden` is refused, and the result's
+/// secret is redacted.
+fn with_layers(args: tool_cli::ToolArgs) -> tool_cli::ToolArgs {
+    let secrets = |call: &Call<'_>| call.tool().domain().name == "secrets";
+    args.layer(layer_fn(move |mut call, next| {
+        Box::pin(async move {
+            if secrets(&call)
+                && let Some(key) = call.input_mut().get_mut("key")
+                && let Some(text) = key.as_str().map(|k| k.trim().to_lowercase())
+            {
+                *key = text.into();
+            }
+            next.run(call).await
+        })
+    }))
+    .layer(layer_fn(move |call, next| {
+        Box::pin(async move {
+            if secrets(&call)
+                && call.input()["key"]
+                    .as_str()
+                    .is_some_and(|k| k.starts_with("forbidden"))
+            {
+                return Err(ToolError::refused(
+                    "keys under `forbidden` are not read here",
+                ));
+            }
+            next.run(call).await
+        })
+    }))
+    .layer(layer_fn(move |call, next| {
+        Box::pin(async move {
+            let secrets = secrets(&call);
+            let mut out = next.run(call).await?;
+            if secrets {
+                if let Some(value) = out.data_mut().and_then(|d| d.get_mut("value")) {
+                    *value = "[redacted]".into();
+                }
+                // The text the model reads says what the structured content says.
+                let text = out.data().map(ToString::to_string);
+                if let (Some(echo), Some(text)) = (out.echo_mut(), text) {
+                    *echo = text;
+                }
+            }
+            Ok(out)
+        })
+    }))
+}
+
 fn main() -> ExitCode {
-    tool_cli::main()
+    tool_cli::main_with(with_layers)
 }

@@ -1,0 +1,698 @@
+//! Running a script: the interpreter's steps on blocking threads, its tool calls through the
+//! executor.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use monty_types::{ExcType, MontyException, MontyObject, ResourceLimits};
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+use tool_core::exec::{CallResult, Executor, ToolCall};
+use tool_core::{ErrorKind, Tool, ToolContext, ToolError};
+
+use crate::bridge::{self, BridgeError};
+use crate::limits::{CodeLimits, Limit, LimitError};
+use crate::machine::{Answer, Budget, Event, Failure, Machine, Outcome, PRINT_OVERFLOW, Reply};
+use crate::stubs::{self, Param};
+use crate::worker::{Command, Worker, WorkerCommand, WorkerError};
+
+/// Code mode over an executor: runs scripts whose function calls are calls of the executor's
+/// tools, each through its whole pipeline (scopes, input checks, layers, approval, limits,
+/// audit, events), exactly as if the model had made it. Cloning is cheap.
+///
+/// A script calls a tool by its [Python name](crate::python_name) with keyword arguments and
+/// `await`s it; calls awaited together (`asyncio.gather`) run as one concurrent batch, as a
+/// model's parallel calls do. A tool's result is the Python value of its JSON data (or its
+/// text, for a tool without data); a tool's error is an exception the script can catch
+/// ([`exception_type`]). Nothing else reaches the host: no filesystem, environment, network or
+/// clock, and a name that is not a tool is a `NameError`.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+/// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+/// let mut registry = Registry::empty();
+/// registry.register(DynamicTool::new("add_numbers", "Adds two numbers.", json!({
+///     "type": "object",
+///     "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+///     "required": ["a", "b"]
+/// })).handler(|input, _| async move {
+///     Ok(ToolOutput::new(json!(input["a"].as_i64().unwrap() + input["b"].as_i64().unwrap())))
+/// })).unwrap();
+/// let code = tool_code::CodeMode::new(Executor::new(registry));
+/// let run = code.run("total = 0\nfor i in range(3):\n    total = await add_numbers(a=total, b=i)\ntotal", &ToolContext::new()).await;
+/// assert_eq!(run.result.unwrap(), json!(3));
+/// assert_eq!(run.tool_calls, 3);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct CodeMode {
+    executor: Executor,
+    limits: CodeLimits,
+    sandbox: Sandbox,
+    /// Each tool by its Python name.
+    functions: Arc<HashMap<String, Function>>,
+}
+
+/// A tool as a script's function.
+struct Function {
+    tool: String,
+    params: Vec<Param>,
+}
+
+/// Where a script's interpreter runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Sandbox {
+    /// In this process, each step on a blocking thread: starts in microseconds. The
+    /// interpreter's own checks hold (time, recursion, any single allocation over
+    /// [`CodeLimits::max_memory`]), but what a script builds up piece by piece is bounded only
+    /// by its CPU time, and a crash inside the interpreter would end this process. For scripts
+    /// from a model you trust with the host.
+    InProcess,
+    /// In a worker process of its own ([`crate::worker`]): a script holding more than
+    /// [`CodeLimits::max_memory`] in all ends its worker, not the host, as does a crash.
+    /// Starting one costs a process spawn.
+    Worker(WorkerCommand),
+}
+
+impl std::fmt::Debug for CodeMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeMode")
+            .field("functions", &self.functions.len())
+            .field("limits", &self.limits)
+            .field("sandbox", &self.sandbox)
+            .finish()
+    }
+}
+
+/// What a script's run came to: its value or its error, and what it printed on the way.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ScriptRun {
+    /// The value of the script's last expression (JSON), or why it ended without one.
+    pub result: Result<Value, ScriptError>,
+    /// What it printed, up to [`CodeLimits::max_output`].
+    pub printed: String,
+    /// Whether a `print` was refused at [`CodeLimits::max_output`] (the script may have
+    /// caught the error and gone on).
+    pub output_cut: bool,
+    /// How many tools it called.
+    pub tool_calls: usize,
+}
+
+impl ScriptRun {
+    /// The run as a model reads it: what was printed, then the result or the error.
+    pub fn to_text(&self) -> String {
+        let mut out = self.printed.clone();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        if self.output_cut && self.result.is_ok() {
+            out.push_str("[output cut at max_output]\n");
+        }
+        match &self.result {
+            Ok(Value::Null) if !self.printed.is_empty() => {}
+            Ok(value) => {
+                out.push_str("Result: ");
+                out.push_str(&value.to_string());
+            }
+            Err(error) => {
+                out.push_str("Error: ");
+                out.push_str(&error.to_string());
+            }
+        }
+        out
+    }
+}
+
+/// Why a script ended without a value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptError {
+    /// It does not parse, or uses Python the sandbox does not run.
+    #[error("{0}")]
+    Syntax(String),
+    /// An exception no one caught; the traceback shows where.
+    #[error("{traceback}")]
+    Raised {
+        /// The exception's type, e.g. `ValueError`.
+        exception: String,
+        /// Its message.
+        message: String,
+        /// The traceback, as Python prints it.
+        traceback: String,
+    },
+    /// A limit of [`CodeLimits`].
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// Its value is not JSON.
+    #[error("the script's value cannot be returned: {0}")]
+    Result(BridgeError),
+    /// The caller cancelled the run.
+    #[error("the script was cancelled")]
+    Cancelled,
+    /// The interpreter failed (a bug, not the script's doing).
+    #[error("the interpreter failed: {0}")]
+    Interpreter(String),
+}
+
+impl ScriptError {
+    /// The limit it reached, if that is why it ended.
+    pub fn limit(&self) -> Option<Limit> {
+        match self {
+            Self::Limit(e) => Some(e.limit),
+            _ => None,
+        }
+    }
+}
+
+/// The Python exception a tool error becomes inside a script; its message is
+/// `"<kind>: <message>"`, so `str(e)` starts with the [`ErrorKind`]'s name.
+///
+/// | kind | exception |
+/// |---|---|
+/// | `invalid_input` | `ValueError` |
+/// | `unknown_tool` | `NameError` |
+/// | `not_found` | `LookupError` |
+/// | `permission_denied`, `not_approved`, `refused` | `PermissionError` |
+/// | `timeout` | `TimeoutError` |
+/// | `unavailable` | `OSError` |
+/// | `cancelled`, `failed`, `internal` and later kinds | `RuntimeError` |
+pub fn exception_type(kind: ErrorKind) -> &'static str {
+    exc_type(kind).into()
+}
+
+fn exc_type(kind: ErrorKind) -> ExcType {
+    match kind {
+        ErrorKind::InvalidInput => ExcType::ValueError,
+        ErrorKind::UnknownTool => ExcType::NameError,
+        ErrorKind::NotFound => ExcType::LookupError,
+        ErrorKind::PermissionDenied | ErrorKind::NotApproved | ErrorKind::Refused => {
+            ExcType::PermissionError
+        }
+        ErrorKind::Timeout => ExcType::TimeoutError,
+        ErrorKind::Unavailable => ExcType::OSError,
+        _ => ExcType::RuntimeError,
+    }
+}
+
+impl CodeMode {
+    /// Code mode over `executor`'s tools, with the default [`CodeLimits`].
+    pub fn new(executor: Executor) -> Self {
+        let mut functions = HashMap::new();
+        for tool in executor.registry().tools() {
+            // Two tools whose names differ only in characters Python cannot spell: the first
+            // keeps the name (the stubs show which).
+            functions
+                .entry(stubs::python_name(tool.name()))
+                .or_insert_with(|| Function {
+                    tool: tool.name().to_owned(),
+                    params: stubs::params(tool),
+                });
+        }
+        Self {
+            executor,
+            limits: CodeLimits::default(),
+            sandbox: Sandbox::InProcess,
+            functions: Arc::new(functions),
+        }
+    }
+
+    /// Sets its limits.
+    pub fn limits(mut self, limits: CodeLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets where scripts run (by default, [`Sandbox::InProcess`]).
+    pub fn sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The executor its scripts' calls go through.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// The stubs of the tools a model is shown up front: the core ones (which include
+    /// `search_tools` where a catalog is installed).
+    pub fn core_stubs(&self) -> String {
+        stubs::stubs(self.executor.registry().core())
+    }
+
+    /// The tool named `name`, if a script can call it.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.executor.registry().get(name)
+    }
+
+    /// Runs `script` in `ctx` (the caller's scopes, approver, events and cancellation are
+    /// those of its tool calls; each call is a child of `ctx`).
+    pub async fn run(&self, script: &str, ctx: &ToolContext) -> ScriptRun {
+        let engine = match &self.sandbox {
+            Sandbox::InProcess => Engine::Local(None),
+            Sandbox::Worker(command) => Engine::Worker(command.clone(), None),
+        };
+        let mut run = Run {
+            code: self,
+            ctx,
+            engine,
+            printed: String::new(),
+            output_overflowed: false,
+            tool_calls: 0,
+            pending: HashMap::new(),
+            deadline: Instant::now() + self.limits.wall_time,
+        };
+        let result = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => Err(ScriptError::Cancelled),
+            result = run.drive(script) => result,
+        };
+        ScriptRun {
+            result,
+            printed: run.printed,
+            output_cut: run.output_overflowed,
+            tool_calls: run.tool_calls,
+        }
+    }
+}
+
+/// One run's state.
+struct Run<'a> {
+    code: &'a CodeMode,
+    ctx: &'a ToolContext,
+    engine: Engine,
+    printed: String,
+    /// Whether a `print` was refused for want of room (the output is cut short).
+    output_overflowed: bool,
+    tool_calls: usize,
+    /// Calls the script has made and not yet awaited, by the interpreter's call id.
+    pending: HashMap<u32, ToolCall>,
+    deadline: Instant,
+}
+
+/// Where the interpreter runs.
+enum Engine {
+    /// In this process; `None` while a step runs on a blocking thread.
+    Local(Option<Box<Machine>>),
+    /// In a worker process (`None` until the script starts).
+    Worker(WorkerCommand, Option<Box<Worker>>),
+}
+
+impl Run<'_> {
+    async fn drive(&mut self, script: &str) -> Result<Value, ScriptError> {
+        let limits = &self.code.limits;
+        if script.len() > limits.max_script {
+            return Err(limit(
+                Limit::Script,
+                format!("{} bytes > {} bytes", script.len(), limits.max_script),
+            ));
+        }
+        let budget = Budget {
+            limits: ResourceLimits::default()
+                .max_duration(limits.cpu_time)
+                .max_memory(limits.max_memory)
+                .max_recursion_depth(limits.max_recursion)
+                .max_suspensions(usize::MAX),
+            output: limits.max_output,
+        };
+        let mut event = self.start(script.to_owned(), budget).await?;
+        loop {
+            let answer = match event {
+                Event::Complete(value) => return self.finish(&value),
+                Event::Call {
+                    call_id,
+                    name,
+                    args,
+                    kwargs,
+                } => match self.function_call(&name, &args, &kwargs) {
+                    Err(stop) => Answer::Abort(stop),
+                    Ok(Err(refusal)) => Answer::Now(refusal),
+                    Ok(Ok(tool_call)) => {
+                        self.pending.insert(call_id, tool_call);
+                        Answer::Later
+                    }
+                },
+                Event::Await(ids) => Answer::Resolved(self.run_calls(&ids).await?),
+                Event::Lookup { name, on_object } => Answer::Name(
+                    (!on_object && self.code.functions.contains_key(&name)).then_some(
+                        MontyObject::Function {
+                            name,
+                            docstring: None,
+                        },
+                    ),
+                ),
+                Event::Os => Answer::Now(Reply::Raise(MontyException::new(
+                    ExcType::PermissionError,
+                    Some(
+                        "the sandbox has no filesystem, environment, network or clock: use a \
+                         tool for that"
+                            .to_owned(),
+                    ),
+                ))),
+            };
+            event = self.answer(answer).await?;
+        }
+    }
+
+    /// Compiles and starts the script.
+    async fn start(&mut self, script: String, budget: Budget) -> Result<Event, ScriptError> {
+        let outcome = match &mut self.engine {
+            Engine::Local(_) => {
+                let (machine, outcome) = self
+                    .blocking(move || Machine::start(script, budget))
+                    .await?;
+                self.engine = Engine::Local(Some(Box::new(machine)));
+                outcome
+            }
+            Engine::Worker(command, _) => {
+                let mut worker = Worker::spawn(command)
+                    .await
+                    .map_err(|e| ScriptError::Interpreter(e.to_string()))?;
+                let max_memory = self.code.limits.max_memory;
+                let start = Command::Start {
+                    script,
+                    budget,
+                    max_memory,
+                };
+                let outcome = self.on_worker(worker.send(&start)).await;
+                if let Engine::Worker(_, slot) = &mut self.engine {
+                    *slot = Some(Box::new(worker));
+                }
+                outcome?
+            }
+        };
+        self.take(outcome)
+    }
+
+    /// Goes on with `answer`.
+    async fn answer(&mut self, answer: Answer) -> Result<Event, ScriptError> {
+        let outcome = match &mut self.engine {
+            Engine::Local(slot) => {
+                let mut machine = slot.take().ok_or_else(|| {
+                    ScriptError::Interpreter("the interpreter was lost".to_owned())
+                })?;
+                let (machine, outcome) = self
+                    .blocking(move || {
+                        let outcome = machine.answer(answer);
+                        (machine, outcome)
+                    })
+                    .await?;
+                self.engine = Engine::Local(Some(machine));
+                outcome
+            }
+            Engine::Worker(_, worker) => {
+                let Some(worker) = worker.as_mut() else {
+                    return Err(ScriptError::Interpreter("no worker".to_owned()));
+                };
+                let deadline = self.deadline;
+                let limits = &self.code.limits;
+                match tokio::time::timeout_at(deadline, worker.send(&Command::Answer(answer))).await
+                {
+                    Ok(outcome) => worker_outcome(outcome, limits)?,
+                    Err(_) => return Err(wall_time(limits)),
+                }
+            }
+        };
+        self.take(outcome)
+    }
+
+    /// A worker's step, within the wall time.
+    async fn on_worker(
+        &self,
+        step: impl Future<Output = Result<Outcome, WorkerError>>,
+    ) -> Result<Outcome, ScriptError> {
+        match tokio::time::timeout_at(self.deadline, step).await {
+            Ok(outcome) => worker_outcome(outcome, &self.code.limits),
+            Err(_) => Err(wall_time(&self.code.limits)),
+        }
+    }
+
+    /// Runs `f` (a step of the interpreter in this process) on a blocking thread, within the
+    /// wall time.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ScriptError> {
+        match tokio::time::timeout_at(self.deadline, tokio::task::spawn_blocking(f)).await {
+            Ok(Ok(done)) => Ok(done),
+            Ok(Err(join)) => Err(ScriptError::Interpreter(join.to_string())),
+            Err(_) => Err(wall_time(&self.code.limits)),
+        }
+    }
+
+    /// Takes a step's output, and its event or the error it ended with.
+    fn take(&mut self, outcome: Outcome) -> Result<Event, ScriptError> {
+        self.printed.push_str(&outcome.printed);
+        self.output_overflowed |= outcome.overflowed;
+        match outcome.result {
+            Ok(event) => Ok(event),
+            Err(Failure::Compile(e)) => Err(ScriptError::Syntax(cap(e.to_string()))),
+            Err(Failure::Run(e)) => Err(self.error(e)),
+        }
+    }
+
+    /// What a call of `name` becomes: a tool call to run when awaited, an exception the
+    /// script sees at once (`Ok(Err)`), or one that ends it (`Err`).
+    fn function_call(
+        &mut self,
+        name: &str,
+        args: &[MontyObject],
+        kwargs: &[(MontyObject, MontyObject)],
+    ) -> Result<Result<ToolCall, Reply>, MontyException> {
+        let Some(function) = self.code.functions.get(name) else {
+            return Ok(Err(Reply::NotFound(name.to_owned())));
+        };
+        if !args.is_empty() {
+            return Ok(Err(raise(
+                ExcType::TypeError,
+                format!("{name}() takes keyword arguments only, e.g. {name}(name=value)"),
+            )));
+        }
+        let mut input = Map::new();
+        for (key, value) in kwargs {
+            let MontyObject::String(key) = key else {
+                return Ok(Err(raise(ExcType::TypeError, "keywords must be strings")));
+            };
+            let property = function
+                .params
+                .iter()
+                .find(|p| &p.python == key)
+                .map_or(key.as_str(), |p| p.property.as_str());
+            if *value == MontyObject::None && !self.accepts_null(&function.tool, property) {
+                // `= None` in a stub stands for "left out".
+                continue;
+            }
+            match bridge::from_python(value) {
+                Ok(json) => {
+                    input.insert(property.to_owned(), json);
+                }
+                Err(e) => {
+                    return Ok(Err(raise(
+                        ExcType::TypeError,
+                        format!("{name}() argument {key}: {e}"),
+                    )));
+                }
+            }
+        }
+        if self.tool_calls >= self.code.limits.max_tool_calls {
+            return Err(MontyException::new(
+                ExcType::RuntimeError,
+                Some(
+                    limit(
+                        Limit::ToolCalls,
+                        format!("{} calls", self.code.limits.max_tool_calls),
+                    )
+                    .to_string(),
+                ),
+            ));
+        }
+        self.tool_calls += 1;
+        let id = format!("{}/code-{}", self.ctx.call_id(), self.tool_calls);
+        Ok(Ok(ToolCall::new(
+            id,
+            function.tool.clone(),
+            Value::Object(input),
+        )))
+    }
+
+    fn accepts_null(&self, tool: &str, property: &str) -> bool {
+        self.code
+            .tool(tool)
+            .and_then(|t| {
+                t.input_schema()
+                    .pointer(&format!("/properties/{}", escape(property)))
+            })
+            .is_some_and(accepts_null)
+    }
+
+    /// Runs the awaited calls, concurrently, through the executor.
+    async fn run_calls(&mut self, ids: &[u32]) -> Result<Vec<(u32, Reply)>, ScriptError> {
+        let mut calls = Vec::with_capacity(ids.len());
+        for id in ids {
+            let call = self.pending.remove(id).ok_or_else(|| {
+                ScriptError::Interpreter(format!("the interpreter awaits call {id}, never made"))
+            })?;
+            calls.push(call);
+        }
+        let executor = &self.code.executor;
+        let results = match tokio::time::timeout_at(self.deadline, async {
+            if let [one] = calls.as_slice() {
+                let ctx = self.ctx.for_call(one.id.clone());
+                vec![executor.call(&one.name, one.input.clone(), &ctx).await]
+            } else {
+                executor.call_batch(calls, self.ctx).await
+            }
+        })
+        .await
+        {
+            Ok(results) => results,
+            Err(_) => return Err(wall_time(&self.code.limits)),
+        };
+        Ok(ids
+            .iter()
+            .zip(results)
+            .map(|(id, result)| (*id, to_script(result)))
+            .collect())
+    }
+
+    fn finish(&self, value: &MontyObject) -> Result<Value, ScriptError> {
+        let value = bridge::from_python(value).map_err(ScriptError::Result)?;
+        let size = value.to_string().len();
+        if size > self.code.limits.max_result {
+            return Err(limit(
+                Limit::Result,
+                format!("{size} bytes > {} bytes", self.code.limits.max_result),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// The error a failed step ends the run with.
+    fn error(&self, e: MontyException) -> ScriptError {
+        let limits = &self.code.limits;
+        let message = e.message().unwrap_or_default().to_owned();
+        match e.exc_type() {
+            ExcType::TimeoutError if message.starts_with("time limit exceeded") => {
+                limit(Limit::CpuTime, message)
+            }
+            ExcType::MemoryError if message == PRINT_OVERFLOW => limit(
+                Limit::Output,
+                format!("{} bytes printed", limits.max_output),
+            ),
+            ExcType::MemoryError if message.starts_with("memory limit exceeded") => {
+                limit(Limit::Memory, message)
+            }
+            ExcType::RecursionError => limit(
+                Limit::Recursion,
+                format!("{} calls deep", limits.max_recursion),
+            ),
+            ExcType::RuntimeError if message.starts_with(TOOL_CALLS_PREFIX) => {
+                limit(Limit::ToolCalls, format!("{} calls", limits.max_tool_calls))
+            }
+            exc_type => ScriptError::Raised {
+                exception: <&'static str>::from(exc_type).to_owned(),
+                message,
+                traceback: cap(e.to_string()),
+            },
+        }
+    }
+}
+
+/// A worker's step, or the error its end means.
+fn worker_outcome(
+    outcome: Result<Outcome, WorkerError>,
+    limits: &CodeLimits,
+) -> Result<Outcome, ScriptError> {
+    outcome.map_err(|e| match e {
+        WorkerError::OutOfMemory => limit(
+            Limit::Memory,
+            format!("over {} bytes held", limits.max_memory),
+        ),
+        other => ScriptError::Interpreter(other.to_string()),
+    })
+}
+
+fn wall_time(limits: &CodeLimits) -> ScriptError {
+    limit(Limit::WallTime, format!("{:?}", limits.wall_time))
+}
+
+/// How the tool-call limit's error begins (it ends the script through the interpreter).
+const TOOL_CALLS_PREFIX: &str = "the script reached its max_tool_calls limit";
+
+/// The longest traceback kept: its last lines, where the error is.
+const MAX_TRACEBACK: usize = 4096;
+
+/// `text`, or its last [`MAX_TRACEBACK`] bytes after a line saying it was cut.
+fn cap(text: String) -> String {
+    if text.len() <= MAX_TRACEBACK {
+        return text;
+    }
+    let mut start = text.len() - MAX_TRACEBACK;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("[{start} bytes cut]\n{}", &text[start..])
+}
+
+fn limit(limit: Limit, detail: impl Into<String>) -> ScriptError {
+    ScriptError::Limit(LimitError {
+        limit,
+        detail: detail.into(),
+    })
+}
+
+fn raise(exc_type: ExcType, message: impl Into<String>) -> Reply {
+    Reply::Raise(MontyException::new(exc_type, Some(message.into())))
+}
+
+/// A tool's result as the script sees it.
+fn to_script(result: CallResult) -> Reply {
+    match result {
+        Ok(output) => {
+            let (echo, data) = output.into_echo_and_data();
+            Reply::Value(match data {
+                Some(data) => bridge::to_python(&data),
+                None => MontyObject::String(echo),
+            })
+        }
+        Err(error) => tool_error(&error),
+    }
+}
+
+fn tool_error(error: &ToolError) -> Reply {
+    raise(exc_type(error.kind()), format!("{}: {error}", error.kind()))
+}
+
+/// Whether a property's schema lets `null` through (a `$ref` or `allOf` is taken to refuse it:
+/// a `None` then means "left out").
+fn accepts_null(schema: &Value) -> bool {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values.contains(&Value::Null);
+    }
+    if let Some(value) = schema.get("const") {
+        return value.is_null();
+    }
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => {
+            let options: Vec<&Value> = ["anyOf", "oneOf"]
+                .iter()
+                .filter_map(|key| schema.get(key).and_then(Value::as_array))
+                .flatten()
+                .collect();
+            if options.is_empty() {
+                schema.get("$ref").is_none() && schema.get("allOf").is_none()
+            } else {
+                options.into_iter().any(accepts_null)
+            }
+        }
+    }
+}
+
+/// A JSON pointer token (RFC 6901).
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}

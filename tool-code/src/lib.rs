@@ -46,8 +46,10 @@ mod limits;
 mod machine;
 mod run;
 mod stubs;
+mod tool;
 pub mod worker;
 
 pub use limits::{CodeLimits, Limit, LimitError};
 pub use run::{CodeMode, Sandbox, ScriptError, ScriptRun, exception_type};
 pub use stubs::{python_name, stub, stubs};
+pub use tool::{CodeToolError, EXECUTE_CODE, RUN_CODE};

@@ -242,6 +242,30 @@ impl CodeMode {
         stubs::stubs(self.executor.registry().core())
     }
 
+    /// Gives each match of a `search_tools` result its stub, so that a script (and the model
+    /// reading what it prints) knows how to call what it found.
+    fn add_stubs(&self, result: &mut CallResult) {
+        let Some(matches) = result
+            .as_mut()
+            .ok()
+            .and_then(|output| output.data_mut())
+            .and_then(|data| data.get_mut("matches"))
+            .and_then(Value::as_array_mut)
+        else {
+            return;
+        };
+        for found in matches {
+            let tool = found
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|n| self.tool(n));
+            if let (Some(tool), Some(found)) = (tool, found.as_object_mut()) {
+                let stub = stubs::stub(tool);
+                found.insert("stub".to_owned(), Value::String(stub));
+            }
+        }
+    }
+
     /// The tool named `name`, if a script can call it.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.executor.registry().get(name)
@@ -300,7 +324,7 @@ enum Engine {
     Worker(WorkerCommand, Option<Box<Worker>>),
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
     async fn drive(&mut self, script: &str) -> Result<Value, ScriptError> {
         let limits = &self.code.limits;
         if script.len() > limits.max_script {
@@ -358,9 +382,10 @@ impl Run<'_> {
 
     /// Compiles and starts the script.
     async fn start(&mut self, script: String, budget: Budget) -> Result<Event, ScriptError> {
+        let clock = self.clock();
         let outcome = match &mut self.engine {
             Engine::Local(_) => {
-                let (machine, outcome) = self
+                let (machine, outcome) = clock
                     .blocking(move || Machine::start(script, budget))
                     .await?;
                 self.engine = Engine::Local(Some(Box::new(machine)));
@@ -376,7 +401,7 @@ impl Run<'_> {
                     budget,
                     max_memory,
                 };
-                let outcome = self.on_worker(worker.send(&start)).await;
+                let outcome = clock.worker(worker.send(&start)).await;
                 if let Engine::Worker(_, slot) = &mut self.engine {
                     *slot = Some(Box::new(worker));
                 }
@@ -388,12 +413,13 @@ impl Run<'_> {
 
     /// Goes on with `answer`.
     async fn answer(&mut self, answer: Answer) -> Result<Event, ScriptError> {
+        let clock = self.clock();
         let outcome = match &mut self.engine {
             Engine::Local(slot) => {
                 let mut machine = slot.take().ok_or_else(|| {
                     ScriptError::Interpreter("the interpreter was lost".to_owned())
                 })?;
-                let (machine, outcome) = self
+                let (machine, outcome) = clock
                     .blocking(move || {
                         let outcome = machine.answer(answer);
                         (machine, outcome)
@@ -406,39 +432,17 @@ impl Run<'_> {
                 let Some(worker) = worker.as_mut() else {
                     return Err(ScriptError::Interpreter("no worker".to_owned()));
                 };
-                let deadline = self.deadline;
-                let limits = &self.code.limits;
-                match tokio::time::timeout_at(deadline, worker.send(&Command::Answer(answer))).await
-                {
-                    Ok(outcome) => worker_outcome(outcome, limits)?,
-                    Err(_) => return Err(wall_time(limits)),
-                }
+                clock.worker(worker.send(&Command::Answer(answer))).await?
             }
         };
         self.take(outcome)
     }
 
-    /// A worker's step, within the wall time.
-    async fn on_worker(
-        &self,
-        step: impl Future<Output = Result<Outcome, WorkerError>>,
-    ) -> Result<Outcome, ScriptError> {
-        match tokio::time::timeout_at(self.deadline, step).await {
-            Ok(outcome) => worker_outcome(outcome, &self.code.limits),
-            Err(_) => Err(wall_time(&self.code.limits)),
-        }
-    }
-
-    /// Runs `f` (a step of the interpreter in this process) on a blocking thread, within the
-    /// wall time.
-    async fn blocking<T: Send + 'static>(
-        &self,
-        f: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ScriptError> {
-        match tokio::time::timeout_at(self.deadline, tokio::task::spawn_blocking(f)).await {
-            Ok(Ok(done)) => Ok(done),
-            Ok(Err(join)) => Err(ScriptError::Interpreter(join.to_string())),
-            Err(_) => Err(wall_time(&self.code.limits)),
+    /// The run's wall clock, to wait on without holding the run.
+    fn clock(&self) -> Clock<'a> {
+        Clock {
+            deadline: self.deadline,
+            limits: &self.code.limits,
         }
     }
 
@@ -536,6 +540,7 @@ impl Run<'_> {
             })?;
             calls.push(call);
         }
+        let names: Vec<String> = calls.iter().map(|c| c.name.clone()).collect();
         let executor = &self.code.executor;
         let results = match tokio::time::timeout_at(self.deadline, async {
             if let [one] = calls.as_slice() {
@@ -552,8 +557,14 @@ impl Run<'_> {
         };
         Ok(ids
             .iter()
+            .zip(names)
             .zip(results)
-            .map(|(id, result)| (*id, to_script(result)))
+            .map(|((id, name), mut result)| {
+                if name == tool_catalog::SEARCH_TOOLS {
+                    self.code.add_stubs(&mut result);
+                }
+                (*id, to_script(result))
+            })
             .collect())
     }
 
@@ -596,6 +607,39 @@ impl Run<'_> {
                 message,
                 traceback: cap(e.to_string()),
             },
+        }
+    }
+}
+
+/// A run's wall clock.
+#[derive(Clone, Copy)]
+struct Clock<'a> {
+    deadline: Instant,
+    limits: &'a CodeLimits,
+}
+
+impl Clock<'_> {
+    /// A worker's step, within the wall time.
+    async fn worker(
+        self,
+        step: impl Future<Output = Result<Outcome, WorkerError>>,
+    ) -> Result<Outcome, ScriptError> {
+        match tokio::time::timeout_at(self.deadline, step).await {
+            Ok(outcome) => worker_outcome(outcome, self.limits),
+            Err(_) => Err(wall_time(self.limits)),
+        }
+    }
+
+    /// Runs `f` (a step of the interpreter in this process) on a blocking thread, within the
+    /// wall time.
+    async fn blocking<T: Send + 'static>(
+        self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ScriptError> {
+        match tokio::time::timeout_at(self.deadline, tokio::task::spawn_blocking(f)).await {
+            Ok(Ok(done)) => Ok(done),
+            Ok(Err(join)) => Err(ScriptError::Interpreter(join.to_string())),
+            Err(_) => Err(wall_time(self.limits)),
         }
     }
 }

@@ -457,3 +457,47 @@ async fn a_worker_that_cannot_start_or_dies_is_an_interpreter_error() {
         assert!(message.contains("worker"), "{message}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_finds_a_deferred_tool_and_calls_it() {
+    let mut registry = Registry::empty();
+    registry
+        .register(
+            DynamicTool::new(
+                "convert_currency",
+                "Converts an amount between currencies at today's rate.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "amount": {"type": "number"},
+                        "to": {"type": "string", "description": "ISO 4217 code"}
+                    },
+                    "required": ["amount", "to"]
+                }),
+            )
+            .handler(|input, _| async move {
+                Ok(ToolOutput::new(json!(
+                    input["amount"].as_f64().unwrap_or_default() * 2.0
+                )))
+            }),
+        )
+        .unwrap();
+    tool_catalog::install(&mut registry).unwrap();
+    let code = CodeMode::new(Executor::new(registry));
+    // The model is shown search_tools, not the deferred tool.
+    let shown = code.core_stubs();
+    assert!(shown.contains("async def search_tools("), "{shown}");
+    assert!(!shown.contains("convert_currency"), "{shown}");
+    let script = r#"
+found = await search_tools(query="convert money to another currency")
+top = found["matches"][0]
+print(top["stub"].splitlines()[0])
+await convert_currency(amount=10, to="EUR")
+"#;
+    let run = code.run(script, &ToolContext::new()).await;
+    assert_eq!(run.result, Ok(json!(20.0)));
+    assert_eq!(
+        run.printed,
+        "async def convert_currency(*, amount: float, to: str) -> Any:\n"
+    );
+}

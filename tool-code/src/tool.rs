@@ -1,0 +1,170 @@
+//! The one tool a model is given in code mode, and the tool sets built around it.
+
+use serde_json::{Value, json};
+use tool_core::definition::Annotations;
+use tool_core::registry::RegistryError;
+use tool_core::transform::{ToolFilter, TransformError, Transforms};
+use tool_core::{DynamicTool, Executor, Registry, Tool, ToolError, ToolOutput};
+
+use crate::run::CodeMode;
+
+/// The code tool's name in the agent loop.
+pub const RUN_CODE: &str = "run_code";
+/// The code tool's name over MCP.
+pub const EXECUTE_CODE: &str = "execute_code";
+
+/// How a script is written, for the model: the head of the code tool's description.
+const GUIDE: &str = "Runs a Python script that calls tools as async functions; returns what it \
+prints and the value of its last expression. Use it to call several tools in one step, loop \
+over results, filter and join them: only what you print or return comes back to you.\n\
+- Await every call with keyword arguments: `w = await get_weather(city=\"Oslo\")`; run \
+independent calls together with `await asyncio.gather(a(...), b(...))` (after `import asyncio`).\n\
+- A tool returns its JSON result as dicts and lists, or its text as a str.\n\
+- A tool's error is an exception (ValueError, LookupError, PermissionError, TimeoutError, \
+OSError or RuntimeError) whose str starts with the error kind, e.g. `not_found: ...`; catch \
+it with `except Exception as e`.\n\
+- A Python subset: no classes, no files, network, environment or clock; json, re, math and \
+asyncio can be imported.";
+
+impl CodeMode {
+    /// The tool a model writes scripts with, named `name` ([`RUN_CODE`] in the agent loop,
+    /// [`EXECUTE_CODE`] over MCP): its description says how to write a script and carries the
+    /// [stubs](crate::stubs) of the core tools (with `search_tools`, where a catalog is
+    /// installed, whose matches in a script carry their stubs). Its annotations are the
+    /// reachable tools' together: read-only only if every one is, destructive or open-world if
+    /// any is.
+    ///
+    /// A script that ends with an error still answers (as a code runner's exit status and
+    /// stderr do): what it printed, then the error with its whole traceback, for the model to
+    /// correct; a tool error's message would be cut short and stripped of the traceback.
+    pub fn code_tool(&self, name: &str) -> DynamicTool {
+        let stubs = self.core_stubs();
+        let description = if stubs.is_empty() {
+            GUIDE.to_owned()
+        } else {
+            format!(
+                "{GUIDE}\n\nTools:\n```python\n{}```",
+                stubs.trim_end_matches('\n')
+            )
+        };
+        let code = self.clone();
+        DynamicTool::new(
+            name.to_owned(),
+            description,
+            json!({
+                "$schema": tool_core::schema::DIALECT,
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "description": "The Python script"}
+                },
+                "required": ["code"],
+                "additionalProperties": false
+            }),
+        )
+        .domain("code", "Scripts that call tools")
+        .label("Running a script")
+        .hint("Runs a Python script that calls tools")
+        .core(true)
+        .task(true)
+        .annotations(reach(self.executor().registry().tools()))
+        .handler(move |input, ctx| {
+            let code = code.clone();
+            async move {
+                let script = input
+                    .get("code")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        ToolError::invalid_input("expected the script as a string")
+                            .with_path("code")
+                    })?
+                    .to_owned();
+                let run = code.run(&script, &ctx).await;
+                let text = run.to_text();
+                // A script that fails is still the tool's answer, as a code runner's exit status
+                // and stderr are: the traceback (the model's own code, left whole, unlike a tool
+                // error's message) is what the model needs to fix it.
+                let data = match &run.result {
+                    Ok(value) => json!({
+                        "result": value,
+                        "printed": run.printed,
+                        "tool_calls": run.tool_calls,
+                    }),
+                    Err(error) => json!({
+                        "error": error.to_string(),
+                        "limit": error.limit().map(|l| l.as_str()),
+                        "printed": run.printed,
+                        "tool_calls": run.tool_calls,
+                    }),
+                };
+                Ok(ToolOutput::new(data).with_echo(text))
+            }
+        })
+    }
+
+    /// A registry of the code tool (named `name`), and `search_tools` (where this code
+    /// mode's registry has it) and the tools named in `direct`, to serve or hand to an agent in
+    /// place of every tool.
+    pub fn code_registry(&self, name: &str, direct: &[&str]) -> Result<Registry, CodeToolError> {
+        let tools = self.executor().registry();
+        let mut kept = Vec::new();
+        for &tool in direct {
+            if tools.get(tool).is_none() {
+                return Err(CodeToolError::UnknownTool(tool.to_owned()));
+            }
+            kept.push(ToolFilter::Name(tool.to_owned()));
+        }
+        if tools.get(tool_catalog::SEARCH_TOOLS).is_some() {
+            kept.push(ToolFilter::Name(tool_catalog::SEARCH_TOOLS.to_owned()));
+        }
+        let mut registry = if kept.is_empty() {
+            Registry::empty()
+        } else {
+            Transforms::new()
+                .keep(ToolFilter::Any(kept))
+                .apply(tools.clone())?
+        };
+        registry.register(self.code_tool(name))?;
+        Ok(registry)
+    }
+
+    /// An executor over [`code_registry`](Self::code_registry), with this one's policy and
+    /// layers: what an agent in code mode, or a server offering code mode, runs.
+    pub fn code_executor(&self, name: &str, direct: &[&str]) -> Result<Executor, CodeToolError> {
+        Ok(self
+            .executor()
+            .with_registry(self.code_registry(name, direct)?))
+    }
+}
+
+/// Why the tools around a code tool could not be put together.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodeToolError {
+    /// A tool to keep beside the code tool is not in the registry.
+    #[error("no tool is named `{0}`, so it cannot be kept beside the code tool")]
+    UnknownTool(String),
+    /// The code tool's name is taken, or invalid.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// Keeping the tools failed.
+    #[error(transparent)]
+    Transform(#[from] TransformError),
+}
+
+/// What calling any of `tools` may do.
+fn reach<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> Annotations {
+    let mut read_only = true;
+    let mut destructive = false;
+    let mut open_world = false;
+    for tool in tools {
+        let a = tool.annotations();
+        read_only &= a.read_only;
+        destructive |= a.destructive;
+        open_world |= a.open_world;
+    }
+    Annotations::default()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(false)
+        .open_world(open_world)
+}

@@ -301,3 +301,38 @@ fn agent_refuses_what_no_one_can_approve_and_bad_rules() {
         }
     }
 }
+
+/// `agent --code`: the model writes one script over the bundled tools; each call the script
+/// makes shows in the activity view as a call of the model's would, and the model answers from
+/// the script's summary.
+#[test]
+fn agent_in_code_mode_runs_the_models_script() {
+    let provider = Provider::start(&script("code-openai.json"));
+    let out = Command::new(AGENT)
+        .args([
+            "--provider",
+            "openai",
+            "--base-url",
+            &provider.1,
+            "--model",
+            "scripted",
+            "--code",
+        ])
+        .arg("What time is it in Tokyo, Paris and on Mars?")
+        .env("AGENT_API_KEY", "test")
+        .output()
+        .expect("agent runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "Tokyo and Paris checked; Mars has no time zone."
+    );
+    // The script's calls, each through the executor: two clocks read, one refused, one
+    // conversion, then the script's own result.
+    assert_eq!(stderr.matches("✓ get_current_time").count(), 2, "{stderr}");
+    assert!(stderr.contains("✗ get_current_time"), "{stderr}");
+    assert!(stderr.contains("✓ convert_time"), "{stderr}");
+    assert!(stderr.contains("✓ run_code"), "{stderr}");
+}

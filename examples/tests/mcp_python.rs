@@ -189,3 +189,40 @@ fn official_python_client_approves_and_declines_in_every_era() {
     // call, refused); the stateless server's session era, one.
     assert_eq!(keys.len(), 5 * 6 + 1, "the keys of every check");
 }
+
+/// `toolctl serve --code-mode`, driven by the official Python client in both eras over stdio,
+/// Streamable HTTP with sessions, and stateless (`examples/tests/mcp/code_mode.py`): the
+/// listing is the code tool, `search_tools` and the kept tool; a script calls three tools in a
+/// loop, catches one's error and returns a summary; a script reaching for a file or never
+/// ending is contained. Scripts run in `tool-code-worker` processes (the worker `cargo test
+/// --workspace` builds beside the other binaries).
+#[test]
+fn official_python_client_runs_scripts_in_code_mode_in_every_era() {
+    let toolctl = env!("CARGO_BIN_EXE_toolctl");
+    let worker = std::path::Path::new(toolctl).with_file_name("tool-code-worker");
+    assert!(
+        worker.is_file(),
+        "{} is missing: build it with `cargo build -p tool-code` (scripts/test builds it)",
+        worker.display()
+    );
+    let worker = worker.to_str().unwrap();
+    let args = [
+        "--code-mode",
+        "--code-keep",
+        "get_current_time",
+        "--code-worker",
+        worker,
+        "--code-cpu-time",
+        "0.3",
+    ];
+    let with_sessions = HttpServer::start(toolctl, &args);
+    let stateless_args = [&args[..], &["--stateless"]].concat();
+    let stateless = HttpServer::start(toolctl, &stateless_args);
+    let stdio = format!("stdio:{toolctl} {}", args.join(" "));
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "code_mode.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(18),
+    );
+}

@@ -497,6 +497,9 @@ pub struct ServeArgs {
     /// Callers authenticated by OAuth access tokens.
     #[command(flatten)]
     pub oauth: crate::OAuthArgs,
+    /// Code mode: scripts that call tools, in place of the tools.
+    #[command(flatten)]
+    pub code: crate::CodeArgs,
 }
 
 fn forward_header(name: &str) -> Result<String, String> {

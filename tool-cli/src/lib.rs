@@ -47,6 +47,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod args;
+mod code;
 mod commands;
 mod embed;
 mod exit;
@@ -64,6 +65,7 @@ use tool_core::Registry;
 pub use args::{
     ApprovalArgs, CheckArgs, Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs,
 };
+pub use code::CodeArgs;
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 pub use oauth::{OAuthArgs, OAuthSetupError};

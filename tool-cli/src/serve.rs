@@ -76,7 +76,9 @@ pub(crate) async fn serve(
     }
     options.tasks = task_options(args, err)?;
     let policy = tool_core::exec::ExecPolicy::default().approval(args.approval.policy());
-    let server = McpServer::with_options(tools.executor(registry, policy), options)
+    let executor = tools.executor(registry, policy);
+    let executor = crate::code::offered(&args.code, executor, !args.hide_deferred, err)?;
+    let server = McpServer::with_options(executor, options)
         .with_base_context(base)
         .with_catalog(catalog);
     let shutdown = mcp::shutdown_on_signal();

@@ -50,6 +50,8 @@ pub struct CodeMode {
     executor: Executor,
     limits: CodeLimits,
     sandbox: Sandbox,
+    /// Whether the code tool shows every tool's stub, not the core ones' alone.
+    show_deferred: bool,
     /// Each tool by its Python name.
     functions: Arc<HashMap<String, Function>>,
 }
@@ -215,6 +217,7 @@ impl CodeMode {
             executor,
             limits: CodeLimits::default(),
             sandbox: Sandbox::InProcess,
+            show_deferred: false,
             functions: Arc::new(functions),
         }
     }
@@ -231,15 +234,29 @@ impl CodeMode {
         self
     }
 
+    /// Whether the [code tool](Self::code_tool) shows the stubs of deferred tools too (as a
+    /// server that lists them does), rather than those of core tools alone, the rest being
+    /// found with `search_tools` (the default).
+    pub fn show_deferred(mut self, show: bool) -> Self {
+        self.show_deferred = show;
+        self
+    }
+
     /// The executor its scripts' calls go through.
     pub fn executor(&self) -> &Executor {
         &self.executor
     }
 
     /// The stubs of the tools a model is shown up front: the core ones (which include
-    /// `search_tools` where a catalog is installed).
-    pub fn core_stubs(&self) -> String {
-        stubs::stubs(self.executor.registry().core())
+    /// `search_tools` where a catalog is installed), or every one with
+    /// [`show_deferred`](Self::show_deferred).
+    pub fn shown_stubs(&self) -> String {
+        let registry = self.executor.registry();
+        if self.show_deferred {
+            stubs::stubs(registry.tools())
+        } else {
+            stubs::stubs(registry.core())
+        }
     }
 
     /// Gives each match of a `search_tools` result its stub, so that a script (and the model

@@ -38,7 +38,7 @@ impl CodeMode {
     /// stderr do): what it printed, then the error with its whole traceback, for the model to
     /// correct; a tool error's message would be cut short and stripped of the traceback.
     pub fn code_tool(&self, name: &str) -> DynamicTool {
-        let stubs = self.core_stubs();
+        let stubs = self.shown_stubs();
         let description = if stubs.is_empty() {
             GUIDE.to_owned()
         } else {

@@ -485,7 +485,7 @@ async fn a_script_finds_a_deferred_tool_and_calls_it() {
     tool_catalog::install(&mut registry).unwrap();
     let code = CodeMode::new(Executor::new(registry));
     // The model is shown search_tools, not the deferred tool.
-    let shown = code.core_stubs();
+    let shown = code.shown_stubs();
     assert!(shown.contains("async def search_tools("), "{shown}");
     assert!(!shown.contains("convert_currency"), "{shown}");
     let script = r#"

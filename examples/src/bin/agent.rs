@@ -12,6 +12,9 @@
 //! (and Server-Sent Events at `/events`) on loopback; its URL is printed on stderr.
 //! `--presence-hold 60` keeps serving for a minute after the answer (`forever`: until Ctrl-C).
 //!
+//! With `--code` (the feature `code`) the model gets one `run_code` tool and writes a Python
+//! script that calls the tools; each of the script's calls shows in the activity view.
+//!
 //! Calls that need a person's yes (tools that declare it, and what `--approval destructive|
 //! write|TOOL|domain:NAME` adds) are asked about on the terminal: the question on stderr, the
 //! answer from stdin (`y`, `s` for identical calls, `a` for every call of the tool, `n REASON`),
@@ -73,6 +76,11 @@ struct Args {
     /// The model for hybrid search in `search_tools`.
     #[command(flatten)]
     embed: tool_cli::EmbedArgs,
+    /// Code mode: the model gets one `run_code` tool and writes a Python script that calls the
+    /// tools (needs the feature `code`). Scripts run in `tool-code-worker` beside this binary
+    /// when it is there, else in this process.
+    #[arg(long)]
+    code: bool,
     /// What to ask.
     prompt: String,
 }
@@ -145,7 +153,13 @@ async fn main() -> ExitCode {
     let policy = ExecPolicy::default().approval(args.approval.policy());
     // Stdin is read only when some call may need an answer.
     let asks = registry.tools().iter().any(|t| policy.approval.needs(t));
-    let executor = Executor::with_policy(registry, policy);
+    let executor = match code_mode(args.code, Executor::with_policy(registry, policy)) {
+        Ok(executor) => executor,
+        Err(e) => {
+            eprintln!("error: --code: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut agent = Agent::new(executor, args.provider, config)
         .protocol(protocol)
         .max_turns(args.max_turns)
@@ -185,6 +199,29 @@ async fn main() -> ExitCode {
         }
     }
     code
+}
+
+/// `executor`, or with `--code` the one `run_code` tool over it.
+#[cfg(feature = "code")]
+fn code_mode(code: bool, executor: Executor) -> Result<Executor, String> {
+    use tool_code::{CodeMode, RUN_CODE, Sandbox, worker::WorkerCommand};
+    if !code {
+        return Ok(executor);
+    }
+    let sandbox = WorkerCommand::beside_current_exe().map_or(Sandbox::InProcess, Sandbox::Worker);
+    CodeMode::new(executor)
+        .sandbox(sandbox)
+        .code_executor(RUN_CODE, &[])
+        .map_err(|e| e.to_string())
+}
+
+/// `executor`; `--code` needs the feature `code`.
+#[cfg(not(feature = "code"))]
+fn code_mode(code: bool, executor: Executor) -> Result<Executor, String> {
+    if code {
+        return Err("this binary was built without the feature `code`".to_owned());
+    }
+    Ok(executor)
 }
 
 /// How long to keep serving the page after the answer.

@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 pub mod bridge;
+mod journal;
 mod limits;
 mod machine;
 mod run;

@@ -7,10 +7,12 @@ use std::sync::Arc;
 use monty_types::{ExcType, MontyException, MontyObject, ResourceLimits};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
+use tool_core::context::Rerun;
 use tool_core::exec::{CallResult, Executor, ToolCall};
-use tool_core::{ErrorKind, Tool, ToolContext, ToolError};
+use tool_core::{ErrorKind, Tool, ToolContext};
 
 use crate::bridge::{self, BridgeError};
+use crate::journal::{Journal, Recorded};
 use crate::limits::{CodeLimits, Limit, LimitError};
 use crate::machine::{Answer, Budget, Event, Failure, Machine, Outcome, PRINT_OVERFLOW, Reply};
 use crate::stubs::{self, Param};
@@ -154,6 +156,11 @@ pub enum ScriptError {
     /// The caller cancelled the run.
     #[error("the script was cancelled")]
     Cancelled,
+    /// A call's question (a person's approval, in a protocol where the call ends with the
+    /// question) paused it: the call runs again with the answer, and the script resumes
+    /// without making again the calls it made before the pause.
+    #[error("the script paused for an answer; it resumes when the call is made again")]
+    Paused,
     /// The interpreter failed (a bug, not the script's doing).
     #[error("the interpreter failed: {0}")]
     Interpreter(String),
@@ -304,12 +311,20 @@ impl CodeMode {
             tool_calls: 0,
             pending: HashMap::new(),
             deadline: Instant::now() + self.limits.wall_time,
+            rerun: ctx.extension::<Rerun>().cloned(),
+            journal: Journal::default(),
         };
+        if let Some(rerun) = &run.rerun {
+            run.journal = Journal::carried(rerun.carried());
+        }
         let result = tokio::select! {
             biased;
             () = ctx.cancellation().cancelled() => Err(ScriptError::Cancelled),
             result = run.drive(script) => result,
         };
+        if let Some(rerun) = &run.rerun {
+            rerun.keep(run.journal.state());
+        }
         ScriptRun {
             result,
             printed: run.printed,
@@ -329,8 +344,19 @@ struct Run<'a> {
     output_overflowed: bool,
     tool_calls: usize,
     /// Calls the script has made and not yet awaited, by the interpreter's call id.
-    pending: HashMap<u32, ToolCall>,
+    pending: HashMap<u32, Planned>,
     deadline: Instant,
+    /// The call's slot for what its next run needs (over MCP 2026-07-28).
+    rerun: Option<Rerun>,
+    /// The calls the runs before this one made, and this run's.
+    journal: Journal,
+}
+
+/// A call a script made: its id under the caller's, the tool and the input.
+struct Planned {
+    id: String,
+    tool: String,
+    input: Value,
 }
 
 /// Where the interpreter runs.
@@ -481,7 +507,7 @@ impl<'a> Run<'a> {
         name: &str,
         args: &[MontyObject],
         kwargs: &[(MontyObject, MontyObject)],
-    ) -> Result<Result<ToolCall, Reply>, MontyException> {
+    ) -> Result<Result<Planned, Reply>, MontyException> {
         let Some(function) = self.code.functions.get(name) else {
             return Ok(Err(Reply::NotFound(name.to_owned())));
         };
@@ -531,11 +557,11 @@ impl<'a> Run<'a> {
         }
         self.tool_calls += 1;
         let id = format!("{}/code-{}", self.ctx.call_id(), self.tool_calls);
-        Ok(Ok(ToolCall::new(
+        Ok(Ok(Planned {
             id,
-            function.tool.clone(),
-            Value::Object(input),
-        )))
+            tool: function.tool.clone(),
+            input: Value::Object(input),
+        }))
     }
 
     fn accepts_null(&self, tool: &str, property: &str) -> bool {
@@ -548,39 +574,72 @@ impl<'a> Run<'a> {
             .is_some_and(accepts_null)
     }
 
-    /// Runs the awaited calls, concurrently, through the executor.
+    /// Runs the awaited calls, concurrently, through the executor; a call an earlier run of
+    /// this call already made gets that run's result instead ([`Journal`]). Stops the script
+    /// when a call's question (an approval over MCP 2026-07-28) ends this run.
     async fn run_calls(&mut self, ids: &[u32]) -> Result<Vec<(u32, Reply)>, ScriptError> {
-        let mut calls = Vec::with_capacity(ids.len());
-        for id in ids {
+        let mut results: Vec<Option<Recorded>> = Vec::with_capacity(ids.len());
+        let mut calls = Vec::new();
+        let mut made = Vec::new();
+        let mut inputs: Vec<(String, Value)> = Vec::new();
+        for (at, id) in ids.iter().enumerate() {
             let call = self.pending.remove(id).ok_or_else(|| {
                 ScriptError::Interpreter(format!("the interpreter awaits call {id}, never made"))
             })?;
-            calls.push(call);
+            let replayed = self.journal.replay(&call.tool, &call.input);
+            if replayed.is_none() {
+                made.push(at);
+                calls.push(ToolCall::new(
+                    call.id,
+                    call.tool.clone(),
+                    call.input.clone(),
+                ));
+                inputs.push((call.tool, call.input));
+            }
+            results.push(replayed);
         }
-        let names: Vec<String> = calls.iter().map(|c| c.name.clone()).collect();
         let executor = &self.code.executor;
-        let results = match tokio::time::timeout_at(self.deadline, async {
-            if let [one] = calls.as_slice() {
-                let ctx = self.ctx.for_call(one.id.clone());
-                vec![executor.call(&one.name, one.input.clone(), &ctx).await]
-            } else {
-                executor.call_batch(calls, self.ctx).await
+        let outcomes = match tokio::time::timeout_at(self.deadline, async {
+            match calls.as_slice() {
+                [] => Vec::new(),
+                [one] => {
+                    let ctx = self.ctx.for_call(one.id.clone());
+                    let input = inputs[0].1.clone();
+                    vec![executor.call(&one.name, input, &ctx).await]
+                }
+                _ => executor.call_batch(calls, self.ctx).await,
             }
         })
         .await
         {
-            Ok(results) => results,
+            Ok(outcomes) => outcomes,
             Err(_) => return Err(wall_time(&self.code.limits)),
         };
+        let waiting = self.rerun.as_ref().is_some_and(Rerun::is_waiting);
+        for ((at, (name, input)), mut outcome) in made.into_iter().zip(inputs).zip(outcomes) {
+            if name == tool_catalog::SEARCH_TOOLS {
+                self.code.add_stubs(&mut outcome);
+            }
+            let recorded = Recorded::of(outcome);
+            // A run that waits for an answer keeps what ran to a result: the call that asked
+            // runs again, with its answer.
+            if !waiting || recorded.succeeded() {
+                self.journal.record(&name, &input, recorded.clone());
+            }
+            results[at] = Some(recorded);
+        }
+        if waiting {
+            return Err(ScriptError::Paused);
+        }
         Ok(ids
             .iter()
-            .zip(names)
             .zip(results)
-            .map(|((id, name), mut result)| {
-                if name == tool_catalog::SEARCH_TOOLS {
-                    self.code.add_stubs(&mut result);
-                }
-                (*id, to_script(result))
+            .map(|(id, recorded)| {
+                let reply = recorded.map_or_else(
+                    || raise(ExcType::RuntimeError, "the call has no result"),
+                    |r| r.reply(),
+                );
+                (*id, reply)
             })
             .collect())
     }
@@ -706,24 +765,6 @@ fn limit(limit: Limit, detail: impl Into<String>) -> ScriptError {
 
 fn raise(exc_type: ExcType, message: impl Into<String>) -> Reply {
     Reply::Raise(MontyException::new(exc_type, Some(message.into())))
-}
-
-/// A tool's result as the script sees it.
-fn to_script(result: CallResult) -> Reply {
-    match result {
-        Ok(output) => {
-            let (echo, data) = output.into_echo_and_data();
-            Reply::Value(match data {
-                Some(data) => bridge::to_python(&data),
-                None => MontyObject::String(echo),
-            })
-        }
-        Err(error) => tool_error(&error),
-    }
-}
-
-fn tool_error(error: &ToolError) -> Reply {
-    raise(exc_type(error.kind()), format!("{}: {error}", error.kind()))
 }
 
 /// Whether a property's schema lets `null` through (a `$ref` or `allOf` is taken to refuse it:

@@ -501,3 +501,49 @@ await convert_currency(amount=10, to="EUR")
         "async def convert_currency(*, amount: float, to: str) -> Any:\n"
     );
 }
+
+/// A run that a call's question ends (as a 2026-07-28 MCP call's does) keeps the results of the
+/// calls made before it; the call's next run replays them and makes only the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_script_resumes_without_making_its_calls_again() {
+    use tool_core::context::Rerun;
+    let shop = shop();
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut registry = shop.registry.clone();
+    let a = answered.clone();
+    registry
+        .register(
+            DynamicTool::new("ask_person", "Asks a person.", json!({"type": "object"})).handler(
+                move |_, ctx| {
+                    let a = a.clone();
+                    async move {
+                        if a.load(Ordering::SeqCst) {
+                            return Ok(ToolOutput::new(json!("yes")));
+                        }
+                        // What an adapter's question does: mark the run, end the call.
+                        if let Some(rerun) = ctx.extension::<Rerun>() {
+                            rerun.set_waiting();
+                        }
+                        Err(ToolError::failed("waiting for the answer"))
+                    }
+                },
+            ),
+        )
+        .unwrap();
+    let code = CodeMode::new(Executor::new(registry));
+    let script = "import asyncio\nn = await count_up()\nm, o = await asyncio.gather(count_up(), count_up())\nanswer = await ask_person()\n[n, sorted([m, o]), answer, await count_up()]";
+    let first = Rerun::carrying(None);
+    let ctx = ToolContext::builder().extension(first.clone()).build();
+    let run = code.run(script, &ctx).await;
+    assert_eq!(run.result, Err(ScriptError::Paused));
+    assert_eq!(shop.runs.load(Ordering::SeqCst), 3);
+    // The answer comes; the call runs again with what the first run kept.
+    answered.store(true, Ordering::SeqCst);
+    let second = Rerun::carrying(first.kept());
+    let ctx = ToolContext::builder().extension(second.clone()).build();
+    let run = code.run(script, &ctx).await;
+    assert_eq!(run.result, Ok(json!([0, [1, 2], "yes", 3])));
+    // The three calls before the pause ran once; only the one after it ran now.
+    assert_eq!(shop.runs.load(Ordering::SeqCst), 4);
+    assert_eq!(run.tool_calls, 5);
+}

@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
+use tool_core::context::Rerun;
 use tool_core::{ErrorKind, FromContext, ToolContext, ToolError};
 
 use crate::sync::{get_mut, lock};
@@ -273,6 +274,9 @@ pub(crate) struct Round {
     /// The request's `clientCapabilities` (none when absent or not capabilities).
     capabilities: ClientCapabilities,
     state: Mutex<RoundState>,
+    /// What the tool keeps for the next run, and carries from the last one (sealed with the
+    /// answers), in the call's context.
+    rerun: Rerun,
 }
 
 #[derive(Debug, Default)]
@@ -302,12 +306,21 @@ pub(crate) enum RoundEnd {
 #[cfg(feature = "tasks")]
 pub(crate) type TaskInput = (InputRequests, BTreeMap<String, Value>);
 
-/// What the sealed `requestState` holds: the answers so far, and the keys of the questions
-/// asked last, whose answers the retry carries.
+/// What the sealed `requestState` holds: the answers so far, the keys of the questions asked
+/// last, whose answers the retry carries, and what the tool kept for its next run.
 #[derive(Serialize, Deserialize)]
 struct Sealed {
     answers: BTreeMap<String, Value>,
     asked: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kept: Option<Value>,
+}
+
+/// What a retry brings: the answers so far, and what the tool kept for this run.
+#[derive(Debug, Default)]
+pub(crate) struct Carried {
+    pub answers: BTreeMap<String, Value>,
+    pub kept: Option<Value>,
 }
 
 impl Round {
@@ -322,7 +335,13 @@ impl Round {
                 answers,
                 ..RoundState::default()
             }),
+            rerun: Rerun::default(),
         }
+    }
+
+    /// The slot the call's tool keeps its state in for the next run.
+    pub(crate) fn rerun(&self) -> &Rerun {
+        &self.rerun
     }
 
     /// The answer to `request` if the client gave it, else the question kept for the call's
@@ -362,14 +381,16 @@ impl Round {
             return Err(not_declared(what));
         }
         state.asked.insert(key, request);
+        self.rerun.set_waiting();
         Err(ToolError::failed(format!(
             "waiting for the client's answer to a {what} request: the call is made again with it"
         )))
     }
 
-    /// Gives the round the answers a retry brought (from [`RequestStates::open`]).
-    pub(crate) fn answer(&mut self, answers: BTreeMap<String, Value>) {
-        get_mut(&mut self.state).answers = answers;
+    /// Gives the round what a retry brought (from [`RequestStates::open`]).
+    pub(crate) fn answer(&mut self, carried: Carried) {
+        get_mut(&mut self.state).answers = carried.answers;
+        self.rerun = Rerun::carrying(carried.kept);
     }
 
     /// Whether the tool may ask the client anything: only then can the round end in a state
@@ -429,6 +450,7 @@ impl Round {
                 .filter(|(key, _)| used.contains(key))
                 .collect(),
             asked: asked.keys().cloned().collect(),
+            kept: self.rerun.kept(),
         };
         let request_state = states.seal(&sealed, binding)?;
         Ok(RoundEnd::InputRequired(InputRequiredResult::new(
@@ -489,18 +511,19 @@ impl RequestStates {
             })
     }
 
-    /// The answers a retry brings: those sealed in `request_state` and, for the questions it
-    /// says were asked, the ones in `responses`. Without a state, none (responses to questions
-    /// this server did not ask are ignored, as the spec says). A state that does not open
-    /// (forged, changed, expired, made for another call or caller) is a protocol error.
+    /// What a retry brings: the answers sealed in `request_state` and, for the questions it
+    /// says were asked, the ones in `responses`, and what the tool kept. Without a state,
+    /// nothing (responses to questions this server did not ask are ignored, as the spec says).
+    /// A state that does not open (forged, changed, expired, made for another call or caller)
+    /// is a protocol error.
     pub(crate) fn open(
         &self,
         request_state: Option<&str>,
         responses: Option<InputResponses>,
         binding: &[u8],
-    ) -> Result<BTreeMap<String, Value>, McpError> {
+    ) -> Result<Carried, McpError> {
         let Some(request_state) = request_state else {
-            return Ok(BTreeMap::new());
+            return Ok(Carried::default());
         };
         let sealed: Sealed =
             self.codec
@@ -521,7 +544,10 @@ impl RequestStates {
                 answers.insert(key, answer);
             }
         }
-        Ok(answers)
+        Ok(Carried {
+            answers,
+            kept: sealed.kept,
+        })
     }
 }
 
@@ -577,6 +603,8 @@ mod tests {
         let binding = binding("ask_name", &json!({"a": 1}), None);
         let first = Round::new(declared(), BTreeMap::new());
         assert!(ask(&first, "Your name?").is_err());
+        assert!(first.rerun().is_waiting());
+        first.rerun().keep(json!({"sent": 1}));
         let RoundEnd::InputRequired(result) = first.end(&states, Some(&binding)).unwrap() else {
             panic!("the first round asks");
         };
@@ -585,14 +613,19 @@ mod tests {
         let answer = json!({"action": "accept", "content": {"name": "Ada"}});
         let responses = BTreeMap::from([(key.clone(), answer), ("other".into(), json!(1))]);
         let state = result.request_state.as_deref();
-        let answers = states.open(state, Some(responses), &binding).unwrap();
+        let carried = states.open(state, Some(responses), &binding).unwrap();
         assert_eq!(
-            answers.len(),
+            carried.answers.len(),
             1,
-            "only answers to questions asked: {answers:?}"
+            "only answers to questions asked: {carried:?}"
         );
-        let second = Round::new(declared(), answers);
+        // What the tool kept travels sealed with the answers.
+        assert_eq!(carried.kept, Some(json!({"sent": 1})));
+        let mut second = Round::new(declared(), BTreeMap::new());
+        second.answer(carried);
+        assert_eq!(second.rerun().carried(), Some(json!({"sent": 1})));
         let got = ask(&second, "Your name?").unwrap();
+        assert!(!second.rerun().is_waiting());
         assert_eq!(got.content.unwrap()["name"], "Ada");
         assert!(matches!(
             second.end(&states, Some(&binding)),

@@ -405,12 +405,12 @@ impl McpServer {
                     ask::binding(tool.name(), &input, caller)
                 });
                 if let Some(binding) = &binding {
-                    let answers = self.shared.states.open(
+                    let carried = self.shared.states.open(
                         request.request_state.as_deref(),
                         request.input_responses.take(),
                         binding,
                     )?;
-                    round.answer(answers);
+                    round.answer(carried);
                 }
                 Some((Arc::new(round), binding))
             }
@@ -474,6 +474,7 @@ impl McpServer {
                     .base
                     .derive()
                     .extension(client)
+                    .extension(round.rerun().clone())
                     .extension(self.session.scope())
             }
             None => self

@@ -15,6 +15,7 @@ mod events;
 mod extract;
 mod headers;
 mod principal;
+mod rerun;
 mod root;
 mod tool_context;
 
@@ -25,6 +26,7 @@ pub use events::{BroadcastEvents, EventSink, LogLevel, ToolEvent, TracingEvents}
 pub use extract::{FromContext, State};
 pub use headers::RequestHeaders;
 pub use principal::Principal;
+pub use rerun::Rerun;
 pub use root::ToolRoot;
 pub(crate) use tool_context::NestedCalls;
 pub use tool_context::{ApprovalFuture, ApprovalRequest, Approver, ContextBuilder, ToolContext};

@@ -421,8 +421,10 @@ fn approval_rule(word: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
-/// How `serve` listens.
+/// How `serve` listens. Built by clap; `#[non_exhaustive]`, so a new flag is not a breaking
+/// change.
 #[derive(Debug, Args)]
+#[non_exhaustive]
 pub struct ServeArgs {
     /// Speak MCP on stdin and stdout (how MCP clients start a local server).
     #[arg(long, conflicts_with = "http", required_unless_present = "http")]

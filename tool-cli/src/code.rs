@@ -8,6 +8,7 @@ use crate::exit::{Exit, Out, usage};
 
 /// Code mode's flags for `serve`.
 #[derive(Debug, Clone, clap::Args)]
+#[non_exhaustive]
 pub struct CodeArgs {
     /// List `search_tools` and `execute_code` in place of every tool: the model writes a Python
     /// script that calls tools as functions (every call through the same scopes, checks,

@@ -16,6 +16,7 @@ pub const MAX_DEPTH: usize = 128;
 
 /// A value that cannot cross the boundary as JSON, and where in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 #[error("{path}: {reason}")]
 pub struct BridgeError {
     /// Where, as a JSON path from the value's root (`$`, `$.key`, `$[0]`).

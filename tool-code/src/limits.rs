@@ -155,6 +155,7 @@ impl Limit {
 
 /// A script stopped by one of its limits.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 #[error("the script reached its {} limit ({detail}); {}", limit.as_str(), limit.advice())]
 pub struct LimitError {
     /// Which.

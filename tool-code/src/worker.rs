@@ -41,6 +41,7 @@ pub(crate) enum Command {
 
 /// Why a worker could not run a script's step.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorkerError {
     /// It could not be started.
     #[error("could not start the code worker {path}: {source}")]

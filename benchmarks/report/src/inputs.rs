@@ -43,6 +43,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
         "MCP tasks on each store, and what they cost a plain call",
     ),
     (
+        "code",
+        "code mode against native calling: tokens, turns, a script's cost",
+    ),
+    (
         "catalog-models",
         "hybrid search: each model's recall and costs side by side",
     ),
@@ -61,6 +65,7 @@ pub const INPUTS: &[(&str, &str)] = &[
     ("catalog", "catalog.json"),
     ("embed", "embed.json"),
     ("tasks", "tasks.json"),
+    ("code", "code.json"),
 ];
 
 /// The loaded results, by input name.

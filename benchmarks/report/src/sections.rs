@@ -31,6 +31,7 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "catalog-hybrid" => catalog_hybrid(data.get("embed")?),
         "catalog-hybrid-costs" => catalog_hybrid_costs(data.get("embed")?),
         "tasks" => tasks(data.get("tasks")?),
+        "code" => code(data.get("code")?),
         "catalog-models" => catalog_models(data.get("embed")?),
         "summary" => summary(data),
         _ => None,
@@ -174,6 +175,9 @@ fn command(input: &str, v: &Value) -> String {
         "first-build" => with("benchmarks/first-build/run"),
         "catalog" => "cargo bench -p tool-catalog --bench catalog".into(),
         "tasks" => with("scripts/postgres-env && cargo run --release -p bench-tasks --"),
+        "code" => with(
+            "cargo build --release -p tool-code --bin tool-code-worker && cargo run --release -p bench-code --",
+        ),
         "embed" => {
             "scripts/embed-model-env && cargo bench -p tool-embed --bench search_quality".into()
         }
@@ -189,7 +193,7 @@ pub fn pending(name: &str) -> String {
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
         "catalog-hybrid" | "catalog-hybrid-costs" | "catalog-models" => "embed",
-        "backlog" | "calls" | "compile-time" | "first-build" | "tasks" => name,
+        "backlog" | "calls" | "compile-time" | "first-build" | "tasks" | "code" => name,
         // Sections drawn from several runs.
         _ => {
             return "No results yet: run the benchmarks (BENCHMARKS.md), then \
@@ -1053,6 +1057,58 @@ fn tasks(v: &Value) -> Option<String> {
     )
     .ok()?;
     out.push_str(&from("tasks", v));
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Code mode.
+
+fn code(v: &Value) -> Option<String> {
+    let mut out = format!(
+        "What the model reads (every request's body, {} tokens) and its turns, each task done \
+         with native calls and in code mode by the same scripted model through the agent loop.\n\n\
+         | task | tool calls | native turns | native tokens | code-mode turns | code-mode tokens | code/native |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+        v["tokenizer"].as_str().unwrap_or("?")
+    );
+    for t in v["tasks"].as_array()? {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            t["task"].as_str().unwrap_or("?"),
+            t["calls"],
+            t["native"]["turns"],
+            t["native"]["tokens"],
+            t["code"]["turns"],
+            t["code"]["tokens"],
+            times(num(&t["ratio"])),
+        )
+        .ok()?;
+    }
+    writeln!(
+        out,
+        "| all | | | {} | | {} | **{}** |",
+        v["native_tokens"],
+        v["code_tokens"],
+        times(num(&v["ratio"])),
+    )
+    .ok()?;
+    out.push_str(
+        "\n| sandbox | direct `Executor::call` | a script's start | a script with that one call |\n\
+         |---|---:|---:|---:|\n",
+    );
+    for t in v["timing"].as_array()? {
+        writeln!(
+            out,
+            "| {} | {:.1} µs | {:.1} µs | {:.1} µs |",
+            t["sandbox"].as_str().unwrap_or("?"),
+            num(&t["direct_us"]),
+            num(&t["start_us"]),
+            num(&t["one_call_us"]),
+        )
+        .ok()?;
+    }
+    out.push_str(&from("code", v));
     Some(out)
 }
 

@@ -231,8 +231,9 @@ fn official_python_client_runs_scripts_in_code_mode_in_every_era() {
 /// by the official Python client in both eras over stdio, Streamable HTTP with sessions, and
 /// stateless (`examples/tests/mcp/code_approvals.py`): the client's user accepts, the script
 /// resumes where it paused (in a session, waiting in memory; in 2026-07-28, run again with the
-/// results of the calls before the pause carried in the sealed `requestState`), and the server's
-/// run log shows the message sent once and the record deleted once.
+/// results of the calls before the pause carried in the sealed `requestState`; as a task, kept
+/// with the task until `tasks/update` brings the answer), and the server's run log shows the
+/// message sent once and the record deleted once.
 #[test]
 fn a_script_paused_for_approval_resumes_without_repeating_a_call_in_every_era() {
     let server = env!("CARGO_BIN_EXE_task-server");
@@ -245,7 +246,15 @@ fn a_script_paused_for_approval_resumes_without_repeating_a_call_in_every_era() 
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs.jsonl");
     let env = [("TASK_RUN_LOG", runs.to_str().unwrap())];
-    let args = ["--code-mode", "--code-worker", worker.to_str().unwrap()];
+    let args = [
+        "--code-mode",
+        "--code-worker",
+        worker.to_str().unwrap(),
+        "--tasks",
+        "memory",
+        "--task-after",
+        "0",
+    ];
     let with_sessions = HttpServer::start_with_env(server, &args, &env);
     let stateless_args = [&args[..], &["--stateless"]].concat();
     let stateless = HttpServer::start_with_env(server, &stateless_args, &env);
@@ -259,6 +268,6 @@ fn a_script_paused_for_approval_resumes_without_repeating_a_call_in_every_era() 
             &with_sessions.url,
             &stateless_url,
         ],
-        Some(5),
+        Some(8),
     );
 }

@@ -294,6 +294,11 @@ struct RoundState {
     refusal: Option<McpError>,
 }
 
+/// The key under which a task's stored answers hold what its tool kept for the next run: no
+/// question's key (those are `elicitation-…` and `sampling-…`), and one a client's
+/// `tasks/update` cannot set (only outstanding questions take answers).
+pub(crate) const KEPT: &str = "tool-mcp/kept";
+
 /// What a round ends in.
 pub(crate) enum RoundEnd {
     /// The tool asked nothing it had no answer for: its result is the call's.
@@ -326,7 +331,10 @@ pub(crate) struct Carried {
 impl Round {
     /// The round of a call whose request declared `capabilities` (its `_meta` member, as JSON)
     /// and carried `answers` (from [`RequestStates::open`]).
-    pub(crate) fn new(capabilities: Option<Value>, answers: BTreeMap<String, Value>) -> Self {
+    /// A task's answers may hold what its tool kept, under [`KEPT`] (see
+    /// [`take_input`](Self::take_input)).
+    pub(crate) fn new(capabilities: Option<Value>, mut answers: BTreeMap<String, Value>) -> Self {
+        let kept = answers.remove(KEPT);
         Self {
             capabilities: capabilities
                 .and_then(|c| serde_json::from_value(c).ok())
@@ -335,7 +343,7 @@ impl Round {
                 answers,
                 ..RoundState::default()
             }),
-            rerun: Rerun::default(),
+            rerun: Rerun::carrying(kept),
         }
     }
 
@@ -400,8 +408,8 @@ impl Round {
     }
 
     /// The questions a task's run asked without an answer, by key, and the answers it used
-    /// (the next run asks those again): a task keeps both in its store rather than in a sealed
-    /// state. `None` when it asked nothing it had no answer for; `Err` for a refusal.
+    /// (the next run asks those again), with what the tool kept under [`KEPT`]: a task keeps
+    /// them in its store rather than in a sealed state. `None` when it asked nothing it had no answer for; `Err` for a refusal.
     #[cfg(feature = "tasks")]
     pub(crate) fn take_input(&self) -> Result<Option<TaskInput>, McpError> {
         let mut state = lock(&self.state);
@@ -413,10 +421,13 @@ impl Round {
         }
         let asked = std::mem::take(&mut state.asked);
         let used = std::mem::take(&mut state.used);
-        let answers = std::mem::take(&mut state.answers)
+        let mut answers: BTreeMap<String, Value> = std::mem::take(&mut state.answers)
             .into_iter()
             .filter(|(key, _)| used.contains(key))
             .collect();
+        if let Some(kept) = self.rerun.kept() {
+            answers.insert(KEPT.to_owned(), kept);
+        }
         Ok(Some((asked, answers)))
     }
 

@@ -10,8 +10,10 @@ use serde_json::Value;
 ///
 /// In MCP 2026-07-28, a call that asks its client (an approval, an elicitation) ends with the
 /// question, and the client makes the call again with the answer: the tool runs again from the
-/// start. An adapter that runs calls that way puts a `Rerun` in the call's context (tool-mcp
-/// does, for each such call, and seals what the tool kept into the call's `requestState`); a
+/// start; so does an MCP task whose client answers its question. An adapter that runs calls that
+/// way puts a `Rerun` in the call's context (tool-mcp does, for each such call and each task's
+/// run, and seals what the tool kept into the call's `requestState`, or stores it with the
+/// task); a
 /// tool that has done work before the question, work it must not do twice, keeps what it needs
 /// ([`keep`](Self::keep)) and finds it on the next run ([`carried`](Self::carried)). Code mode
 /// keeps the results of the calls a script has made, so that a script paused at an approval

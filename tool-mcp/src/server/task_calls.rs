@@ -400,6 +400,7 @@ impl McpServer {
             .call_id(format!("task_{}", record.id))
             .cancellation(cancel.clone())
             .extension(McpPeer::task(round.clone()))
+            .extension(round.rerun().clone())
             .events(Arc::new(TaskEvents {
                 inner: None,
                 status: status.clone(),

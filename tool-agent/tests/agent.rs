@@ -7,9 +7,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
@@ -19,60 +16,9 @@ use tool_core::{
     definition::Annotations,
 };
 
-/// What the scripted server answers, request by request, and what it was sent.
-#[derive(Clone, Default)]
-struct Script {
-    answers: Arc<Mutex<Vec<Vec<Value>>>>,
-    requests: Arc<Mutex<Vec<(HeaderMap, Value)>>>,
-}
-
-impl Script {
-    fn requests(&self) -> Vec<(HeaderMap, Value)> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-async fn answer(
-    State(script): State<Script>,
-    headers: HeaderMap,
-    body: String,
-) -> impl IntoResponse {
-    let body: Value = serde_json::from_str(&body).expect("the harness sends JSON");
-    assert_eq!(body["stream"], true, "the harness streams");
-    script.requests.lock().unwrap().push((headers, body));
-    let events = {
-        let mut answers = script.answers.lock().unwrap();
-        if answers.is_empty() {
-            Vec::new()
-        } else {
-            answers.remove(0)
-        }
-    };
-    let mut sse = String::new();
-    for event in events {
-        if let Some(kind) = event.get("type").and_then(Value::as_str) {
-            sse.push_str(&format!("event: {kind}\n"));
-        }
-        sse.push_str(&format!("data: {event}\n\n"));
-    }
-    sse.push_str("data: [DONE]\n\n");
-    ([("content-type", "text/event-stream")], sse)
-}
-
-async fn serve(answers: Vec<Vec<Value>>) -> (String, Script) {
-    let script = Script {
-        answers: Arc::new(Mutex::new(answers)),
-        ..Script::default()
-    };
-    let app = axum::Router::new()
-        .route("/v1/chat/completions", axum::routing::post(answer))
-        .route("/v1/messages", axum::routing::post(answer))
-        .with_state(script.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/v1"), script)
-}
+#[path = "../../tests/support/scripted_provider.rs"]
+mod scripted_provider;
+use scripted_provider::serve;
 
 fn registry() -> Registry {
     let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});

@@ -325,58 +325,37 @@ mod tests {
         })
     }
 
-    /// `value` as the interpreter holds it (a dict's equal keys, `1` and `True`, made one),
-    /// as a script would hand it over.
-    fn through_python(value: &MontyObject) -> MontyObject {
+    /// What `code` makes of `x = value`, in the sandbox.
+    fn python(code: &str, value: &MontyObject) -> Result<MontyObject, monty_types::MontyException> {
         let runner = MontyRun::new(
-            "x".to_owned(),
-            "same.py",
+            code.to_owned(),
+            "bridge.py",
             vec!["x".to_owned()],
             CompileOptions::default(),
         )
         .unwrap();
-        runner
-            .run(
-                vec![value.clone()],
-                ResourceTracker::default(),
-                PrintWriter::Disabled,
-            )
-            .unwrap()
+        runner.run(
+            vec![value.clone()],
+            ResourceTracker::default(),
+            PrintWriter::Disabled,
+        )
+    }
+
+    /// `value` as the interpreter holds it (a dict's equal keys, `1` and `True`, made one),
+    /// as a script would hand it over.
+    fn through_python(value: &MontyObject) -> MontyObject {
+        python("x", value).unwrap()
     }
 
     /// `json.loads(json.dumps(value))`, in the sandbox.
     fn python_round_trip(value: &MontyObject) -> MontyObject {
-        let runner = MontyRun::new(
-            "import json\njson.loads(json.dumps(x))".to_owned(),
-            "back.py",
-            vec!["x".to_owned()],
-            CompileOptions::default(),
-        )
-        .unwrap();
-        runner
-            .run(
-                vec![value.clone()],
-                ResourceTracker::default(),
-                PrintWriter::Disabled,
-            )
-            .unwrap()
+        python("import json\njson.loads(json.dumps(x))", value).unwrap()
     }
 
     /// What Python's own `json.dumps` makes of `value`, inside the sandbox: the text, or the
     /// exception's type.
     fn python_dumps(value: &MontyObject) -> Result<String, String> {
-        let runner = MontyRun::new(
-            "import json\njson.dumps(x)".to_owned(),
-            "dumps.py",
-            vec!["x".to_owned()],
-            CompileOptions::default(),
-        )
-        .unwrap();
-        match runner.run(
-            vec![value.clone()],
-            ResourceTracker::default(),
-            PrintWriter::Disabled,
-        ) {
+        match python("import json\njson.dumps(x)", value) {
             Ok(MontyObject::String(text)) => Ok(text),
             Ok(other) => panic!("json.dumps returned {other:?}"),
             Err(e) => Err(<&str>::from(e.exc_type()).to_owned()),
@@ -422,9 +401,8 @@ mod tests {
         /// Python `repr` of floats as dict keys, checked against the interpreter's own `str`.
         #[test]
         fn float_keys_read_as_python_writes_them(f in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
-            let runner = MontyRun::new("str(x)".to_owned(), "repr.py", vec!["x".to_owned()], CompileOptions::default()).unwrap();
-            let python = runner.run(vec![MontyObject::Float(f)], ResourceTracker::default(), PrintWriter::Disabled).unwrap();
-            prop_assert_eq!(MontyObject::String(python_float(f)), python);
+            let written = python("str(x)", &MontyObject::Float(f)).unwrap();
+            prop_assert_eq!(MontyObject::String(python_float(f)), written);
         }
     }
 

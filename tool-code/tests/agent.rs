@@ -3,58 +3,14 @@
 //! carries the stubs, writes a script that calls three tools, loops, catches a tool error and
 //! returns a summary, and reads only what the script printed and returned.
 
-use std::sync::{Arc, Mutex};
-
-use axum::extract::State;
-use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tool_agent::{Agent, Provider, ProviderConfig};
 use tool_code::{CodeMode, RUN_CODE};
 use tool_core::{DynamicTool, Executor, Registry, ToolError, ToolOutput};
 
-/// The answers still to give, and the requests received.
-#[derive(Clone, Default)]
-struct Script {
-    answers: Arc<Mutex<Vec<Vec<Value>>>>,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-async fn answer(State(script): State<Script>, body: String) -> impl IntoResponse {
-    let body: Value = serde_json::from_str(&body).expect("the agent sends JSON");
-    script.requests.lock().unwrap().push(body);
-    let events = {
-        let mut answers = script.answers.lock().unwrap();
-        if answers.is_empty() {
-            Vec::new()
-        } else {
-            answers.remove(0)
-        }
-    };
-    let mut sse = String::new();
-    for event in events {
-        if let Some(kind) = event.get("type").and_then(Value::as_str) {
-            sse.push_str(&format!("event: {kind}\n"));
-        }
-        sse.push_str(&format!("data: {event}\n\n"));
-    }
-    sse.push_str("data: [DONE]\n\n");
-    ([("content-type", "text/event-stream")], sse)
-}
-
-async fn serve(answers: Vec<Vec<Value>>) -> (String, Script) {
-    let script = Script {
-        answers: Arc::new(Mutex::new(answers)),
-        ..Script::default()
-    };
-    let app = axum::Router::new()
-        .route("/v1/chat/completions", axum::routing::post(answer))
-        .route("/v1/messages", axum::routing::post(answer))
-        .with_state(script.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/v1"), script)
-}
+#[path = "../../tests/support/scripted_provider.rs"]
+mod scripted_provider;
+use scripted_provider::serve;
 
 /// Three tools: a city's stations, a station's reading (one station is down), a unit
 /// conversion.
@@ -207,7 +163,11 @@ async fn openai_the_model_writes_one_script_and_reads_its_summary() {
         .unwrap();
     assert_eq!(answer.text, "Mean 54.5 °F; the harbour station is down.");
     assert_eq!((answer.turns, answer.calls), (2, 1));
-    let requests = script.requests.lock().unwrap().clone();
+    let requests: Vec<Value> = script
+        .requests()
+        .into_iter()
+        .map(|(_, body)| body)
+        .collect();
     assert_offered_run_code_alone(&requests[0]);
     let result = requests[1]["messages"]
         .as_array()
@@ -232,7 +192,11 @@ async fn anthropic_the_model_writes_one_script_and_reads_its_summary() {
         .await
         .unwrap();
     assert_eq!(answer.text, "Mean 54.5 °F.");
-    let requests = script.requests.lock().unwrap().clone();
+    let requests: Vec<Value> = script
+        .requests()
+        .into_iter()
+        .map(|(_, body)| body)
+        .collect();
     assert_offered_run_code_alone(&requests[0]);
     let messages = requests[1]["messages"].as_array().unwrap();
     let results = &messages[2]["content"];
@@ -253,7 +217,11 @@ async fn a_failing_script_goes_back_as_an_error_the_model_can_fix() {
     .await;
     let answer = agent(&base, Provider::OpenAi).run("North?").await.unwrap();
     assert_eq!(answer.text, "11 °C.");
-    let requests = script.requests.lock().unwrap().clone();
+    let requests: Vec<Value> = script
+        .requests()
+        .into_iter()
+        .map(|(_, body)| body)
+        .collect();
     let tool_results: Vec<&Value> = requests[2]["messages"]
         .as_array()
         .unwrap()

@@ -32,6 +32,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-agent", 4),
     ("tool-presence", 4),
     ("tool-bundle", 4),
+    // Code mode: scripts that call tools through the executor.
+    ("tool-code", 4),
     ("tool-cli", 5),
     // Fixtures: tool crates the tests link.
     ("hard-types", 6),
@@ -47,6 +49,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("bench-lean", 7),
     ("bench-report", 7),
     ("bench-tasks", 7),
+    ("bench-code", 7),
 ];
 
 /// A dependency that breaks the layering, as a message naming both crates and their layers.

@@ -5,11 +5,13 @@
 //! with three differences where `json.dumps` writes text that is not JSON or loses data: `NaN`
 //! and the infinities are refused (`json.dumps` writes `NaN`, which no JSON parser reads), an
 //! integer beyond 64 bits is refused (JSON numbers here are 64-bit), and a nesting deeper
-//! than [`MAX_DEPTH`] is refused (the host's stack is not the script's to spend).
+//! than [`MAX_DEPTH`] is refused (the host's stack is not the script's to spend). A tool's
+//! error crosses as an exception ([`exception_type`]).
 
-use monty_types::{DictPairs, MontyObject};
+use monty_types::{DictPairs, ExcType, MontyObject};
 use num_bigint::BigInt;
 use serde_json::{Map, Number, Value};
+use tool_core::ErrorKind;
 
 /// The deepest nesting of lists and dicts that crosses the boundary.
 pub const MAX_DEPTH: usize = 128;
@@ -257,6 +259,36 @@ pub(crate) fn type_name(value: &MontyObject) -> &'static str {
         MontyObject::FileHandle(_) => "file",
         MontyObject::ClassInstance(_) => "object",
         MontyObject::Repr(_) | MontyObject::Cycle(..) => "object",
+    }
+}
+
+/// The Python exception a tool error becomes inside a script; its message is
+/// `"<kind>: <message>"`, so `str(e)` starts with the [`ErrorKind`]'s name.
+///
+/// | kind | exception |
+/// |---|---|
+/// | `invalid_input` | `ValueError` |
+/// | `unknown_tool` | `NameError` |
+/// | `not_found` | `LookupError` |
+/// | `permission_denied`, `not_approved`, `refused` | `PermissionError` |
+/// | `timeout` | `TimeoutError` |
+/// | `unavailable` | `OSError` |
+/// | `cancelled`, `failed`, `internal` and later kinds | `RuntimeError` |
+pub fn exception_type(kind: ErrorKind) -> &'static str {
+    exc_type(kind).into()
+}
+
+fn exc_type(kind: ErrorKind) -> ExcType {
+    match kind {
+        ErrorKind::InvalidInput => ExcType::ValueError,
+        ErrorKind::UnknownTool => ExcType::NameError,
+        ErrorKind::NotFound => ExcType::LookupError,
+        ErrorKind::PermissionDenied | ErrorKind::NotApproved | ErrorKind::Refused => {
+            ExcType::PermissionError
+        }
+        ErrorKind::Timeout => ExcType::TimeoutError,
+        ErrorKind::Unavailable => ExcType::OSError,
+        _ => ExcType::RuntimeError,
     }
 }
 

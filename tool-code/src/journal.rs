@@ -34,7 +34,7 @@ impl Recorded {
                 Self::Value(data.unwrap_or(Value::String(echo)))
             }
             Err(error) => Self::Raise {
-                exception: crate::run::exception_type(error.kind()).to_owned(),
+                exception: bridge::exception_type(error.kind()).to_owned(),
                 message: message(&error),
             },
         }

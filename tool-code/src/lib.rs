@@ -50,7 +50,8 @@ mod stubs;
 mod tool;
 pub mod worker;
 
+pub use bridge::exception_type;
 pub use limits::{CodeLimits, Limit, LimitError};
-pub use run::{CodeMode, Sandbox, ScriptError, ScriptRun, exception_type};
+pub use run::{CodeMode, Sandbox, ScriptError, ScriptRun};
 pub use stubs::{python_name, stub, stubs};
 pub use tool::{CodeToolError, EXECUTE_CODE, RUN_CODE};

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tool_core::context::Rerun;
 use tool_core::exec::{CallResult, Executor, ToolCall};
-use tool_core::{ErrorKind, Tool, ToolContext};
+use tool_core::{Tool, ToolContext};
 
 use crate::bridge::{self, BridgeError};
 use crate::journal::{Journal, Recorded};
@@ -173,36 +173,6 @@ impl ScriptError {
             Self::Limit(e) => Some(e.limit),
             _ => None,
         }
-    }
-}
-
-/// The Python exception a tool error becomes inside a script; its message is
-/// `"<kind>: <message>"`, so `str(e)` starts with the [`ErrorKind`]'s name.
-///
-/// | kind | exception |
-/// |---|---|
-/// | `invalid_input` | `ValueError` |
-/// | `unknown_tool` | `NameError` |
-/// | `not_found` | `LookupError` |
-/// | `permission_denied`, `not_approved`, `refused` | `PermissionError` |
-/// | `timeout` | `TimeoutError` |
-/// | `unavailable` | `OSError` |
-/// | `cancelled`, `failed`, `internal` and later kinds | `RuntimeError` |
-pub fn exception_type(kind: ErrorKind) -> &'static str {
-    exc_type(kind).into()
-}
-
-fn exc_type(kind: ErrorKind) -> ExcType {
-    match kind {
-        ErrorKind::InvalidInput => ExcType::ValueError,
-        ErrorKind::UnknownTool => ExcType::NameError,
-        ErrorKind::NotFound => ExcType::LookupError,
-        ErrorKind::PermissionDenied | ErrorKind::NotApproved | ErrorKind::Refused => {
-            ExcType::PermissionError
-        }
-        ErrorKind::Timeout => ExcType::TimeoutError,
-        ErrorKind::Unavailable => ExcType::OSError,
-        _ => ExcType::RuntimeError,
     }
 }
 

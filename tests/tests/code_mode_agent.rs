@@ -8,7 +8,7 @@ use tool_agent::{Agent, Provider, ProviderConfig};
 use tool_code::{CodeMode, RUN_CODE};
 use tool_core::{DynamicTool, Executor, Registry, ToolError, ToolOutput};
 
-#[path = "../../tests/support/scripted_provider.rs"]
+#[path = "../support/scripted_provider.rs"]
 mod scripted_provider;
 use scripted_provider::serve;
 

@@ -2,7 +2,7 @@
 //! ends its worker, never the host.
 //!
 //! The host starts one worker per script and speaks to it over its stdin and stdout: frames of
-//! a little-endian `u32` length and a postcard body, the host's [`Command`]s one way and the
+//! a little-endian `u32` length and a postcard body, the host's commands one way and the
 //! machine's outcomes the other. A worker is any binary whose `main` calls [`serve`] with
 //! `monty_alloc::LimitedAllocator` as its global allocator, which is what enforces
 //! [`CodeLimits::max_memory`](crate::CodeLimits::max_memory) on everything the script holds;

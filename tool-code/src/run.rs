@@ -26,8 +26,8 @@ use crate::worker::{Command, Worker, WorkerCommand, WorkerError};
 /// `await`s it; calls awaited together (`asyncio.gather`) run as one concurrent batch, as a
 /// model's parallel calls do. A tool's result is the Python value of its JSON data (or its
 /// text, for a tool without data); a tool's error is an exception the script can catch
-/// ([`exception_type`](crate::exception_type)). Nothing else reaches the host: no filesystem, environment, network or
-/// clock, and a name that is not a tool is a `NameError`.
+/// ([`exception_type`](crate::exception_type)). Nothing else reaches the host: no filesystem,
+/// environment, network or clock, and a name that is not a tool is a `NameError`.
 ///
 /// ```
 /// use serde_json::json;

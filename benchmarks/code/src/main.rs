@@ -43,7 +43,8 @@ struct Task {
     name: &'static str,
     prompt: &'static str,
     turns: Vec<Vec<(&'static str, Value)>>,
-    script: String,
+    /// One script a turn (a model that must first find its tools writes two).
+    scripts: Vec<String>,
 }
 
 fn calls_of(turns: &[Vec<(&'static str, Value)>]) -> usize {
@@ -75,13 +76,12 @@ fn tasks() -> Vec<Task> {
                 vec![("list_orders", json!({"customer": "ada"}))],
                 ada_late.iter().map(|id| ("get_shipment", json!({"order_id": id}))).collect(),
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 orders = (await list_orders(customer="ada"))["orders"]
 late = [o["id"] for o in orders if o["status"] == "delayed"]
 for s in await asyncio.gather(*[get_shipment(order_id=i) for i in late]):
     last = s["events"][-1]
-    print(s["order_id"], s["carrier"], last["event"], last["at"])"#
-                .to_owned(),
+    print(s["order_id"], s["carrier"], last["event"], last["at"])"#.to_owned()],
         },
         Task {
             name: "stock of an order",
@@ -91,14 +91,13 @@ for s in await asyncio.gather(*[get_shipment(order_id=i) for i in late]):
                 vec![("get_order", json!({"order_id": bob_newest}))],
                 skus(bob_newest).into_iter().map(|sku| ("get_stock", json!({"sku": sku}))).collect(),
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 newest = (await list_orders(customer="bob"))["orders"][0]
 order = await get_order(order_id=newest["id"])
 stocks = await asyncio.gather(*[get_stock(sku=l["sku"]) for l in order["lines"]])
 for s in stocks:
     free = sum(w["on_hand"] - w["reserved"] for w in s["warehouses"])
-    print(s["sku"], "free:", free)"#
-                .to_owned(),
+    print(s["sku"], "free:", free)"#.to_owned()],
         },
         Task {
             name: "big open orders by region",
@@ -107,14 +106,13 @@ for s in stocks:
                 vec![("list_customers", json!({"region": "north"}))],
                 north.iter().map(|c| ("list_orders", json!({"customer": CUSTOMERS[*c]}))).collect(),
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 customers = (await list_customers(region="north"))["customers"]
 lists = await asyncio.gather(*[list_orders(customer=c["id"]) for c in customers])
 for c, l in zip(customers, lists):
     big = [o["id"] for o in l["orders"] if o["status"] == "open" and o["total"] > 500]
     if big:
-        print(c["name"], big)"#
-                .to_owned(),
+        print(c["name"], big)"#.to_owned()],
         },
         Task {
             name: "delivered orders",
@@ -123,12 +121,11 @@ for c, l in zip(customers, lists):
                 vec![("list_orders", json!({"customer": "cleo"}))],
                 cleo_delivered.iter().map(|id| ("get_shipment", json!({"order_id": id}))).collect(),
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 orders = (await list_orders(customer="cleo"))["orders"]
 done = [o["id"] for o in orders if o["status"] == "delivered"]
 for s in await asyncio.gather(*[get_shipment(order_id=i) for i in done]):
-    print(s["order_id"], s["carrier"], s["events"][-1]["at"])"#
-                .to_owned(),
+    print(s["order_id"], s["carrier"], s["events"][-1]["at"])"#.to_owned()],
         },
         Task {
             name: "spend in own currency",
@@ -140,12 +137,11 @@ for s in await asyncio.gather(*[get_shipment(order_id=i) for i in done]):
                 ],
                 vec![("convert_currency", json!({"amount": dan_total, "to": "GBP"}))],
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 me, orders = await asyncio.gather(get_customer(customer="dan"), list_orders(customer="dan"))
 spent = sum(o["total"] for o in orders["orders"])
 money = await convert_currency(amount=spent, to=me["currency"])
-print(money["converted"], money["to"])"#
-                .to_owned(),
+print(money["converted"], money["to"])"#.to_owned()],
         },
         Task {
             name: "failed orders and a tool to report them",
@@ -157,13 +153,40 @@ print(money["converted"], money["to"])"#
                 ],
                 eve_failed.iter().map(|id| ("get_order", json!({"order_id": id}))).collect(),
             ],
-            script: r#"import asyncio
+            scripts: vec![r#"import asyncio
 found, orders = await asyncio.gather(search_tools(query="open an issue on GitHub"), list_orders(customer="eve"))
 failed = [o["id"] for o in orders["orders"] if o["status"] == "failed"]
 for o in await asyncio.gather(*[get_order(order_id=i) for i in failed]):
     print(o["id"], o["payment"]["brand"], o["payment"]["last4"])
-print("tool:", found["matches"][0]["name"])"#
-                .to_owned(),
+print("tool:", found["matches"][0]["name"])"#.to_owned()],
+        },
+        // The bundled time tools are deferred: a model finds them with `search_tools` first, in
+        // either mode (in code mode, a first script prints what it found).
+        Task {
+            name: "meeting across zones (bundled tools)",
+            prompt: "What time is it in Tokyo and in Oslo, and when is 09:00 in Oslo in Tokyo?",
+            turns: vec![
+                vec![("search_tools", json!({"query": "current time in a time zone"}))],
+                vec![
+                    ("get_current_time", json!({"timezone": "Asia/Tokyo"})),
+                    ("get_current_time", json!({"timezone": "Europe/Oslo"})),
+                ],
+                vec![(
+                    "convert_time",
+                    json!({"time": "09:00", "from_timezone": "Europe/Oslo", "to_timezone": "Asia/Tokyo"}),
+                )],
+            ],
+            scripts: vec![
+                r#"found = await search_tools(query="current time in a time zone")
+for m in found["matches"][:3]:
+    print(m["stub"])"#
+                    .to_owned(),
+                r#"import asyncio
+tokyo, oslo = await asyncio.gather(get_current_time(timezone="Asia/Tokyo"), get_current_time(timezone="Europe/Oslo"))
+meeting = await convert_time(time="09:00", from_timezone="Europe/Oslo", to_timezone="Asia/Tokyo")
+print("Tokyo", tokyo["datetime"], "Oslo", oslo["datetime"], "09:00 Oslo is", meeting["target"]["datetime"], "in Tokyo")"#
+                    .to_owned(),
+            ],
         },
     ]
 }
@@ -318,10 +341,13 @@ async fn main() {
             "{}: the native run made every call",
             task.name
         );
-        let code_turns = vec![
-            calls_turn(&[(RUN_CODE, json!({"code": task.script}))], 0),
-            text_turn(&answer),
-        ];
+        let mut code_turns: Vec<Vec<Value>> = task
+            .scripts
+            .iter()
+            .enumerate()
+            .map(|(i, script)| calls_turn(&[(RUN_CODE, json!({"code": script}))], i))
+            .collect();
+        code_turns.push(text_turn(&answer));
         let (coded, requests) = cost(&base, &script, code_executor.clone(), code_turns).await;
         // The script ran to its end: its output, not an error, went back to the model.
         let last: Value = serde_json::from_str(requests.last().unwrap()).unwrap();

@@ -2,6 +2,7 @@
 //! on every run, and the tools that read them, with answers as verbose as real APIs give.
 
 use serde_json::{Value, json};
+use tool_bundle as _;
 use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
 
 pub const CUSTOMERS: [&str; 8] = ["ada", "bob", "cleo", "dan", "eve", "finn", "gus", "hana"];
@@ -152,10 +153,10 @@ fn int_arg(input: &Value, key: &str) -> Result<u64, ToolError> {
         .ok_or_else(|| ToolError::invalid_input("expected an integer").with_path(key))
 }
 
-/// The shop's tools (core: shown to the model), the 327 tools of the test catalog (deferred,
-/// found with `search_tools`), and `search_tools`.
+/// The shop's tools (core: shown to the model), the bundled tools and the 327 tools of the
+/// test catalog (deferred, found with `search_tools`), and `search_tools`.
 pub fn registry() -> Registry {
-    let mut r = Registry::empty();
+    let mut r = Registry::linked().expect("the bundled tools link");
     let tool = |name: &str, description: &str, input: Value| {
         DynamicTool::new(name.to_owned(), description.to_owned(), input).core(true)
     };

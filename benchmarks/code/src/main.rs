@@ -5,15 +5,15 @@
 //! cargo run --release -p bench-code [-- --rounds N]
 //! ```
 //!
-//! **Tokens and turns.** Six multi-step tasks (3 to 10 tool calls each) over a shop's tools
-//! (core) beside the 327 tools of the test catalog (deferred, behind `search_tools`), each done
-//! twice by a scripted model through the real agent loop (`tool_agent::Agent`, OpenAI's
-//! streamed format, a provider on 127.0.0.1 that records every request): with native calls,
-//! the calls a model makes turn by turn (parallel where they do not depend on each other), and
-//! in code mode, one `run_code` script that makes the same calls and prints what the answer
-//! needs. What the model reads is every request's body (system prompt, tools, conversation),
-//! counted in o200k_base tokens; the turns are the requests. The tasks and their trajectories
-//! were written with the tools, before any figure was measured.
+//! **Tokens and turns.** Seven multi-step tasks (3 to 10 tool calls each): six over a shop's
+//! tools (core), one over the bundled time tools (deferred, found with `search_tools` first),
+//! beside the 327 tools of the test catalog (deferred), each done twice by a scripted model
+//! through the real agent loop (`tool_agent::Agent`, OpenAI's streamed format, a provider on
+//! 127.0.0.1 that records every request): with native calls, the calls a model makes turn by
+//! turn (parallel where they do not depend on each other), and in code mode, `run_code`
+//! scripts that make the same calls and print what the answer needs. What the model reads is
+//! every request's body (system prompt, tools, conversation), counted in o200k_base tokens; the
+//! turns are the requests. No task was changed after it was measured (docs/benchmarks.md).
 //!
 //! **Time.** A direct `Executor::call` of a tool that does nothing, a script's start (`1`) and
 //! a script that makes that one call, in this process and in a worker process (when

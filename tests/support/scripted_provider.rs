@@ -1,8 +1,8 @@
 //! A model provider that answers from a script, on 127.0.0.1: each request to
 //! `/v1/chat/completions` (OpenAI) or `/v1/messages` (Anthropic) gets the next response, streamed
 //! as Server-Sent Events in the provider's own format (an event with a `type` also gets an
-//! `event:` line), and every request is kept with its headers. Included with `#[path]` by the
-//! agent loop's tests and code mode's.
+//! `event:` line), and every request is kept with its headers, as sent. Included with `#[path]`
+//! by the agent loop's tests, code mode's, and the code-mode benchmark.
 
 #![allow(dead_code)]
 
@@ -17,13 +17,30 @@ use serde_json::Value;
 #[derive(Clone, Default)]
 pub struct Script {
     answers: Arc<Mutex<Vec<Vec<Value>>>>,
-    requests: Arc<Mutex<Vec<(HeaderMap, Value)>>>,
+    requests: Arc<Mutex<Vec<(HeaderMap, String)>>>,
 }
 
 impl Script {
     /// Every request so far: its headers and its body.
     pub fn requests(&self) -> Vec<(HeaderMap, Value)> {
-        self.requests.lock().unwrap().clone()
+        let requests = self.requests.lock().unwrap();
+        let parse = |body: &String| serde_json::from_str(body).expect("the harness sends JSON");
+        requests
+            .iter()
+            .map(|(h, b)| (h.clone(), parse(b)))
+            .collect()
+    }
+
+    /// Every request's body so far, as sent.
+    pub fn bodies(&self) -> Vec<String> {
+        let requests = self.requests.lock().unwrap();
+        requests.iter().map(|(_, body)| body.clone()).collect()
+    }
+
+    /// Answers `answers` from now on, and forgets the requests so far.
+    pub fn reset(&self, answers: Vec<Vec<Value>>) {
+        *self.answers.lock().unwrap() = answers;
+        self.requests.lock().unwrap().clear();
     }
 }
 
@@ -32,8 +49,8 @@ async fn answer(
     headers: HeaderMap,
     body: String,
 ) -> impl IntoResponse {
-    let body: Value = serde_json::from_str(&body).expect("the harness sends JSON");
-    assert_eq!(body["stream"], true, "the harness streams");
+    let parsed: Value = serde_json::from_str(&body).expect("the harness sends JSON");
+    assert_eq!(parsed["stream"], true, "the harness streams");
     script.requests.lock().unwrap().push((headers, body));
     let events = {
         let mut answers = script.answers.lock().unwrap();

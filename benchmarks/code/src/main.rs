@@ -23,14 +23,14 @@
 
 #[path = "../../report/src/meta.rs"]
 mod meta;
+#[path = "../../../tests/support/scripted_provider.rs"]
+mod scripted_provider;
 mod world;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::extract::State;
-use axum::response::IntoResponse;
+use scripted_provider::Script;
 use serde_json::{Value, json};
 use tool_agent::{Agent, Provider, ProviderConfig};
 use tool_code::worker::WorkerCommand;
@@ -191,31 +191,6 @@ print("Tokyo", tokyo["datetime"], "Oslo", oslo["datetime"], "09:00 Oslo is", mee
     ]
 }
 
-/// The scripted provider: the answers still to give, and the bodies of the requests received.
-#[derive(Clone, Default)]
-struct Script {
-    answers: Arc<Mutex<Vec<Vec<Value>>>>,
-    requests: Arc<Mutex<Vec<String>>>,
-}
-
-async fn answer(State(script): State<Script>, body: String) -> impl IntoResponse {
-    script.requests.lock().unwrap().push(body);
-    let events = {
-        let mut answers = script.answers.lock().unwrap();
-        if answers.is_empty() {
-            Vec::new()
-        } else {
-            answers.remove(0)
-        }
-    };
-    let mut sse = String::new();
-    for event in events {
-        sse.push_str(&format!("data: {event}\n\n"));
-    }
-    sse.push_str("data: [DONE]\n\n");
-    ([("content-type", "text/event-stream")], sse)
-}
-
 fn calls_turn(calls: &[(&str, Value)], turn: usize) -> Vec<Value> {
     let mut chunks = Vec::new();
     for (i, (name, args)) in calls.iter().enumerate() {
@@ -248,15 +223,14 @@ async fn cost(
     executor: Executor,
     turns: Vec<Vec<Value>>,
 ) -> (Cost, Vec<String>) {
-    script.requests.lock().unwrap().clear();
-    *script.answers.lock().unwrap() = turns;
+    script.reset(turns);
     let config = ProviderConfig::new(base, "scripted").api_key("bench");
     let answer = Agent::new(executor, Provider::OpenAi, config)
         .max_turns(16)
         .run("")
         .await
         .expect("the scripted run ends with an answer");
-    let requests = script.requests.lock().unwrap().clone();
+    let requests = script.bodies();
     let tokens = requests.iter().map(|r| tool_lock::tokens::count(r)).sum();
     (
         Cost {
@@ -306,13 +280,7 @@ async fn main() {
             other => panic!("unknown argument {other}: usage: code-bench [--rounds N]"),
         }
     }
-    let script = Script::default();
-    let app = axum::Router::new()
-        .route("/v1/chat/completions", axum::routing::post(answer))
-        .with_state(script.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let (base, script) = scripted_provider::serve(Vec::new()).await;
 
     let registry = world::registry();
     let native_executor = Executor::new(registry.clone());

@@ -20,7 +20,6 @@ Prints `ok <name>` per check and `all N checks passed`; the first failure prints
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 import uuid
 from pathlib import Path
@@ -31,6 +30,7 @@ import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from approvals import server_of
 from checks import expect, run_checks
 from tasks_client import (
     CreateTaskResult,
@@ -48,15 +48,6 @@ CHECK_TIMEOUT = 60.0
 
 def text(result: types.CallToolResult) -> str:
     return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
-
-
-def server_of(target: str, log: Path) -> Any:
-    if target.startswith("stdio:"):
-        argv = shlex.split(target.removeprefix("stdio:"))
-        # The SDK starts a server with a few variables of its own only: the run log is passed.
-        env = {"TASK_RUN_LOG": str(log)}
-        return StdioServerParameters(command=argv[0], args=["serve", "--stdio", *argv[1:]], env=env)
-    return target.removeprefix("stateless:")
 
 
 def runs(log: Path, tool: str, key: str) -> int:

@@ -42,7 +42,7 @@ pub(crate) enum Answer {
     Now(Reply),
     /// To a call: a future, resolved when awaited.
     Later,
-    /// To anything: an exception no handler in the script may catch; the script ends.
+    /// To a call: an exception no handler in the script may catch; the script ends.
     Abort(MontyException),
     /// To [`Event::Await`]: each awaited call's result.
     Resolved(Vec<(u32, Reply)>),
@@ -146,21 +146,12 @@ impl Machine {
                 let results = results.into_iter().map(|(id, r)| (id, r.into())).collect();
                 self.step(|print| futures.resume(results, print))
             }
-            (RunProgress::ResolveFutures(futures), Answer::Abort(e)) => {
-                self.step(|print| futures.abort(e, print))
-            }
             (RunProgress::NameLookup(lookup), Answer::Name(value)) => {
                 let result = value.map_or(NameLookupResult::Undefined, NameLookupResult::Value);
                 self.step(|print| lookup.resume(result, print))
             }
-            (RunProgress::NameLookup(lookup), Answer::Abort(e)) => {
-                self.step(|print| lookup.abort(e, print))
-            }
             (RunProgress::OsCall(call), Answer::Now(reply)) => {
                 self.step(|print| call.resume(ExtFunctionResult::from(reply), print))
-            }
-            (RunProgress::OsCall(call), Answer::Abort(e)) => {
-                self.step(|print| call.abort(e, print))
             }
             (progress, answer) => {
                 self.progress = Some(progress);

@@ -292,7 +292,8 @@ impl CodeMode {
             () = ctx.cancellation().cancelled() => Err(ScriptError::Cancelled),
             result = run.drive(script) => result,
         };
-        if let Some(rerun) = &run.rerun {
+        // Only a paused run runs again: what it kept is carried to that run.
+        if let (Some(rerun), Err(ScriptError::Paused)) = (&run.rerun, &result) {
             rerun.keep(run.journal.state());
         }
         ScriptRun {

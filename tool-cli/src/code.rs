@@ -74,7 +74,16 @@ pub(crate) fn offered(
             Sandbox::InProcess
         }
     };
-    let keep: Vec<&str> = args.code_keep.iter().map(String::as_str).collect();
+    // MCP clients see `search_tools` beside `execute_code` (search, then write the script).
+    let mut keep: Vec<&str> = args.code_keep.iter().map(String::as_str).collect();
+    if executor
+        .registry()
+        .get(tool_catalog::SEARCH_TOOLS)
+        .is_some()
+        && !keep.contains(&tool_catalog::SEARCH_TOOLS)
+    {
+        keep.push(tool_catalog::SEARCH_TOOLS);
+    }
     let limits =
         CodeLimits::default().cpu_time(std::time::Duration::from_secs_f64(args.code_cpu_time));
     CodeMode::new(executor)

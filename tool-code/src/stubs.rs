@@ -89,7 +89,7 @@ fn properties(schema: &Value) -> Option<&Map<String, Value>> {
 /// }))).unwrap();
 /// let stub = tool_code::stub(registry.get("get_weather").unwrap());
 /// assert!(stub.starts_with(
-///     "async def get_weather(*, city: str, units: Literal[\"c\", \"f\"] = \"c\") -> Any:"
+///     "async def get_weather(*, city: str, units: Literal[\"c\", \"f\"] = \"c\"):"
 /// ));
 /// assert!(stub.contains("city: City name"));
 /// ```
@@ -119,10 +119,11 @@ pub fn stub(tool: &Tool) -> String {
             }
         }
     }
+    // Without an output schema nothing is promised: no annotation, as for any untyped def.
     let returns = tool
         .output_schema()
-        .map(|out| type_hint(out, out, 0))
-        .unwrap_or_else(|| "Any".to_owned());
+        .map(|out| format!(" -> {}", type_hint(out, out, 0)))
+        .unwrap_or_default();
     let mut out = String::new();
     let params = if signature.is_empty() {
         String::new()
@@ -131,23 +132,30 @@ pub fn stub(tool: &Tool) -> String {
     };
     let _ = writeln!(
         out,
-        "async def {}({params}) -> {returns}:",
+        "async def {}({params}){returns}:",
         python_name(tool.name())
     );
+    // Compact (every stub is in every request): no blank lines, the quotes closed on the
+    // docstring's last line.
     out.push_str("    \"\"\"");
     out.push_str(&docstring_text(tool.description().trim()));
     if !docs.is_empty() {
-        out.push_str("\n\n    Args:");
+        out.push_str("\n    Args:");
         for line in docs {
             out.push_str("\n        ");
             out.push_str(&docstring_text(&line));
         }
     }
     if let Some(shape) = tool.output_schema().and_then(|s| shape(s, s, 0)) {
-        out.push_str("\n\n    Returns: ");
+        out.push_str("\n    Returns: ");
         out.push_str(&docstring_text(&shape));
     }
-    out.push_str("\n    \"\"\"\n");
+    // A quote right before the closing ones would close the docstring one quote early.
+    if out.ends_with('"') {
+        out.pop();
+        out.push_str("\\\"");
+    }
+    out.push_str("\"\"\"\n");
     out
 }
 
@@ -361,8 +369,8 @@ mod tests {
             stub,
             "async def find_items(*, query: str, limit: int = 5, from_: str | None = None, \
              tags: list[Literal[\"a\", \"b\"]] | None = None, exact: bool = False) -> dict:\n    \
-             \"\"\"Finds items.\n    Best first.\n\n    Args:\n        query: What to find\n\n    \
-             Returns: {items: list[{id: int, title: str}], more: bool}\n    \"\"\"\n"
+             \"\"\"Finds items.\n    Best first.\n    Args:\n        query: What to find\n    \
+             Returns: {items: list[{id: int, title: str}], more: bool}\"\"\"\n"
         );
         assert_eq!(
             params(&t)
@@ -389,6 +397,18 @@ mod tests {
             stub.contains(r#"Ends with \"\"\" and a \\ backslash."#),
             "{stub}"
         );
-        assert!(super::stub(&t).starts_with("async def find_items() -> Any:"));
+        assert!(super::stub(&t).starts_with("async def find_items():"));
+        registry
+            .register(DynamicTool::new(
+                "quote_it",
+                "Says \"now\"",
+                json!({"type": "object"}),
+            ))
+            .unwrap();
+        let stub = super::stub(registry.get("quote_it").unwrap());
+        assert_eq!(
+            stub, "async def quote_it():\n    \"\"\"Says \"now\\\"\"\"\"\n",
+            "the last quote is escaped"
+        );
     }
 }

@@ -14,17 +14,14 @@ pub const RUN_CODE: &str = "run_code";
 pub const EXECUTE_CODE: &str = "execute_code";
 
 /// How a script is written, for the model: the head of the code tool's description.
-const GUIDE: &str = "Runs a Python script that calls tools as async functions; returns what it \
-prints and the value of its last expression. Use it to call several tools in one step, loop \
-over results, filter and join them: only what you print or return comes back to you.\n\
-- Await every call with keyword arguments: `w = await get_weather(city=\"Oslo\")`; run \
-independent calls together with `await asyncio.gather(a(...), b(...))` (after `import asyncio`).\n\
-- A tool returns its JSON result as dicts and lists, or its text as a str.\n\
-- A tool's error is an exception (ValueError, LookupError, PermissionError, TimeoutError, \
-OSError or RuntimeError) whose str starts with the error kind, e.g. `not_found: ...`; catch \
-it with `except Exception as e`.\n\
-- A Python subset: no classes, no files, network, environment or clock; json, re, math and \
-asyncio can be imported.";
+const GUIDE: &str = "Runs a Python script in which tools are async functions; returns what it \
+prints and the value of its last expression. Use it to make several calls in one step: only \
+what you print or return comes back.\n\
+- Call with keyword arguments: `w = await get_weather(city=\"Oslo\")`; independent calls \
+together: `await asyncio.gather(a(...), b(...))` after `import asyncio`.\n\
+- Results are JSON as dicts and lists, or text as a str.\n\
+- A tool's error raises an exception whose str starts with its kind (`not_found: ...`).\n\
+- A Python subset: no classes, files, network or clock; json, re, math and asyncio import.";
 
 impl CodeMode {
     /// The tool a model writes scripts with, named `name` ([`RUN_CODE`] in the agent loop,
@@ -101,9 +98,10 @@ impl CodeMode {
         })
     }
 
-    /// A registry of the code tool (named `name`), and `search_tools` (where this code
-    /// mode's registry has it) and the tools named in `direct`, to serve or hand to an agent in
-    /// place of every tool.
+    /// A registry of the code tool (named `name`) and the tools named in `direct`, to serve or
+    /// hand to an agent in place of every tool. `search_tools` is a function in every script
+    /// (where a catalog is installed); name it in `direct` to offer it as a tool too, as an MCP
+    /// server does for clients that search before they write a script.
     pub fn code_registry(&self, name: &str, direct: &[&str]) -> Result<Registry, CodeToolError> {
         let tools = self.executor().registry();
         let mut kept = Vec::new();
@@ -112,9 +110,6 @@ impl CodeMode {
                 return Err(CodeToolError::UnknownTool(tool.to_owned()));
             }
             kept.push(ToolFilter::Name(tool.to_owned()));
-        }
-        if tools.get(tool_catalog::SEARCH_TOOLS).is_some() {
-            kept.push(ToolFilter::Name(tool_catalog::SEARCH_TOOLS.to_owned()));
         }
         let mut registry = if kept.is_empty() {
             Registry::empty()

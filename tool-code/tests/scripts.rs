@@ -498,7 +498,7 @@ await convert_currency(amount=10, to="EUR")
     assert_eq!(run.result, Ok(json!(20.0)));
     assert_eq!(
         run.printed,
-        "async def convert_currency(*, amount: float, to: str) -> Any:\n"
+        "async def convert_currency(*, amount: float, to: str):\n"
     );
 }
 

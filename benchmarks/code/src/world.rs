@@ -136,27 +136,43 @@ fn stock(sku: &str) -> Value {
     })
 }
 
-fn schema(props: Value, required: &[&str]) -> Value {
+pub fn schema(props: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }
 
-fn text_arg(input: &Value, key: &str) -> Result<String, ToolError> {
+pub fn text_arg(input: &Value, key: &str) -> Result<String, ToolError> {
     input[key]
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| ToolError::invalid_input("expected a string").with_path(key))
 }
 
-fn int_arg(input: &Value, key: &str) -> Result<u64, ToolError> {
+pub fn int_arg(input: &Value, key: &str) -> Result<u64, ToolError> {
     input[key]
         .as_u64()
         .ok_or_else(|| ToolError::invalid_input("expected an integer").with_path(key))
 }
 
-/// The shop's tools (core: shown to the model), the bundled tools and the 327 tools of the
-/// test catalog (deferred, found with `search_tools`), and `search_tools`.
-pub fn registry() -> Registry {
+/// `core`'s tools (shown to the model), the bundled tools and the 327 tools of the test catalog
+/// (deferred, found with `search_tools`), and `search_tools`.
+pub fn registry(core: fn(&mut Registry)) -> Registry {
     let mut r = Registry::linked().expect("the bundled tools link");
+    core(&mut r);
+    let catalog: Vec<Value> =
+        serde_json::from_str(include_str!("../../../tests/data/catalog/tools.json"))
+            .expect("the test catalog is JSON");
+    for t in catalog {
+        let name = t["name"].as_str().unwrap_or_default().to_owned();
+        let description = t["description"].as_str().unwrap_or_default().to_owned();
+        let tool = DynamicTool::new(name.clone(), description, t["inputSchema"].clone());
+        let _ = r.register(crate::tracker::stripe_handler(&name, tool));
+    }
+    tool_catalog::install(&mut r).expect("search_tools installs");
+    r
+}
+
+/// The shop's tools, registered as core tools.
+pub fn register_shop(r: &mut Registry) {
     let tool = |name: &str, description: &str, input: Value| {
         DynamicTool::new(name.to_owned(), description.to_owned(), input).core(true)
     };
@@ -262,18 +278,4 @@ pub fn registry() -> Registry {
         }),
     )
     .unwrap();
-    let catalog: Vec<Value> =
-        serde_json::from_str(include_str!("../../../tests/data/catalog/tools.json"))
-            .expect("the test catalog is JSON");
-    for t in catalog {
-        let name = t["name"].as_str().unwrap_or_default().to_owned();
-        let description = t["description"].as_str().unwrap_or_default().to_owned();
-        let _ = r.register(DynamicTool::new(
-            name,
-            description,
-            t["inputSchema"].clone(),
-        ));
-    }
-    tool_catalog::install(&mut r).expect("search_tools installs");
-    r
 }

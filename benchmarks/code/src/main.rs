@@ -21,12 +21,13 @@
 //!
 //! The table goes to stdout, the figures to `target/bench/code.json` for `bench-report`.
 
+mod args;
 #[path = "../../report/src/meta.rs"]
 mod meta;
 #[path = "../../../tests/support/scripted_provider.rs"]
 mod scripted_provider;
+mod shop;
 mod tracker;
-mod world;
 
 use std::path::Path;
 use std::time::Instant;
@@ -34,6 +35,7 @@ use std::time::Instant;
 use scripted_provider::Script;
 use serde_json::{Value, json};
 use tool_agent::{Agent, Provider, ProviderConfig};
+use tool_bundle as _;
 use tool_code::worker::WorkerCommand;
 use tool_code::{CodeMode, RUN_CODE, Sandbox};
 use tool_core::context::ToolRoot;
@@ -70,12 +72,30 @@ struct Task {
     scripts: Vec<String>,
 }
 
+/// `core`'s tools (shown to the model), the bundled tools and the 327 tools of the test catalog
+/// (deferred, found with `search_tools`), and `search_tools`.
+pub fn registry(core: fn(&mut Registry)) -> Registry {
+    let mut r = Registry::linked().expect("the bundled tools link");
+    core(&mut r);
+    let catalog: Vec<Value> =
+        serde_json::from_str(include_str!("../../../tests/data/catalog/tools.json"))
+            .expect("the test catalog is JSON");
+    for t in catalog {
+        let name = t["name"].as_str().unwrap_or_default().to_owned();
+        let description = t["description"].as_str().unwrap_or_default().to_owned();
+        let tool = DynamicTool::new(name.clone(), description, t["inputSchema"].clone());
+        let _ = r.register(tracker::stripe_handler(&name, tool));
+    }
+    tool_catalog::install(&mut r).expect("search_tools installs");
+    r
+}
+
 fn calls_of(turns: &[Vec<(&'static str, Value)>]) -> usize {
     turns.iter().map(Vec::len).sum()
 }
 
 fn tasks() -> Vec<Task> {
-    use world::*;
+    use shop::*;
     let orders = |c: usize| order_ids(c).collect::<Vec<_>>();
     let with = |c: usize, s: &str| {
         orders(c)
@@ -94,7 +114,7 @@ fn tasks() -> Vec<Task> {
     let mut all = vec![
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "late shipments",
             prompt: "Which of Ada's orders are delayed, and where is each now?",
             turns: vec![
@@ -110,7 +130,7 @@ for s in await asyncio.gather(*[get_shipment(order_id=i) for i in late]):
         },
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "stock of an order",
             prompt: "Is every item of Bob's newest order in stock somewhere?",
             turns: vec![
@@ -128,7 +148,7 @@ for s in stocks:
         },
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "big open orders by region",
             prompt: "Which northern customers have an open order over 500 EUR?",
             turns: vec![
@@ -145,7 +165,7 @@ for c, l in zip(customers, lists):
         },
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "delivered orders",
             prompt: "When were Cleo's delivered orders delivered, and by whom?",
             turns: vec![
@@ -160,7 +180,7 @@ for s in await asyncio.gather(*[get_shipment(order_id=i) for i in done]):
         },
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "spend in own currency",
             prompt: "How much has Dan spent in all, in his own currency?",
             turns: vec![
@@ -178,7 +198,7 @@ print(money["converted"], money["to"])"#.to_owned()],
         },
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "failed orders and a tool to report them",
             prompt: "How were Eve's failed orders paid, and which tool would open a GitHub issue about them?",
             turns: vec![
@@ -199,7 +219,7 @@ print("tool:", found["matches"][0]["name"])"#.to_owned()],
         // either mode (in code mode, a first script prints what it found).
         Task {
             set: Set::Development,
-            world: world::register_shop,
+            world: shop::register_shop,
             name: "meeting across zones (bundled tools)",
             prompt: "What time is it in Tokyo and in Oslo, and when is 09:00 in Oslo in Tokyo?",
             turns: vec![
@@ -586,7 +606,7 @@ async fn main() {
     for task in &tasks {
         let calls = calls_of(&task.turns);
         assert!((3..=10).contains(&calls), "{}: {calls} calls", task.name);
-        let registry = world::registry(task.world);
+        let registry = registry(task.world);
         let deferred: Vec<&str> = task.turns[1..]
             .iter()
             .flatten()
@@ -628,7 +648,7 @@ async fn main() {
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for task in &tasks {
-        let registry = world::registry(task.world);
+        let registry = registry(task.world);
         let native_executor = Executor::new(registry.clone());
         let code_executor = CodeMode::new(Executor::new(registry))
             .code_executor(RUN_CODE, &[])

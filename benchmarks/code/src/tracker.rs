@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
 
-use crate::world::{int_arg, schema, text_arg};
+use crate::args::{int_arg, schema, text_arg};
 
 pub const PROJECTS: [&str; 4] = ["api", "web", "cli", "docs"];
 pub const USERS: [&str; 6] = ["mia", "noah", "olga", "pete", "quinn", "rosa"];

@@ -2,8 +2,9 @@
 //! on every run, and the tools that read them, with answers as verbose as real APIs give.
 
 use serde_json::{Value, json};
-use tool_bundle as _;
 use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+
+use crate::args::{int_arg, schema, text_arg};
 
 pub const CUSTOMERS: [&str; 8] = ["ada", "bob", "cleo", "dan", "eve", "finn", "gus", "hana"];
 const STATUSES: [&str; 6] = [
@@ -134,41 +135,6 @@ fn stock(sku: &str) -> Value {
         "reorder_point": 15,
         "supplier": {"name": "Acme Supplies", "lead_time_days": 4 + n % 9}
     })
-}
-
-pub fn schema(props: Value, required: &[&str]) -> Value {
-    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-}
-
-pub fn text_arg(input: &Value, key: &str) -> Result<String, ToolError> {
-    input[key]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| ToolError::invalid_input("expected a string").with_path(key))
-}
-
-pub fn int_arg(input: &Value, key: &str) -> Result<u64, ToolError> {
-    input[key]
-        .as_u64()
-        .ok_or_else(|| ToolError::invalid_input("expected an integer").with_path(key))
-}
-
-/// `core`'s tools (shown to the model), the bundled tools and the 327 tools of the test catalog
-/// (deferred, found with `search_tools`), and `search_tools`.
-pub fn registry(core: fn(&mut Registry)) -> Registry {
-    let mut r = Registry::linked().expect("the bundled tools link");
-    core(&mut r);
-    let catalog: Vec<Value> =
-        serde_json::from_str(include_str!("../../../tests/data/catalog/tools.json"))
-            .expect("the test catalog is JSON");
-    for t in catalog {
-        let name = t["name"].as_str().unwrap_or_default().to_owned();
-        let description = t["description"].as_str().unwrap_or_default().to_owned();
-        let tool = DynamicTool::new(name.clone(), description, t["inputSchema"].clone());
-        let _ = r.register(crate::tracker::stripe_handler(&name, tool));
-    }
-    tool_catalog::install(&mut r).expect("search_tools installs");
-    r
 }
 
 /// The shop's tools, registered as core tools.

@@ -399,8 +399,9 @@ fn apply_step(step: &Step, mut tools: Vec<Tool>) -> Result<Vec<Tool>, TransformE
     Ok(tools)
 }
 
+/// A name chosen in a rename or prefix: it may be one word, as with `#[tool(name = "...")]`.
 fn good_name(step: &Step, name: &str) -> Result<(), TransformError> {
-    tool_grammar::tool_name_problem(name).map_err(|problem| TransformError::BadName {
+    tool_grammar::tool_name_form_problem(name).map_err(|problem| TransformError::BadName {
         step: step.to_string(),
         problem,
     })
@@ -507,6 +508,12 @@ mod tests {
             .apply(registry())
             .unwrap_err();
         assert!(matches!(err, TransformError::BadName { .. }), "{err}");
+        // A name chosen by hand may be one word, as `#[tool(name = "...")]`'s may.
+        let renamed = Transforms::new()
+            .rename("get_issue", "issue")
+            .apply(registry())
+            .unwrap();
+        assert!(renamed.get("issue").is_some());
         let err = Transforms::new()
             .keep(ToolFilter::Domain("git".into()))
             .apply(registry())

@@ -58,7 +58,29 @@ pub use icon::{
 pub const MAX_NAME: usize = 64;
 
 /// Why `name` is not a valid tool name, in a sentence that names the problem; `Ok` if it is one.
+/// A valid name meets [`tool_name_form_problem`]'s rules and has two words or more.
 pub fn tool_name_problem(name: &str) -> Result<(), String> {
+    tool_name_form_problem(name)?;
+    if !name.contains('_') {
+        return Err(format!(
+            "the tool name `{name}` is one word; a tool name is two words or more, a verb first, \
+             like `get_{name}`"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `name` cannot be a tool name even when someone spells it out (`#[tool(name = "...")]`,
+/// a rename): empty, longer than [`MAX_NAME`], not snake_case, or with an empty word. A name
+/// chosen by hand may be one word (a server must sometimes match a name someone else chose);
+/// [`tool_name_problem`] also asks for two words.
+///
+/// ```
+/// assert!(tool_grammar::tool_name_form_problem("greet").is_ok());
+/// assert!(tool_grammar::tool_name_problem("greet").is_err());
+/// assert!(tool_grammar::tool_name_form_problem("Greet").is_err());
+/// ```
+pub fn tool_name_form_problem(name: &str) -> Result<(), String> {
     let len = name.chars().count();
     if name.is_empty() {
         return Err("the tool name is empty".to_owned());
@@ -84,12 +106,6 @@ pub fn tool_name_problem(name: &str) -> Result<(), String> {
     if name.ends_with('_') || name.contains("__") {
         return Err(format!(
             "the tool name `{name}` has an empty word: no trailing or doubled `_`"
-        ));
-    }
-    if !name.contains('_') {
-        return Err(format!(
-            "the tool name `{name}` is one word; a tool name is two words or more, a verb first, \
-             like `get_{name}`"
         ));
     }
     Ok(())

@@ -426,11 +426,20 @@ fn check_name(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> String {
             (ident.to_string(), f.item.sig.ident.span())
         }
     };
-    if let Err(reason) = tool_grammar::tool_name_problem(&name) {
+    // A name spelt out may be one word (it may have to match a name someone else chose);
+    // a function's own name must be two.
+    let problem = if attrs.name.is_some() {
+        tool_grammar::tool_name_form_problem(&name)
+    } else {
+        tool_grammar::tool_name_problem(&name)
+    };
+    if let Err(reason) = problem {
         let fix = if attrs.name.is_some() {
-            ""
+            String::new()
+        } else if tool_grammar::tool_name_form_problem(&name).is_ok() {
+            format!("; rename the function, or keep the one word with #[tool(name = \"{name}\")]")
         } else {
-            "; rename the function or set #[tool(name = \"...\")]"
+            "; rename the function or set #[tool(name = \"...\")]".to_owned()
         };
         cx.error_at(span, format!("{reason}{fix}"));
     }

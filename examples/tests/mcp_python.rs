@@ -42,7 +42,7 @@ fn official_python_client_answers_tools_that_ask_in_every_era() {
     run_mcp_script(
         "asking.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(10),
+        Some(15),
     );
 }
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 use rmcp::model::{
     ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
+    InputRequiredResult, InputResponses, ListRootsRequest, ListRootsResult, RequestStateCodec,
+    SealOptions,
 };
 use rmcp::service::ServiceError;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
@@ -73,6 +74,8 @@ pub struct McpPeer {
     /// The connection the call came in on; none for a task's run, which outlives it.
     peer: Option<Peer<RoleServer>>,
     reach: Reach,
+    /// The key the next question goes under in an `InputRequiredResult` ([`Self::named`]).
+    name: Option<String>,
 }
 
 /// How a question reaches the client.
@@ -98,6 +101,7 @@ impl McpPeer {
         Self {
             peer: Some(peer),
             reach,
+            name: None,
         }
     }
 
@@ -106,6 +110,7 @@ impl McpPeer {
         Self {
             peer: Some(peer),
             reach: Reach::Rounds(round),
+            name: None,
         }
     }
 
@@ -117,6 +122,63 @@ impl McpPeer {
         Self {
             peer: None,
             reach: Reach::Rounds(round),
+            name: None,
+        }
+    }
+
+    /// This client, asking its questions under `key` in an `InputRequiredResult` (protocol
+    /// 2026-07-28 and tasks) instead of under a digest of the question: for a client that
+    /// expects a question by name (`client.named("user_name").elicit(..)`). The answer is found
+    /// by the key alone, so ask one question per key; a second question under the same key in
+    /// one run goes under `key-2`. In a session the key is not sent (a request has none).
+    /// Keys beginning with `tool-mcp/` are the server's own and are refused.
+    ///
+    /// ```
+    /// # fn asks(client: tool_mcp::McpPeer) {
+    /// let by_name = client.named("user_name");
+    /// # }
+    /// ```
+    pub fn named(&self, key: impl Into<String>) -> Self {
+        Self {
+            name: Some(key.into()),
+            ..self.clone()
+        }
+    }
+
+    /// The capabilities the client declared: in protocol 2026-07-28 those the request carries
+    /// (`_meta."io.modelcontextprotocol/clientCapabilities"`), in a session those of its
+    /// `initialize`. `None` where it declared none that this server could read. A tool reads
+    /// them to ask only what the client can answer, and fall back otherwise: a question the
+    /// client cannot answer ends a 2026-07-28 call with the protocol error -32021.
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        match &self.reach {
+            Reach::Rounds(round) => Some(round.capabilities.clone()),
+            _ => self
+                .peer
+                .as_ref()
+                .and_then(|p| p.peer_info())
+                .map(|info| info.capabilities.clone()),
+        }
+    }
+
+    /// Asks the client for its roots (`roots/list`): the directories or files it offers this
+    /// server, as `file://` URIs.
+    ///
+    /// Fails at once, without asking, when the client cannot be asked (see the type's docs)
+    /// or did not declare the `roots` capability.
+    pub async fn list_roots(&self) -> Result<ListRootsResult, ToolError> {
+        const WHAT: &str = "roots";
+        match &self.reach {
+            Reach::Rounds(round) => round.ask(
+                WHAT,
+                self.name.as_deref(),
+                InputRequest::ListRoots(ListRootsRequest::default()),
+            ),
+            _ => {
+                let peer = self.can_ask(WHAT)?;
+                let asked = peer.list_roots().await;
+                asked.map_err(|e| refused(WHAT, e))
+            }
         }
     }
 
@@ -132,6 +194,7 @@ impl McpPeer {
         match &self.reach {
             Reach::Rounds(round) => round.ask(
                 WHAT,
+                self.name.as_deref(),
                 InputRequest::CreateMessage(CreateMessageRequest::new(params)),
             ),
             _ => {
@@ -151,9 +214,11 @@ impl McpPeer {
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, ToolError> {
         const WHAT: &str = "elicitation";
         match &self.reach {
-            Reach::Rounds(round) => {
-                round.ask(WHAT, InputRequest::Elicitation(ElicitRequest::new(params)))
-            }
+            Reach::Rounds(round) => round.ask(
+                WHAT,
+                self.name.as_deref(),
+                InputRequest::Elicitation(ElicitRequest::new(params)),
+            ),
             _ => {
                 let peer = self.can_ask(WHAT)?;
                 let asked = peer.create_elicitation(params).await;
@@ -217,6 +282,7 @@ impl McpPeer {
 fn declares(capabilities: &ClientCapabilities, what: &str) -> bool {
     match what {
         "sampling" => capabilities.sampling.is_some(),
+        "roots" => capabilities.roots.is_some(),
         _ => capabilities.elicitation.is_some(),
     }
 }
@@ -226,6 +292,7 @@ fn needed(what: &str) -> ClientCapabilities {
     let mut needed = ClientCapabilities::default();
     match what {
         "sampling" => needed.sampling = Some(Default::default()),
+        "roots" => needed.roots = Some(Default::default()),
         _ => needed.elicitation = Some(Default::default()),
     }
     needed
@@ -295,9 +362,13 @@ struct RoundState {
 }
 
 /// The key under which a task's stored answers hold what its tool kept for the next run: no
-/// question's key (those are `elicitation-…` and `sampling-…`), and one a client's
+/// question's key (those are `elicitation-…`, `sampling-…`, `roots-…` or a name a tool chose
+/// that is not [`RESERVED`]), and one a client's
 /// `tasks/update` cannot set (only outstanding questions take answers).
 pub(crate) const KEPT: &str = "tool-mcp/kept";
+
+/// The beginning of the keys this server keeps for itself: no question a tool names may have it.
+const RESERVED: &str = "tool-mcp/";
 
 /// What a round ends in.
 pub(crate) enum RoundEnd {
@@ -352,12 +423,26 @@ impl Round {
         &self.rerun
     }
 
-    /// The answer to `request` if the client gave it, else the question kept for the call's
-    /// `InputRequiredResult` and an error that ends the run.
-    fn ask<T: DeserializeOwned>(&self, what: &str, request: InputRequest) -> Result<T, ToolError> {
+    /// The answer to `request` (under `name`, or a digest of the request) if the client gave
+    /// it, else the question kept for the call's `InputRequiredResult` and an error that ends
+    /// the run.
+    fn ask<T: DeserializeOwned>(
+        &self,
+        what: &str,
+        name: Option<&str>,
+        request: InputRequest,
+    ) -> Result<T, ToolError> {
+        if let Some(name) = name
+            && (name.is_empty() || name.starts_with(RESERVED))
+        {
+            return Err(ToolError::invalid_input(format!(
+                "`{name}` cannot name a question: a key is not empty and does not begin with \
+                 `{RESERVED}`"
+            )));
+        }
         let mut state = lock(&self.state);
         let key = {
-            let base = question_key(what, &request);
+            let base = name.map_or_else(|| question_key(what, &request), str::to_owned);
             let seen = state.seen.entry(base.clone()).or_default();
             *seen += 1;
             if *seen == 1 {
@@ -404,7 +489,9 @@ impl Round {
     /// Whether the tool may ask the client anything: only then can the round end in a state
     /// to seal.
     pub(crate) fn may_ask(&self) -> bool {
-        declares(&self.capabilities, "sampling") || declares(&self.capabilities, "elicitation")
+        ["sampling", "elicitation", "roots"]
+            .iter()
+            .any(|what| declares(&self.capabilities, what))
     }
 
     /// The questions a task's run asked without an answer, by key, and the answers it used
@@ -523,8 +610,12 @@ impl RequestStates {
     }
 
     /// What a retry brings: the answers sealed in `request_state` and, for the questions it
-    /// says were asked, the ones in `responses`, and what the tool kept. Without a state,
-    /// nothing (responses to questions this server did not ask are ignored, as the spec says).
+    /// says were asked, the ones in `responses`, and what the tool kept. Without a state, the
+    /// answers in `responses` stand on their own, as the spec's retry carries "everything the
+    /// server needs" (a key no question of the tool's has is never read, which is the spec's
+    /// "ignore what it does not recognize"); what a tool kept travels only sealed, so keys
+    /// beginning with [`RESERVED`] are dropped. A client could answer before it is asked, but
+    /// it answers every question anyway: a state adds no trust, only binding and expiry.
     /// A state that does not open (forged, changed, expired, made for another call or caller)
     /// is a protocol error.
     pub(crate) fn open(
@@ -534,7 +625,15 @@ impl RequestStates {
         binding: &[u8],
     ) -> Result<Carried, McpError> {
         let Some(request_state) = request_state else {
-            return Ok(Carried::default());
+            let answers = responses
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(key, _)| !key.starts_with(RESERVED))
+                .collect();
+            return Ok(Carried {
+                answers,
+                kept: None,
+            });
         };
         let sealed: Sealed =
             self.codec
@@ -603,8 +702,58 @@ mod tests {
     fn ask(round: &Round, message: &str) -> Result<ElicitResult, ToolError> {
         round.ask(
             "elicitation",
+            None,
             InputRequest::Elicitation(ElicitRequest::new(elicitation(message))),
         )
+    }
+
+    fn ask_named(round: &Round, key: &str, message: &str) -> Result<ElicitResult, ToolError> {
+        round.ask(
+            "elicitation",
+            Some(key),
+            InputRequest::Elicitation(ElicitRequest::new(elicitation(message))),
+        )
+    }
+
+    /// A question a tool names goes out under that name, and its answer is found by it, with
+    /// or without a state; answers without a state never carry what a tool kept.
+    #[test]
+    fn a_named_question_is_answered_by_its_name_even_without_a_state() {
+        let states = states();
+        let binding = binding("ask_name", &json!({}), None);
+        let first = Round::new(declared(), BTreeMap::new());
+        assert!(ask_named(&first, "user_name", "Your name?").is_err());
+        assert!(ask_named(&first, "user_name", "Your name, again?").is_err());
+        let RoundEnd::InputRequired(result) = first.end(&states, Some(&binding)).unwrap() else {
+            panic!("the first round asks");
+        };
+        let keys: Vec<&String> = result.input_requests.as_ref().unwrap().keys().collect();
+        assert_eq!(keys, ["user_name", "user_name-2"]);
+
+        let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+        let responses = BTreeMap::from([
+            ("user_name".to_owned(), answer),
+            (KEPT.to_owned(), json!({"forged": true})),
+            ("unknown_extra_key".to_owned(), json!({"action": "accept"})),
+        ]);
+        let carried = states.open(None, Some(responses), &binding).unwrap();
+        assert_eq!(carried.kept, None, "what a tool kept travels only sealed");
+        assert!(!carried.answers.contains_key(KEPT));
+        let mut second = Round::new(declared(), BTreeMap::new());
+        second.answer(carried);
+        let got = ask_named(&second, "user_name", "Your name?").unwrap();
+        assert_eq!(got.content.unwrap()["name"], "Ada");
+        // The extra key is never read; the call completes.
+        assert!(matches!(
+            second.end(&states, Some(&binding)).unwrap(),
+            RoundEnd::Complete
+        ));
+        // A name of the server's own is refused.
+        let error = ask_named(&second, "tool-mcp/kept", "?").unwrap_err();
+        assert!(
+            error.message().contains("cannot name a question"),
+            "{error}"
+        );
     }
 
     /// Two rounds: the question comes back sealed, the retry's answer is found by it.

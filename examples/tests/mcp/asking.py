@@ -11,7 +11,9 @@ only, the era in which a stateless server can ask). For each, in its eras:
   `InputRequiredResult`, the client asks and calls again with the answer) and in `legacy`
   mode (a session: the server sends the client an `elicitation/create` request);
 - `test_elicitation` gets the callback's answer, values unique to the call, which the result
-  must quote; `test_sampling` gets the model's answer. Each callback runs once a call.
+  must quote; `test_sampling` gets the model's answer; `test_input_required_result_multiple_inputs`
+  asks the user, the model and the client's roots (in 2026-07-28 all three in one
+  `InputRequiredResult`, under the names the tool gives them). Each callback runs once a call.
 
 With `--calls N`, each check is made N times (behind a load balancer, the retries of a
 2026-07-28 call land on other instances). Prints `ok <name>` per check and `all N checks
@@ -84,6 +86,43 @@ async def sample_once(server: Any, mode: str) -> None:
     expect(text(result) == f"LLM response: {word}", f"result: {text(result)}")
 
 
+async def ask_all_once(server: Any, mode: str) -> None:
+    asked: list[str] = []
+    name = f"user-{uuid.uuid4().hex[:8]}"
+    word = f"hello-{uuid.uuid4().hex[:8]}"
+    root = f"file:///work/{uuid.uuid4().hex[:8]}"
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append("elicitation")
+        return types.ElicitResult(action="accept", content={"name": name})
+
+    async def on_sample(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        asked.append("sampling")
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=word),
+            model="scripted",
+            stop_reason="endTurn",
+        )
+
+    async def on_roots(context: Any) -> types.ListRootsResult:
+        asked.append("roots")
+        return types.ListRootsResult(roots=[types.Root(uri=root, name="Work")])
+
+    async with Client(
+        server,
+        mode=mode,
+        elicitation_callback=on_elicit,
+        sampling_callback=on_sample,
+        list_roots_callback=on_roots,
+    ) as client:
+        result = await client.call_tool("test_input_required_result_multiple_inputs", {})
+    expect(not result.is_error, f"the call failed: {text(result)}")
+    expect(sorted(asked) == ["elicitation", "roots", "sampling"], f"asked: {asked}")
+    for part in (name, word, root):
+        expect(part in text(result), f"no {part} in the result: {text(result)}")
+
+
 def main() -> int:
     args = sys.argv[1:]
     calls = 1
@@ -110,6 +149,7 @@ def main() -> int:
             label = target.partition(":")[0] if not target.startswith("http") else "sessions"
             checks.append((f"{label} {era} elicitation", check(elicit_once)))
             checks.append((f"{label} {era} sampling", check(sample_once)))
+            checks.append((f"{label} {era} three questions", check(ask_all_once)))
     return anyio.run(run_checks, checks, CHECK_TIMEOUT)
 
 

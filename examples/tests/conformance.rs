@@ -6,11 +6,16 @@
 //! the suite itself fails the run if a listed scenario starts passing. The pending
 //! `json-schema-2020-12` scenario passes too. Stateless, every tools scenario that needs no
 //! server-to-client request passes.
+//!
+//! The suite's 0.2.0 alpha line (0.2.0-alpha.12, installed as `conformance-2026`), the first
+//! with server scenarios for 2026-07-28: every server scenario it lists for 2025-11-25 (with
+//! sessions) and for 2026-07-28 (with sessions and stateless) passes except those in
+//! `expected-failures-2026-suite-2025-11-25.yml` and `expected-failures-2026.yml`.
 
 #[path = "../../tests/support/mcp.rs"]
 mod support;
 
-use support::{HttpServer, conformance, show};
+use support::{HttpServer, conformance, npm_tool, show};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 
@@ -96,5 +101,70 @@ fn tools_scenarios_pass_stateless() {
     ];
     for scenario in TOOLS.iter().chain(&others) {
         assert_scenario_passes(&server.url, scenario);
+    }
+}
+
+/// The 0.2.0 alpha line of the suite's CLI.
+fn conformance_2026() -> std::process::Command {
+    npm_tool("conformance-2026/dist/index.js")
+}
+
+#[test]
+fn the_2026_suite_passes_but_the_listed_scenarios_with_sessions_and_stateless() {
+    let sessions = HttpServer::start(SERVER, &[]);
+    let stateless = HttpServer::start(SERVER, &["--stateless"]);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/");
+    for (server, version, expected) in [
+        (
+            &sessions,
+            "2025-11-25",
+            "expected-failures-2026-suite-2025-11-25.yml",
+        ),
+        (&sessions, "2026-07-28", "expected-failures-2026.yml"),
+        (&stateless, "2026-07-28", "expected-failures-2026.yml"),
+    ] {
+        let out = conformance_2026()
+            .args(["server", "--url", &server.url, "--suite", "all"])
+            .args(["--spec-version", version])
+            .args(["--expected-failures", &format!("{dir}{expected}")])
+            .output()
+            .expect("the conformance suite runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{} {version}: {}",
+            server.url,
+            show(&out)
+        );
+        // Guard against a run that checked nothing.
+        let summary = stdout
+            .lines()
+            .filter(|l| l.starts_with('✓') || l.starts_with('✗'))
+            .count();
+        assert!(
+            summary >= 33,
+            "{version}: expected every scenario in the summary:\n{}",
+            show(&out)
+        );
+        if version == "2026-07-28" {
+            for scenario in [
+                "server-stateless",
+                "json-schema-2020-12",
+                "input-required-result-basic-elicitation",
+                "input-required-result-basic-list-roots",
+                "input-required-result-multiple-input-requests",
+                "input-required-result-multi-round",
+                "input-required-result-capability-check",
+                "input-required-result-ignore-extra-params",
+            ] {
+                assert!(
+                    stdout
+                        .lines()
+                        .any(|l| l.starts_with(&format!("✓ {scenario}:"))),
+                    "{scenario} did not pass in {version}:\n{}",
+                    show(&out)
+                );
+            }
+        }
     }
 }

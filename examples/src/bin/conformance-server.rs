@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 use tool_core::context::LogLevel;
 use tool_core::prelude::*;
 use tool_mcp::McpPeer;
-use tool_mcp::rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, SamplingMessage};
+use tool_mcp::rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ListRootsResult, SamplingMessage,
+};
 
 tool_core::domain!(conformance, "The tools the MCP conformance suite calls");
 
@@ -244,6 +247,210 @@ async fn test_elicitation_sep1330_enums(#[ctx] client: McpPeer) -> Result<String
     .await
 }
 
+// ---------------------------------------------------------------------------------------------
+// Protocol 2026-07-28: questions in an `InputRequiredResult`, under the keys the suite expects
+// (`McpPeer::named`). Each asks everything before it reads an answer (`?`), so that the
+// questions of one run go out together.
+
+/// An elicitation for a form of one required field.
+fn form(message: &str, field: &str, kind: &str) -> Result<ElicitRequestParams, ToolError> {
+    serde_json::from_value(json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {field: {"type": kind}},
+            "required": [field],
+        },
+    }))
+    .map_err(ToolError::internal)
+}
+
+/// What a user typed in a form's `field`.
+fn field(answer: &ElicitResult, field: &str) -> String {
+    answer
+        .content
+        .as_ref()
+        .and_then(|c| c.get(field))
+        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+        .unwrap_or_default()
+}
+
+/// A sampling request of one user message.
+fn ask_model(text: &str, max_tokens: u32) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user_text(text)], max_tokens)
+}
+
+/// The text of a sampling answer.
+fn said(answer: &CreateMessageResult) -> String {
+    answer
+        .message
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default()
+}
+
+/// The roots a client gave, as `name (uri)` separated by commas.
+fn roots(answer: &ListRootsResult) -> String {
+    let roots: Vec<String> = answer
+        .roots
+        .iter()
+        .map(|r| format!("{} ({})", r.name.as_deref().unwrap_or("unnamed"), r.uri))
+        .collect();
+    roots.join(", ")
+}
+
+/// Asks the user's name (`user_name`) and greets them. Use it to test an elicitation in an
+/// InputRequiredResult.
+#[tool(domain = conformance, label = "Asking a name", hint = "Greets the user by name")]
+async fn test_input_required_result_elicitation(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let answer = client
+        .named("user_name")
+        .elicit(form("What is your name?", "name", "string")?)
+        .await?;
+    Ok(format!("Hello, {}!", field(&answer, "name")))
+}
+
+/// Asks the client's model a question (`capital_question`) and returns its answer. Use it to
+/// test sampling in an InputRequiredResult.
+#[tool(domain = conformance, label = "Asking the model", hint = "Asks the client's model")]
+async fn test_input_required_result_sampling(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let answer = client
+        .named("capital_question")
+        .sample(ask_model("What is the capital of France?", 100))
+        .await?;
+    Ok(format!("The model said: {}", said(&answer)))
+}
+
+/// Asks the client for its roots (`client_roots`) and lists them. Use it to test roots/list in
+/// an InputRequiredResult.
+#[tool(domain = conformance, label = "Asking for roots", hint = "Lists the client's roots")]
+async fn test_input_required_result_list_roots(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let answer = client.named("client_roots").list_roots().await?;
+    Ok(format!("Roots: {}", roots(&answer)))
+}
+
+/// Asks the user to confirm (`confirm`); the answer comes back with the sealed requestState,
+/// which the server checks. Use it to test requestState.
+#[tool(domain = conformance, label = "Confirming", hint = "Asks for a confirmation")]
+async fn test_input_required_result_request_state(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let answer = client
+        .named("confirm")
+        .elicit(form("Please confirm", "ok", "boolean")?)
+        .await?;
+    Ok(format!(
+        "state-ok: the requestState opened, and the answer was {}",
+        field(&answer, "ok")
+    ))
+}
+
+/// Asks the user's name, the model for a greeting and the client for its roots, all at once.
+/// Use it to test several questions in one InputRequiredResult.
+#[tool(domain = conformance, label = "Asking three things", hint = "Three questions at once")]
+async fn test_input_required_result_multiple_inputs(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let name = client
+        .named("user_name")
+        .elicit(form("What is your name?", "name", "string")?)
+        .await;
+    let greeting = client
+        .named("greeting")
+        .sample(ask_model("Generate a greeting", 50))
+        .await;
+    let found = client.named("client_roots").list_roots().await;
+    let (name, greeting, found) = (name?, greeting?, found?);
+    Ok(format!(
+        "{} {}; roots: {}",
+        said(&greeting),
+        field(&name, "name"),
+        roots(&found)
+    ))
+}
+
+/// Asks the user's name (`step1`), then their favourite colour (`step2`) in a second round.
+/// Use it to test an InputRequiredResult over several rounds.
+#[tool(domain = conformance, label = "Asking twice", hint = "Two questions, one after the other")]
+async fn test_input_required_result_multi_round(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let name = client
+        .named("step1")
+        .elicit(form("Step 1: What is your name?", "name", "string")?)
+        .await?;
+    let color = client
+        .named("step2")
+        .elicit(form(
+            "Step 2: What is your favorite color?",
+            "color",
+            "string",
+        )?)
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        field(&name, "name"),
+        field(&color, "color")
+    ))
+}
+
+/// Asks for a confirmation whose sealed requestState a client must not change. Use it to test
+/// that a tampered requestState is refused.
+#[tool(domain = conformance, label = "Guarding state", hint = "Refuses a tampered requestState")]
+async fn test_input_required_result_tampered_state(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let answer = client
+        .named("confirm")
+        .elicit(form("Please confirm", "ok", "boolean")?)
+        .await?;
+    Ok(format!("confirmed: {}", field(&answer, "ok")))
+}
+
+/// Asks only what the client declared it can answer: the model if it has sampling, the user if
+/// it has elicitation. Use it to test that questions follow the client's capabilities.
+#[tool(domain = conformance, label = "Asking what can be", hint = "Asks only what the client can answer")]
+async fn test_input_required_result_capabilities(
+    #[ctx] client: McpPeer,
+) -> Result<String, ToolError> {
+    let declared = client.client_capabilities().unwrap_or_default();
+    let mut answers = Vec::new();
+    let sampled = match declared.sampling {
+        Some(_) => Some(
+            client
+                .named("capital_question")
+                .sample(ask_model("What is the capital of France?", 100))
+                .await,
+        ),
+        None => None,
+    };
+    let elicited = match declared.elicitation {
+        Some(_) => Some(
+            client
+                .named("user_name")
+                .elicit(form("What is your name?", "name", "string")?)
+                .await,
+        ),
+        None => None,
+    };
+    if let Some(sampled) = sampled {
+        answers.push(format!("the model said {}", said(&sampled?)));
+    }
+    if let Some(elicited) = elicited {
+        answers.push(format!("the user is {}", field(&elicited?, "name")));
+    }
+    if answers.is_empty() {
+        return Ok("the client can be asked nothing, so nothing was asked".to_owned());
+    }
+    Ok(answers.join("; "))
+}
+
 mod schema_tool {
     use tool_core::prelude::*;
 
@@ -251,8 +458,7 @@ mod schema_tool {
 
     /// A postal address.
     #[tool_core::data(input)]
-    #[serde(deny_unknown_fields)]
-    #[schemars(rename = "address")]
+    #[schemars(rename = "address", extend("$anchor" = "addressDef"))]
     pub struct Address {
         /// Street and number.
         pub street: Option<String>,
@@ -260,18 +466,43 @@ mod schema_tool {
         pub city: Option<String>,
     }
 
-    /// A person and where they live.
+    /// How to reach a person.
     #[tool_core::data(input)]
-    #[serde(deny_unknown_fields)]
+    #[derive(Debug)]
+    #[serde(rename_all = "lowercase")]
+    pub enum ContactMethod {
+        /// By phone.
+        Phone,
+        /// By email.
+        Email,
+    }
+
+    /// A person, where they live and how to reach them: a phone or an email, and the one their
+    /// contact method names.
+    #[tool_core::data(input)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    #[schemars(extend(
+        "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then" = {"required": ["phone"]},
+        "else" = {"required": ["email"]},
+    ))]
     pub struct Person {
         /// The person's name.
         pub name: Option<String>,
         /// Where they live.
         pub address: Option<Address>,
+        /// How they like to be reached.
+        pub contact_method: Option<ContactMethod>,
+        /// Their phone number.
+        pub phone: Option<String>,
+        /// Their email address.
+        pub email: Option<String>,
     }
 
-    /// Returns the name and address it was given, on one line. Use it to test JSON Schema
-    /// 2020-12 input schemas (`$defs`, `$ref`, `additionalProperties: false`).
+    /// Returns the name, address and contact it was given, on one line. Use it to test JSON
+    /// Schema 2020-12 input schemas (`$defs` with `$anchor`, `$ref`, `allOf`/`anyOf`,
+    /// `if`/`then`/`else`, `additionalProperties: false`).
     #[tool(domain = conformance, label = "Reading a schema", hint = "Takes a 2020-12 schema input")]
     fn json_schema_2020_12_tool(#[input] person: Person) -> String {
         let address = person
@@ -280,10 +511,51 @@ mod schema_tool {
             .unwrap_or_default();
         let parts: Vec<String> = std::iter::once(person.name)
             .chain(address)
+            .chain([person.phone, person.email])
             .flatten()
+            .chain(
+                person
+                    .contact_method
+                    .map(|m| format!("{m:?}").to_lowercase()),
+            )
             .collect();
         parts.join(", ")
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The diagnostic tools of the stateless scenario (`server-stateless`).
+
+/// Asks the client's model something, which needs the sampling capability: a client that did
+/// not declare it gets the protocol error -32021. Use it to test capability checks.
+#[tool(domain = conformance, label = "Needing sampling", hint = "Needs the client's sampling")]
+async fn test_missing_capability(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let answer = client
+        .named("needs_sampling")
+        .sample(ask_model("Say hello", 20))
+        .await?;
+    Ok(said(&answer))
+}
+
+/// Asks the user a question, which in 2026-07-28 comes back in the result, never as a request
+/// on the response stream. Use it to test what a stateless response stream carries.
+#[tool(domain = conformance, label = "Asking on a stream", hint = "Asks the user a question")]
+async fn test_streaming_elicitation(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let answer = client
+        .named("user_name")
+        .elicit(form("What is your name?", "name", "string")?)
+        .await?;
+    Ok(format!("Hello, {}!", field(&answer, "name")))
+}
+
+/// Logs three messages, sent only to a client that asked for a log level. Use it to test that
+/// no log goes to a request without one.
+#[tool(domain = conformance, label = "Logging", hint = "Logs three messages")]
+async fn test_logging_tool(ctx: &ToolContext) -> &'static str {
+    for message in ["first", "second", "third"] {
+        ctx.log(LogLevel::Info, message);
+    }
+    "Logged three messages"
 }
 
 fn main() -> std::process::ExitCode {

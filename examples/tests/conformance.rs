@@ -10,7 +10,8 @@
 //! The suite's 0.2.0 alpha line (0.2.0-alpha.12, installed as `conformance-2026`), the first
 //! with server scenarios for 2026-07-28: every server scenario it lists for 2025-11-25 (with
 //! sessions) and for 2026-07-28 (with sessions and stateless) passes except those in
-//! `expected-failures-2026-suite-2025-11-25.yml` and `expected-failures-2026.yml`.
+//! `expected-failures-2026-suite-2025-11-25.yml` and `expected-failures-2026.yml`; and every
+//! scenario of the Tasks extension passes, with a task store.
 
 #[path = "../../tests/support/mcp.rs"]
 mod support;
@@ -166,5 +167,36 @@ fn the_2026_suite_passes_but_the_listed_scenarios_with_sessions_and_stateless() 
                 );
             }
         }
+    }
+}
+
+#[test]
+fn every_tasks_extension_scenario_of_the_2026_suite_passes() {
+    let server = HttpServer::start(SERVER, &["--tasks", "memory"]);
+    let listed = conformance_2026()
+        .arg("list")
+        .output()
+        .expect("the conformance suite runs");
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    // Every server scenario of the extension: `  - tasks-... [extension]` before the client's.
+    let server_part = listed.split("Client scenarios").next().unwrap_or_default();
+    let scenarios: Vec<&str> = server_part
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter(|l| l.starts_with("tasks-") && l.ends_with("[extension]"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(scenarios.len() >= 10, "the suite lists {scenarios:?}");
+    for scenario in scenarios {
+        let out = conformance_2026()
+            .args(["server", "--url", &server.url, "--scenario", scenario])
+            .output()
+            .expect("the conformance suite runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(" 0 failed, 0 warnings"),
+            "{scenario}: {}",
+            show(&out)
+        );
     }
 }

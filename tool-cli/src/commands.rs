@@ -6,6 +6,7 @@ use std::io::Read;
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, SearchOptions};
 use tool_core::check::{self, CheckOptions};
+use tool_core::definition::TaskSupport;
 use tool_core::render::Format;
 use tool_core::schema::Severity;
 use tool_core::{ErrorKind, Registry, Tool, ToolOutput, registry::RegistryError};
@@ -390,8 +391,14 @@ pub fn definition_json(tool: &Tool) -> Value {
         if !tool.mirror() {
             map.insert("mirror".into(), false.into());
         }
-        if tool.task() {
-            map.insert("task".into(), true.into());
+        match tool.task_support() {
+            TaskSupport::Forbidden => {}
+            TaskSupport::Optional => {
+                map.insert("task".into(), true.into());
+            }
+            support => {
+                map.insert("task".into(), support.as_str().into());
+            }
         }
     }
     def

@@ -5,6 +5,41 @@
 
 pub use crate::annotations::Annotations;
 
+/// Whether a call to a tool may, or must, be answered with a task over MCP
+/// (`#[tool(task)]`, `#[tool(task = "required")]`; [`Tool::task_support`](crate::Tool::task_support)).
+/// For every caller but an MCP client it is a normal call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task: the call's answer is its result (the default).
+    #[default]
+    Forbidden,
+    /// A call from a client that declared the tasks extension becomes a task when it runs
+    /// past the server's threshold (`TaskOptions::after`); others get the result.
+    Optional,
+    /// A call from a client that declared the tasks extension is a task from the start; a
+    /// 2026-07-28 client that did not is answered -32021 (the extension is required). A
+    /// server without a task store, or a session-era client, gets the result.
+    Required,
+}
+
+impl TaskSupport {
+    /// The name `#[tool(task = "...")]` takes and the MCP listing carries: `forbidden`,
+    /// `optional` or `required`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+
+    /// Whether a call may be answered with a task at all.
+    pub fn allows_task(self) -> bool {
+        self != Self::Forbidden
+    }
+}
+
 /// A group of related tools, declared once with [`domain!`](crate::domain!) and named by
 /// `#[tool(domain = ...)]`. Naming an undeclared domain does not compile.
 #[derive(Debug, PartialEq, Eq, Hash)]

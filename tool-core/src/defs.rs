@@ -7,8 +7,8 @@
 //! rendering writes in `_meta` are read back: `tool-core/domain`, `tool-core/hint`,
 //! `tool-core/label`, `tool-core/core`, `tool-core/mirror` (`false` for a tool whose MCP
 //! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)) and
-//! `tool-core/task` (`true` for a tool a call to which may be answered with a task,
-//! [`Tool::task`](crate::Tool::task)) and `tool-core/approval` (`true`, or the message, for a
+//! `tool-core/task` (`true` for a tool a call to which may be answered with a task, `"required"`
+//! for one whose calls must be, [`Tool::task_support`](crate::Tool::task_support)) and `tool-core/approval` (`true`, or the message, for a
 //! tool whose calls need a person's yes, [`Tool::approval`](crate::Tool::approval)).
 //!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
@@ -25,7 +25,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::definition::{ScopeListProblem, scope_list_problems};
+use crate::definition::{ScopeListProblem, TaskSupport, scope_list_problems};
 use crate::{DynamicTool, definition::Annotations, registry::ToolIcon};
 
 /// Why a definitions file could not be read at all.
@@ -377,8 +377,9 @@ fn name_of(item: &Value, origin: &str) -> String {
 /// meet the icon rule is [`check`](crate::check)'s to say, and MCP renderings carry only those
 /// that do. `_meta."tool-core/mirror": false` (what [`render::mcp`](crate::render::mcp) writes
 /// for [`Tool::mirror`](crate::Tool::mirror)) turns the text mirror off, and
-/// `_meta."tool-core/task": true` (for [`Tool::task`](crate::Tool::task)) marks a tool that may
-/// be answered with a task.
+/// `_meta."tool-core/task": true` (or `"required"`, for
+/// [`Tool::task_support`](crate::Tool::task_support)) marks a tool that may (or must) be
+/// answered with a task.
 ///
 /// It reads no `scopes`: what a server lists does not decide who may call its tools here.
 /// [`parse`] reads them from a definitions file; a mount takes them from its own settings.
@@ -430,7 +431,12 @@ pub fn from_mcp_tool(item: &Value, origin: &str) -> DynamicTool {
         .annotations(annotations)
         .core(meta_flag("core").unwrap_or(false))
         .mirror(meta_flag("mirror").unwrap_or(true))
-        .task(meta_flag("task").unwrap_or(false))
+        .task_support(match meta_value("task") {
+            Some(Value::Bool(true)) => TaskSupport::Optional,
+            Some(Value::String(s)) if s == "required" => TaskSupport::Required,
+            Some(Value::String(s)) if s == "optional" => TaskSupport::Optional,
+            _ => TaskSupport::Forbidden,
+        })
         .origin(origin);
     match meta_value("approval") {
         Some(Value::Bool(true)) => tool = tool.approval(crate::registry::ToolApproval::new()),

@@ -112,10 +112,13 @@ pub struct ToolDef {
     /// A sync function that may block for long: run on the blocking pool, not on the async
     /// workers.
     pub blocking: bool,
-    /// The tool may run long: over MCP, a call from a client that declared the tasks extension
-    /// (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with a task the
-    /// client polls, instead of the result. For every other caller it is a normal call.
-    pub task: bool,
+    /// Whether, over MCP, a call from a client that declared the tasks extension
+    /// (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may or must be answered with a
+    /// task the client polls, instead of the result. For every other caller it is a normal call.
+    pub task: crate::definition::TaskSupport,
+    /// How long a call runs before it becomes a task (`#[tool(task_after = "0s")]`); the
+    /// server's threshold when `None`.
+    pub task_after: Option<Duration>,
     /// A call needs a person's yes before it runs (`#[tool(approval)]`), with the message to
     /// show them; `None`: only when the executor's policy says so.
     pub approval: Option<ApprovalDef>,

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{Principal, ToolContext};
-use crate::definition::Annotations;
+use crate::definition::{Annotations, TaskSupport};
 use crate::error::ToolError;
 use crate::linked::ToolDef;
 use crate::schema;
@@ -191,7 +191,8 @@ struct ToolInner {
     annotations: Annotations,
     voiced: bool,
     blocking: bool,
-    task: bool,
+    task: TaskSupport,
+    task_after: Option<Duration>,
     approval: Option<ToolApproval>,
     feeds_back: bool,
     mirror: bool,
@@ -267,6 +268,7 @@ impl Tool {
                 voiced: def.voiced,
                 blocking: def.blocking,
                 task: def.task,
+                task_after: def.task_after,
                 approval: def.approval.map(|a| ToolApproval {
                     message: a.message.map(Cow::Borrowed),
                 }),
@@ -353,9 +355,22 @@ impl Tool {
     /// Whether the tool may run long (`#[tool(task)]`): over MCP, a call from a client that
     /// declared the tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may
     /// be answered with a task the client polls, instead of the result. For every other caller
-    /// it is a normal call. The MCP listing says so in `_meta."tool-core/task": true`.
+    /// it is a normal call. The MCP listing says so in `_meta."tool-core/task"`. See
+    /// [`task_support`](Self::task_support) for whether it must be.
     pub fn task(&self) -> bool {
+        self.inner.task.allows_task()
+    }
+
+    /// Whether a call may, or must, be answered with a task over MCP (`#[tool(task)]`,
+    /// `#[tool(task = "required")]`).
+    pub fn task_support(&self) -> TaskSupport {
         self.inner.task
+    }
+
+    /// How long a call runs before it becomes a task (`#[tool(task_after = "0s")]`,
+    /// [`DynamicTool::task_after`]); `None`: the server's threshold.
+    pub fn task_after(&self) -> Option<Duration> {
+        self.inner.task_after
     }
     /// Whether a call needs a person's yes before it runs, by the tool's own declaration
     /// (`#[tool(approval)]`, [`DynamicTool::approval`]); the executor's
@@ -668,7 +683,8 @@ impl DynamicTool {
                 annotations: Annotations::default(),
                 voiced: false,
                 blocking: false,
-                task: false,
+                task: TaskSupport::Forbidden,
+                task_after: None,
                 approval: None,
                 feeds_back: true,
                 mirror: true,
@@ -774,7 +790,39 @@ impl DynamicTool {
     /// assert!(registry.get("export_report").unwrap().task());
     /// ```
     pub fn task(mut self, task: bool) -> Self {
-        self.inner.task = task;
+        self.inner.task = if task {
+            TaskSupport::Optional
+        } else {
+            TaskSupport::Forbidden
+        };
+        self
+    }
+
+    /// Whether a call may, or must, be answered with a task over MCP; see [`TaskSupport`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::definition::TaskSupport;
+    /// use tool_core::{DynamicTool, Registry};
+    /// let mut registry = Registry::empty();
+    /// registry.register(
+    ///     DynamicTool::new("train_model", "Trains the model.", json!({"type": "object"}))
+    ///         .task_support(TaskSupport::Required),
+    /// ).unwrap();
+    /// let tool = registry.get("train_model").unwrap();
+    /// assert_eq!(tool.task_support(), TaskSupport::Required);
+    /// assert!(tool.task());
+    /// ```
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.inner.task = support;
+        self
+    }
+
+    /// How long a call runs before it becomes a task, in place of the server's threshold
+    /// ([`Tool::task_after`]); `Duration::ZERO`: a task at once. Only for a tool that may be
+    /// one ([`task`](Self::task), [`task_support`](Self::task_support)).
+    pub fn task_after(mut self, after: Duration) -> Self {
+        self.inner.task_after = Some(after);
         self
     }
 

@@ -20,6 +20,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap as _, Serializer};
 use serde_json::{Map, Value, json};
 
+use crate::definition::TaskSupport;
 use crate::{Tool, registry::ToolIcon};
 
 use crate::schema::{self, Issue, McpSchema, Severity, StrictTarget};
@@ -466,8 +467,10 @@ impl Serialize for McpMeta<'_> {
         if !tool.mirror() {
             map.serialize_entry("tool-core/mirror", &false)?;
         }
-        if tool.task() {
-            map.serialize_entry("tool-core/task", &true)?;
+        match tool.task_support() {
+            TaskSupport::Forbidden => {}
+            TaskSupport::Optional => map.serialize_entry("tool-core/task", &true)?,
+            support => map.serialize_entry("tool-core/task", support.as_str())?,
         }
         if let Some(approval) = tool.approval() {
             match approval.message() {

@@ -110,6 +110,11 @@ pub const RULES: &[RuleInfo] = &[
         A,
         "whether calls may be answered with a task (only clients that declare the extension see it)",
     ),
+    rule(
+        "task.required",
+        B,
+        "calls must now be answered with a task: a 2026-07-28 client without the tasks extension is refused",
+    ),
     rule("description.changed", C, "the tool's description"),
     rule("title.changed", C, "the tool's title or label"),
     rule("hint.changed", C, "the tool's catalog hint"),
@@ -1070,17 +1075,34 @@ fn compare_tools(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
         ),
         _ => {}
     }
-    if flag(old, "tool-core/task", false) != flag(new, "tool-core/task", false) {
-        let now = if flag(new, "tool-core/task", false) {
-            "may now be"
-        } else {
-            "are no longer"
-        };
-        push(
-            "task.changed",
+    // `true` (may be a task), `"required"` (must be), or absent.
+    let task = |v: &Value| match v.pointer("/_meta/tool-core~1task") {
+        Some(Value::String(mode)) if mode == "required" => 2,
+        Some(Value::Bool(true)) => 1,
+        Some(Value::String(mode)) if mode == "optional" => 1,
+        _ => 0,
+    };
+    match (task(old), task(new)) {
+        (before, 2) if before != 2 => push(
+            "task.required",
             "/_meta/tool-core~1task",
-            format!("calls {now} answered with a task"),
-        );
+            "calls must now be answered with a task: a 2026-07-28 client that did not declare \
+             the tasks extension is refused (-32021)"
+                .into(),
+        ),
+        (before, now) if before != now => {
+            let now = if now > 0 {
+                "may now be"
+            } else {
+                "are no longer"
+            };
+            push(
+                "task.changed",
+                "/_meta/tool-core~1task",
+                format!("calls {now} answered with a task"),
+            );
+        }
+        _ => {}
     }
     let other_meta = |v: &Value| -> BTreeMap<String, Value> {
         v.get("_meta")

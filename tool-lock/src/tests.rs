@@ -148,6 +148,13 @@ fn cases() -> Vec<Case> {
             one(b(), set(b(), "/_meta/tool-core~1task", json!(true))),
         ),
         (
+            "task.required",
+            one(
+                set(b(), "/_meta/tool-core~1task", json!(true)),
+                set(b(), "/_meta/tool-core~1task", json!("required")),
+            ),
+        ),
+        (
             "description.changed",
             one(
                 b(),

@@ -25,6 +25,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "voiced",
     "blocking",
     "task",
+    "task_after",
     "approval",
     "feeds_back",
     "mirror",
@@ -52,6 +53,15 @@ pub const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 pub struct Flag {
     pub value: bool,
     pub span: Span,
+}
+
+/// Whether a call may, or must, be answered with an MCP task (`TaskSupport` in tool-core).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TaskMode {
+    #[default]
+    Forbidden,
+    Optional,
+    Required,
 }
 
 /// One `"label" => "json"` entry of `examples(...)`.
@@ -101,6 +111,8 @@ pub struct ApprovalAttr {
 #[derive(Clone, Copy)]
 pub struct Timeout {
     pub millis: u64,
+    /// Where it was written, for the errors about it.
+    pub span: Span,
 }
 
 #[derive(Default)]
@@ -120,9 +132,12 @@ pub struct ToolAttrs {
     pub open_world: Option<Flag>,
     pub voiced: Option<Flag>,
     pub blocking: Option<Flag>,
-    /// `task`: the tool may run long, so an MCP client that declared tasks may be answered with
-    /// a task to poll.
-    pub task: Option<Flag>,
+    /// `task` (or `task = "optional"`): the tool may run long, so an MCP client that declared
+    /// tasks may be answered with a task to poll; `task = "required"`: it must be.
+    pub task: Option<TaskMode>,
+    /// `task_after = "0s"`: how long a call runs before it becomes a task (the server's
+    /// threshold when absent).
+    pub task_after: Option<Timeout>,
     /// `approval` or `approval = "message {arg}"`: a call needs a person's yes first.
     pub approval: Option<ApprovalAttr>,
     pub feeds_back: Option<Flag>,
@@ -240,8 +255,9 @@ fn tool_key(
         "scopes" => attrs.scopes = scopes(cx, meta)?,
         "icon" => attrs.icons.extend(icon(cx, meta)?),
         "approval" => attrs.approval = approval(cx, meta)?,
+        "task" => attrs.task = task(cx, meta)?,
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-        | "blocking" | "task" | "feeds_back" | "mirror" | "check" => {
+        | "blocking" | "feeds_back" | "mirror" | "check" => {
             let flag = flag(cx, key, meta)?;
             let slot = match key {
                 "core" => &mut attrs.core,
@@ -251,7 +267,6 @@ fn tool_key(
                 "open_world" => &mut attrs.open_world,
                 "voiced" => &mut attrs.voiced,
                 "blocking" => &mut attrs.blocking,
-                "task" => &mut attrs.task,
                 "feeds_back" => &mut attrs.feeds_back,
                 "mirror" => &mut attrs.mirror,
                 _ => &mut attrs.check,
@@ -268,6 +283,7 @@ fn tool_key(
                 "source" => attrs.source = lit_str(cx, key, &value),
                 "retries" => attrs.retries = lit_int(cx, key, &value),
                 "timeout" => attrs.timeout = timeout(cx, &value),
+                "task_after" => attrs.task_after = task_after(cx, &value),
                 "crate" => attrs.krate = krate(cx, &value),
                 _ => unreachable!("every key of TOOL_KEYS is matched"),
             }
@@ -526,6 +542,49 @@ fn flag(cx: &mut Ctxt, key: &str, meta: &ParseNestedMeta) -> syn::Result<Option<
     }
 }
 
+/// `task`, `task = true` / `false`, or `task = "optional"` / `"required"` / `"forbidden"`.
+fn task(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<TaskMode>> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(Some(TaskMode::Optional));
+    }
+    let value: Expr = meta.value()?.parse()?;
+    let mode = match &value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(b), ..
+        }) if b.value => TaskMode::Optional,
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(_), ..
+        }) => TaskMode::Forbidden,
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match s.value().as_str() {
+            "optional" => TaskMode::Optional,
+            "required" => TaskMode::Required,
+            "forbidden" => TaskMode::Forbidden,
+            other => {
+                cx.error_spanned_by(
+                    s,
+                    format!(
+                        "`{other}` is not a task mode: write `task` (or `task = \"optional\"`) \
+                         for a call that may become a task, `task = \"required\"` for one that \
+                         must"
+                    ),
+                );
+                return Ok(None);
+            }
+        },
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`task` is a flag or a mode: write `task`, `task = false`, \
+                 `task = \"optional\"` or `task = \"required\"`",
+            );
+            return Ok(None);
+        }
+    };
+    Ok(Some(mode))
+}
+
 trait SpanOfIdent {
     fn span_of_ident(&self) -> Span;
 }
@@ -556,7 +615,10 @@ fn timeout(cx: &mut Ctxt, value: &Expr) -> Option<Timeout> {
         }
     };
     match parse_duration(&text) {
-        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => Some(Timeout { millis }),
+        Some(millis) if millis > 0 && millis <= 24 * 60 * 60 * 1000 => Some(Timeout {
+            millis,
+            span: syn::spanned::Spanned::span(value),
+        }),
         Some(_) => {
             cx.error_spanned_by(value, "timeout must be between 1ms and 24h");
             None
@@ -565,6 +627,42 @@ fn timeout(cx: &mut Ctxt, value: &Expr) -> Option<Timeout> {
             cx.error_spanned_by(
                 value,
                 format!("cannot read `{text}` as a timeout; write a number with a unit: 500ms, 30s, 2m or 1h"),
+            );
+            None
+        }
+    }
+}
+
+/// `task_after = "0s"` (or `500ms`, `2m`): from none to 24 hours.
+fn task_after(cx: &mut Ctxt, value: &Expr) -> Option<Timeout> {
+    let text = match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => s.value(),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`task_after` takes a duration: task_after = \"0s\", \"500ms\" or \"2m\"",
+            );
+            return None;
+        }
+    };
+    match parse_duration(&text) {
+        Some(millis) if millis <= 24 * 60 * 60 * 1000 => Some(Timeout {
+            millis,
+            span: syn::spanned::Spanned::span(value),
+        }),
+        Some(_) => {
+            cx.error_spanned_by(value, "task_after must be at most 24h");
+            None
+        }
+        None => {
+            cx.error_spanned_by(
+                value,
+                format!(
+                    "cannot read `{text}` as a duration; write a number with a unit: 0s, 500ms, \
+                     30s or 2m"
+                ),
             );
             None
         }
@@ -1005,16 +1103,19 @@ mod tests {
     }
 
     #[test]
-    fn task_is_a_flag_in_all_three_forms() {
-        for (args, value) in [
-            (quote!(task), true),
-            (quote!(task = true), true),
-            (quote!(task = false), false),
+    fn task_is_a_flag_or_a_mode() {
+        for (args, mode) in [
+            (quote!(task), TaskMode::Optional),
+            (quote!(task = true), TaskMode::Optional),
+            (quote!(task = false), TaskMode::Forbidden),
+            (quote!(task = "optional"), TaskMode::Optional),
+            (quote!(task = "required"), TaskMode::Required),
+            (quote!(task = "forbidden"), TaskMode::Forbidden),
         ] {
             let mut cx = Ctxt::default();
             let attrs = parse_tool_attrs(&mut cx, args.clone());
             assert!(cx.check().is_ok(), "{args}");
-            assert_eq!(attrs.task.map(|f| f.value), Some(value), "{args}");
+            assert_eq!(attrs.task, Some(mode), "{args}");
         }
         let mut cx = Ctxt::default();
         let attrs = parse_tool_attrs(&mut cx, quote!(domain = time));
@@ -1023,7 +1124,17 @@ mod tests {
         let attrs = parse_tool_attrs(&mut cx, quote!(task = "yes", core));
         let messages = messages(cx);
         assert_eq!(messages.len(), 1, "{messages:?}");
-        assert!(messages[0].contains("`task` is a flag"), "{messages:?}");
+        assert!(
+            messages[0].contains("`yes` is not a task mode"),
+            "{messages:?}"
+        );
+        let mut cx = Ctxt::default();
+        parse_tool_attrs(&mut cx, quote!(task = 3));
+        let others = super::tests::messages(cx);
+        assert!(
+            others[0].contains("`task` is a flag or a mode"),
+            "{others:?}"
+        );
         assert!(attrs.task.is_none() && attrs.core.is_some());
         assert_eq!(nearest("tasks", TOOL_KEYS), Some("task"));
     }

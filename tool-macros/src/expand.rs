@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Output, ParamKind, ToolFn};
-use crate::attr::{self, DataAttrs, ToolAttrs};
+use crate::attr::{self, DataAttrs, TaskMode, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::valid::{self, DataWays, Description, Resolved};
@@ -385,6 +385,15 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         retries,
         ..
     } = *r;
+    let task = match task {
+        TaskMode::Forbidden => quote!(#krate::definition::TaskSupport::Forbidden),
+        TaskMode::Optional => quote!(#krate::definition::TaskSupport::Optional),
+        TaskMode::Required => quote!(#krate::definition::TaskSupport::Required),
+    };
+    let task_after = match r.task_after_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
     let timeout = match r.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
@@ -505,6 +514,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     voiced: #voiced,
                     blocking: #blocking,
                     task: #task,
+                    task_after: #task_after,
                     approval: #approval,
                     feeds_back: #feeds_back,
                     mirror: #mirror,
@@ -670,7 +680,10 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("mirror : false"), "{out}");
         assert!(out.contains("mirror_off"), "{out}");
-        assert!(out.contains("task : true"), "{out}");
+        assert!(
+            out.contains("task : :: tool_core :: definition :: TaskSupport :: Optional"),
+            "{out}"
+        );
         assert!(
             out.contains(r#"src : "https://example.com/a.png" , mime_type : :: core :: option :: Option :: None , sizes : & [] , theme : :: core :: option :: Option :: None"#),
             "{out}"
@@ -691,7 +704,10 @@ mod tests {
             out.contains("mirror : true") && !out.contains("mirror_off"),
             "{out}"
         );
-        assert!(out.contains("task : false"), "{out}");
+        assert!(
+            out.contains("task : :: tool_core :: definition :: TaskSupport :: Forbidden"),
+            "{out}"
+        );
         assert!(out.contains("icons : & []"), "{out}");
     }
 

@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use syn::{FnArg, LitStr, Type};
 
 use crate::ast::{Doc, Field, Output, ParamKind, ToolFn};
-use crate::attr::{DataAttrs, ToolAttrs};
+use crate::attr::{DataAttrs, TaskMode, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 /// Which of serde's traits `#[data]` derives (`JsonSchema` always).
@@ -46,9 +46,10 @@ pub struct Resolved {
     pub core: bool,
     pub voiced: bool,
     pub blocking: bool,
-    /// Whether the tool may run long, so an MCP client that declared tasks may be answered with
-    /// a task to poll.
-    pub task: bool,
+    /// Whether an MCP client that declared tasks may (or must) be answered with a task to poll.
+    pub task: TaskMode,
+    /// How long a call runs before it becomes a task; the server's threshold when `None`.
+    pub task_after_ms: Option<u64>,
     /// Whether a call needs a person's yes first, and the message's text.
     pub approval: Option<Option<String>>,
     pub feeds_back: bool,
@@ -140,7 +141,8 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         core: attrs.core.is_some_and(|f| f.value),
         voiced: attrs.voiced.is_some_and(|f| f.value),
         blocking: check_blocking(cx, attrs, f),
-        task: attrs.task.is_some_and(|f| f.value),
+        task: attrs.task.unwrap_or_default(),
+        task_after_ms: check_task_after(cx, attrs),
         approval: check_approval(cx, attrs, f),
         feeds_back: attrs.feeds_back.is_none_or(|f| f.value),
         mirror,
@@ -444,6 +446,20 @@ fn check_name(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> String {
         cx.error_at(span, format!("{reason}{fix}"));
     }
     name
+}
+
+/// `task_after` says when a call becomes a task: a tool that is never one has no use for it.
+fn check_task_after(cx: &mut Ctxt, attrs: &ToolAttrs) -> Option<u64> {
+    let after = attrs.task_after?;
+    if attrs.task.unwrap_or_default() == TaskMode::Forbidden {
+        cx.error_at(
+            after.span,
+            "`task_after` says when a call becomes a task, and this tool is never one: add \
+             `task` (or `task = \"required\"`), or remove `task_after`",
+        );
+        return None;
+    }
+    Some(after.millis)
 }
 
 fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {

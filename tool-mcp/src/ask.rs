@@ -486,6 +486,14 @@ impl Round {
         self.rerun = Rerun::carrying(carried.kept);
     }
 
+    /// Whether this run asked something it has no answer for (or was refused): its call ends
+    /// with the questions (or the refusal), not a result.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn is_asking(&self) -> bool {
+        let state = lock(&self.state);
+        !state.asked.is_empty() || state.refusal.is_some()
+    }
+
     /// Whether the tool may ask the client anything: only then can the round end in a state
     /// to seal.
     pub(crate) fn may_ask(&self) -> bool {

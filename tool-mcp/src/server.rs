@@ -416,6 +416,10 @@ impl McpServer {
             }
         };
         #[cfg(feature = "tasks")]
+        if let Some(refusal) = self.task_refusal(tool, era, &cx) {
+            return Err(refusal);
+        }
+        #[cfg(feature = "tasks")]
         if let Some(tasks) = self.tasks_for(tool, era, &cx) {
             return self
                 .call_may_become_task(tasks, &live, tool, input, &cx, call_id, notifier, round)
@@ -670,6 +674,29 @@ impl ServerHandler for McpServer {
         );
         info.instructions = self.shared.options.instructions.clone();
         info
+    }
+
+    /// What the SDK's HTTP transport checks a call's `Mcp-Param-*` headers against (SEP-2243):
+    /// the input schema of a tool that declares `x-mcp-header` on a parameter, whose header must
+    /// then agree with the body (a missing, undecodable or different value is answered 400 with
+    /// -32020). `None` for every other tool, which has no headers to check.
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let live = self.live();
+        let tool = live.executor.registry().get(name)?;
+        let schema = tool.input_schema();
+        let declares = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| props.values().any(|p| p.get("x-mcp-header").is_some()));
+        if !declares {
+            return None;
+        }
+        let schema = schema.as_object()?.clone();
+        Some(rmcp::model::Tool::new_with_raw(
+            tool.name().to_owned(),
+            None,
+            Arc::new(schema),
+        ))
     }
 
     async fn list_tools(

@@ -15,7 +15,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStrea
 use tool_core::exec::Executor;
 use tool_core::{
     DynamicTool, FromContext as _, Registry, ToolContext, ToolError, ToolOutput,
-    context::Principal, definition::Annotations, registry::ToolApproval,
+    context::Principal,
+    definition::{Annotations, TaskSupport},
+    registry::ToolApproval,
 };
 use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};
 use tool_mcp::{McpPeer, McpServer, ServerOptions, TaskOptions, serve_io};
@@ -104,6 +106,22 @@ fn tools() -> Registry {
                     ctx.call_tool("remove_item", json!({"item": input["item"]}))
                         .await
                 }),
+            // Breaks (an internal error, as a panic is): a failed task, not a result.
+            DynamicTool::new("break_inside", "Breaks.", object.clone())
+                .task(true)
+                .handler(|_, _| async move {
+                    tokio::time::sleep(Duration::from_millis(150)).await;
+                    Err::<ToolOutput, _>(ToolError::internal("the disk vanished"))
+                }),
+            // Its calls must be tasks, even one over at once.
+            DynamicTool::new("train_model", "Trains.", object.clone())
+                .task_support(TaskSupport::Required)
+                .handler(|_, _| async move { Ok(ToolOutput::new(json!({"score": 0.9}))) }),
+            // A task at once, whatever it does first.
+            DynamicTool::new("export_now", "Exports.", object.clone())
+                .task(true)
+                .task_after(Duration::ZERO)
+                .handler(|_, _| async move { Ok(ToolOutput::new(json!({"exported": true}))) }),
             // Not marked: never a task.
             DynamicTool::new("wait_plain", "Waits.", object).handler(|input, _| async move {
                 let ms = input["ms"].as_u64().unwrap_or(0);
@@ -439,6 +457,70 @@ async fn failed_and_cancelled_tasks() {
     client.close().await;
     let still = store.get(&id, 0).await.unwrap().unwrap();
     assert_eq!(still.status, TaskStatus::Cancelled, "{still:?}");
+}
+
+/// A tool whose calls must be tasks: -32021 for a 2026-07-28 client without the extension,
+/// before it runs; a task even when it is over at once for one with it; its result for a
+/// session. An internal error fails a task (-32603 inlined, no result); a threshold of zero
+/// makes a task at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn required_tasks_failed_runs_and_tasks_at_once() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new());
+    let mut client = Client::connect(server(task_options(store.clone()), None, false));
+
+    let refused = client
+        .request("tools/call", call("train_model", json!({}), false))
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]
+            ["io.modelcontextprotocol/tasks"]
+            .is_object(),
+        "{refused}"
+    );
+    let answer = client
+        .request("tools/call", call("train_model", json!({}), true))
+        .await;
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let id = answer["result"]["taskId"].as_str().unwrap().to_owned();
+    let done = poll(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["score"], 0.9, "{done}");
+
+    let id = start(&mut client, "break_inside", json!({})).await;
+    let failed = poll(&mut client, &id).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the disk vanished")),
+        "{failed}"
+    );
+    assert!(failed.get("result").is_none(), "{failed}");
+
+    let id = start(&mut client, "export_now", json!({})).await;
+    let done = poll(&mut client, &id).await;
+    assert_eq!(
+        done["result"]["structuredContent"]["exported"], true,
+        "{done}"
+    );
+    client.close().await;
+
+    // A session has no tasks: the call's result.
+    let mut session = Client::connect(server(task_options(store), None, false));
+    session.initialize(json!({})).await;
+    let plain = session
+        .request(
+            "tools/call",
+            json!({"name": "train_model", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(
+        plain["result"]["structuredContent"]["score"], 0.9,
+        "{plain}"
+    );
+    session.close().await;
 }
 
 /// `tasks/get` until the task leaves `working`; its last answer.

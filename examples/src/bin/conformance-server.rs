@@ -558,6 +558,118 @@ async fn test_logging_tool(ctx: &ToolContext) -> &'static str {
     "Logged three messages"
 }
 
+// ---------------------------------------------------------------------------------------------
+// The Tasks extension's scenarios (`tasks-*`). The suite expects these calls to be tasks at
+// once (`task_after = "0s"`), but `test_tool_with_task`, which asks before it becomes one.
+
+/// Greets someone by name. Use it to test a call that is never a task.
+#[tool(domain = conformance, label = "Greeting", hint = "Says hello", name = "greet")]
+fn greet_someone(#[arg(description = "Who to greet")] name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Waits `seconds` and returns that it is done; cancelled if its task is. Use it to test
+/// tasks that run for a while.
+#[tool(domain = conformance, label = "Computing", hint = "A slow computation", task, task_after = "0s")]
+async fn slow_compute(
+    #[arg(description = "How long the computation takes, in seconds (0 for at once)")] seconds: f64,
+    #[arg(description = "A name for the computation, echoed in the result")] label: Option<String>,
+) -> Result<String, ToolError> {
+    if !(0.0..=600.0).contains(&seconds) {
+        return Err(ToolError::invalid_input("from 0 to 600 seconds").with_path("seconds"));
+    }
+    tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
+    let label = label.unwrap_or_else(|| "computation".to_owned());
+    Ok(format!("{label}: computed after {seconds} seconds"))
+}
+
+/// Fails after about a second, in its own terms (a tool error, not a protocol error). Its
+/// calls must be tasks. Use it to test required tasks and a task that completes with an error.
+#[tool(domain = conformance, label = "Failing", hint = "A job that fails", task = "required", task_after = "0s")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    Err(ToolError::failed("the job failed, as it always does"))
+}
+
+/// Panics, which fails its task with a protocol error. Use it to test a failed task.
+#[tool(domain = conformance, label = "Breaking", hint = "A job that breaks", task, task_after = "0s")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    panic!("the job broke")
+}
+
+/// Asks the user to confirm a deletion, then reports what they said. Use it to test a task
+/// waiting for input.
+#[tool(domain = conformance, label = "Confirming a deletion", hint = "Asks before deleting", task, task_after = "0s")]
+async fn confirm_delete(
+    #[ctx] client: McpPeer,
+    #[arg(description = "The file to delete")] filename: String,
+) -> Result<String, ToolError> {
+    let answer = client
+        .named("confirm")
+        .elicit(form(&format!("Delete {filename}?"), "confirm", "boolean")?)
+        .await?;
+    Ok(format!("{filename}: confirm {}", field(&answer, "confirm")))
+}
+
+/// Asks the user two things at once. Use it to test a task waiting for two answers.
+#[tool(domain = conformance, label = "Asking two things", hint = "Two questions at once", task, task_after = "0s")]
+async fn multi_input(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let name = client
+        .named("name")
+        .elicit(form("What is your name?", "name", "string")?)
+        .await;
+    let color = client
+        .named("color")
+        .elicit(form("What is your favorite color?", "color", "string")?)
+        .await;
+    let (name, color) = (name?, color?);
+    Ok(format!(
+        "{} likes {}",
+        field(&name, "name"),
+        field(&color, "color")
+    ))
+}
+
+/// Asks the user's name (`user_name`), then greets them in a task. Its calls must be tasks.
+/// Use it to test input gathered before a task.
+#[tool(domain = conformance, label = "Greeting in a task", hint = "Asks, then works as a task", task = "required")]
+async fn test_tool_with_task(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let answer = client
+        .named("user_name")
+        .elicit(form("What is your name?", "name", "string")?)
+        .await?;
+    Ok(format!("Hello, {}!", field(&answer, "name")))
+}
+
+mod header_tool {
+    use tool_core::prelude::*;
+
+    use super::conformance;
+
+    /// A lookup routed by region.
+    #[tool_core::data(input)]
+    #[serde(deny_unknown_fields)]
+    pub struct Lookup {
+        /// The region the request is routed to, also sent as the `Mcp-Param-Region` header.
+        #[schemars(extend("x-mcp-header" = "Region"))]
+        pub region: String,
+        /// What to look up.
+        pub query: Option<String>,
+    }
+
+    /// Returns the region and query it was given. Use it to test `Mcp-Param-*` headers, which
+    /// the server checks against the body.
+    #[tool(domain = conformance, label = "Looking up", hint = "A lookup routed by region")]
+    fn look_up_region(#[input] lookup: Lookup) -> String {
+        format!(
+            "{}: {}",
+            lookup.region,
+            lookup.query.unwrap_or_else(|| "everything".to_owned())
+        )
+    }
+}
+
 fn main() -> std::process::ExitCode {
     tool_cli::main()
 }

@@ -5,12 +5,15 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::model::{
+    CancelTaskParams, ClientCapabilities, GetTaskParams, GetTaskResult, UpdateTaskParams,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tool_core::definition::TaskSupport;
 use tool_core::exec::{CallResult, Executor};
 use tool_core::{ErrorKind, Tool, ToolContext, ToolError};
 use tool_tasks::{Answered, Ending, Input, NewTask, Renewal, TaskRecord, TaskStatus};
@@ -48,7 +51,34 @@ impl McpServer {
             .then(|| tasks.clone())
     }
 
-    /// Runs a call that becomes a task if it has not finished after [`TaskOptions::after`]:
+    /// The refusal of a call of a tool whose calls must be tasks (`task = "required"`) from a
+    /// 2026-07-28 client that did not declare the extension, on a server that serves tasks:
+    /// -32021, naming the extension, before the tool runs. A session-era client, or a server
+    /// without a task store, gets the call's result instead.
+    pub(super) fn task_refusal(
+        &self,
+        tool: &Tool,
+        era: Era,
+        cx: &RequestContext<RoleServer>,
+    ) -> Option<McpError> {
+        let must = tool.task_support() == TaskSupport::Required;
+        (must
+            && era == Era::Modern
+            && self.shared.tasks.is_some()
+            && !tasks::declared(cx.meta.get(CLIENT_CAPABILITIES)))
+        .then(|| {
+            let mut needed = ClientCapabilities::default();
+            needed.extensions = Some(
+                [(tasks::EXTENSION.to_owned(), serde_json::Map::new())]
+                    .into_iter()
+                    .collect(),
+            );
+            McpError::missing_required_client_capability(needed)
+        })
+    }
+
+    /// Runs a call that becomes a task if it has not finished after the tool's threshold
+    /// ([`Tool::task_after`]) or else the server's, [`TaskOptions::after`]:
     /// then the task is written to the store before it is answered (so that `tasks/get` finds
     /// it anywhere), and the call goes on under this instance's lease.
     ///
@@ -81,19 +111,36 @@ impl McpServer {
         );
         let arguments = input.clone();
         let mut run = spawn_call(live.executor.clone(), tool.name().to_owned(), input, ctx);
-        let waited = tokio::select! {
-            biased;
-            joined = &mut run => Some(joined),
-            () = cx.ct.cancelled() => {
-                cancel.cancel();
-                Some((&mut run).await)
+        // A threshold of zero makes every call a task at once, whatever it does first (asking
+        // included: the task then waits for the answers).
+        let after = tool.task_after().unwrap_or(tasks.options.after);
+        let waited = if after.is_zero() {
+            None
+        } else {
+            tokio::select! {
+                biased;
+                joined = &mut run => Some(joined),
+                () = cx.ct.cancelled() => {
+                    cancel.cancel();
+                    Some((&mut run).await)
+                }
+                () = tokio::time::sleep(after) => None,
             }
-            () = tokio::time::sleep(tasks.options.after) => None,
         };
-        if let Some(joined) = waited {
-            notifier.finish().await;
-            return self.answer(tool, Era::Modern, joined_result(joined), cx, round);
-        }
+        // A call that ended first is answered as it ended: its result, or its questions (the
+        // rounds that gather input come before the task); but a tool whose calls must be tasks
+        // answers with a task even then, created already over.
+        let finished = match waited {
+            Some(joined) => {
+                let asking = round.as_ref().is_some_and(|(r, _)| r.is_asking());
+                if tool.task_support() != TaskSupport::Required || asking {
+                    notifier.finish().await;
+                    return self.answer(tool, Era::Modern, joined_result(joined), cx, round);
+                }
+                Some(joined_result(joined))
+            }
+            None => None,
+        };
         let now = now_ms();
         let caller = self.caller(cx);
         let new = NewTask {
@@ -111,6 +158,12 @@ impl McpServer {
             lease_until_ms: tasks.lease_until(now),
         };
         let record = new.clone().into_record();
+        if let Some(result) = finished {
+            notifier.finish().await;
+            return self
+                .finished_task(&tasks, new, tool, result, cx, round)
+                .await;
+        }
         if let Err(error) = tasks.store().create(new).await {
             // Nothing is lost: the call is answered when it ends, as a plain call.
             tracing::warn!(%error, tool = tool.name(), "a call could not become a task");
@@ -133,6 +186,39 @@ impl McpServer {
             round.map(|(round, _)| round),
         );
         tokio::spawn(follow);
+        Ok(CallAnswer::Task(tasks::created(&record)))
+    }
+
+    /// The task of a call that ended before it became one (a tool whose calls must be tasks):
+    /// written to the store, then ended as the call ended, and answered with its handle. A
+    /// store that cannot create it leaves the call answered with its result.
+    async fn finished_task(
+        &self,
+        tasks: &Arc<Tasks>,
+        new: NewTask,
+        tool: &Tool,
+        result: CallResult,
+        cx: &RequestContext<RoleServer>,
+        round: RoundOf,
+    ) -> Result<CallAnswer, McpError> {
+        let id = new.id.clone();
+        let record = new.clone().into_record();
+        if let Err(error) = tasks.store().create(new).await {
+            tracing::warn!(%error, tool = tool.name(), "a call could not become a task");
+            return self.answer(tool, Era::Modern, result, cx, round);
+        }
+        let written = match self.run_end(tool, result, round.map(|(r, _)| r), false) {
+            RunEnd::Finished(ending) => tasks.store().finish(&id, &tasks.instance, ending).await,
+            RunEnd::Asked(input) => {
+                tasks
+                    .store()
+                    .wait_for_input(&id, &tasks.instance, input)
+                    .await
+            }
+        };
+        if let Err(error) = written {
+            tracing::warn!(%error, task = %id, "a task's end was not written");
+        }
         Ok(CallAnswer::Task(tasks::created(&record)))
     }
 
@@ -267,6 +353,24 @@ impl McpServer {
                 status_message: Some(tasks::WAITING.to_owned()),
                 now_ms,
             }),
+            // An internal error (a panic, `ToolError::internal`) is a failure of the request,
+            // not a result the tool gives: the task fails with it inlined, as -32603.
+            Ok(_)
+                if result
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == ErrorKind::Internal) =>
+            {
+                let message = result
+                    .err()
+                    .map(|e| e.message().to_owned())
+                    .unwrap_or_default();
+                let error = McpError::internal_error(message.clone(), None);
+                end(
+                    TaskStatus::Failed,
+                    Some(&message),
+                    Some(tasks::error_object(&error)),
+                )
+            }
             Ok(_) => {
                 let mut result = call_result(CallOutcome::modern(tool, result));
                 result.meta = Some(self.shared.server_info.added_to(result.meta.take()));

@@ -52,6 +52,23 @@ pub struct ToolArgs {
     /// flag: [`ToolArgs::layer`]).
     #[arg(skip)]
     pub(crate) layers: Layers,
+    /// What the binary does with the server `serve` builds (code, not a flag:
+    /// [`ToolArgs::on_server`]).
+    #[arg(skip)]
+    pub(crate) server_hooks: ServerHooks,
+}
+
+/// A hook given the server `serve` builds.
+pub(crate) type ServerHook = Arc<dyn Fn(&tool_mcp::McpServer) + Send + Sync>;
+
+/// The hooks a [`ToolArgs`] gives the server `serve` builds, in the order added.
+#[derive(Clone, Default)]
+pub(crate) struct ServerHooks(pub(crate) Vec<ServerHook>);
+
+impl std::fmt::Debug for ServerHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} hook(s)", self.0.len())
+    }
 }
 
 /// The layers a [`ToolArgs`] gives its executor, in the order added.
@@ -96,6 +113,39 @@ impl ToolArgs {
     #[must_use]
     pub fn layer(mut self, layer: impl Layer) -> Self {
         self.layers.0.push(Arc::new(layer));
+        self
+    }
+
+    /// Gives `hook` the server `serve` builds, before it serves anything: the handle a binary
+    /// keeps to change its tools at run time ([`McpServer::update`](tool_mcp::McpServer::update),
+    /// which tells connected clients), with every toolctl flag still applied. `McpServer` is a
+    /// cheap handle: clone it to keep it.
+    ///
+    /// ```
+    /// use std::sync::OnceLock;
+    /// use clap::Parser;
+    /// use tool_mcp::McpServer;
+    ///
+    /// static SERVER: OnceLock<McpServer> = OnceLock::new();
+    ///
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     tools: tool_cli::ToolArgs,
+    /// }
+    ///
+    /// let cli = Cli::parse_from(["my-server", "list"]);
+    /// let args = cli.tools.on_server(|server| {
+    ///     let _ = SERVER.set(server.clone());
+    /// });
+    /// # let _ = args;
+    /// ```
+    #[must_use]
+    pub fn on_server(
+        mut self,
+        hook: impl Fn(&tool_mcp::McpServer) + Send + Sync + 'static,
+    ) -> Self {
+        self.server_hooks.0.push(Arc::new(hook));
         self
     }
 

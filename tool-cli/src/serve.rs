@@ -81,6 +81,9 @@ pub(crate) async fn serve(
     let server = McpServer::with_options(executor, options)
         .with_base_context(base)
         .with_catalog(catalog);
+    for hook in &tools.server_hooks.0 {
+        hook(&server);
+    }
     let shutdown = mcp::shutdown_on_signal();
     let Some(addr) = args.http else {
         // SIGTERM ends input as the end of stdin does: calls in flight are answered first.

@@ -6,7 +6,8 @@
 //! conformance-server serve --http 127.0.0.1:3001
 //! ```
 //!
-//! `scripts/conformance` runs the suite against it.
+//! `examples/tests/conformance.rs` runs the suite against it. `main` keeps the server `serve`
+//! builds (`ToolArgs::on_server`), for the tool that changes its tools.
 
 // Sampling is deprecated upstream (SEP-2577) but part of every protocol version clients speak
 // today, and the suite tests it.
@@ -670,6 +671,41 @@ mod header_tool {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// A tool that changes the server's tools (`server-stateless`: a changed list is announced on
+// the client's subscription stream).
+
+/// The server `serve` built, kept by `main`'s hook.
+static SERVER: std::sync::OnceLock<tool_mcp::McpServer> = std::sync::OnceLock::new();
+
+/// Adds a tool to this server, or takes away the one it added, so that the tool list changes
+/// and clients are told. Use it to test list-changed notifications.
+#[tool(domain = conformance, label = "Changing the tools", hint = "Adds or removes a tool")]
+fn test_trigger_tool_change() -> Result<String, ToolError> {
+    const ADDED: &str = "test_added_tool";
+    let server = SERVER
+        .get()
+        .ok_or_else(|| ToolError::unavailable("this tool works only under `serve`"))?;
+    server.update(|registry| {
+        if registry.unregister(ADDED).is_some() {
+            return Ok(format!("removed {ADDED}"));
+        }
+        let added = tool_core::DynamicTool::new(
+            ADDED,
+            "Returns nothing; added at run time.",
+            json!({"type": "object"}),
+        )
+        .domain("conformance", "The tools the MCP conformance suite calls")
+        .handler(|_, _| async { Ok(ToolOutput::new(json!("added"))) });
+        registry.register(added).map_err(ToolError::internal)?;
+        Ok(format!("added {ADDED}"))
+    })
+}
+
 fn main() -> std::process::ExitCode {
-    tool_cli::main()
+    tool_cli::main_with(|args| {
+        args.on_server(|server| {
+            let _ = SERVER.set(server.clone());
+        })
+    })
 }

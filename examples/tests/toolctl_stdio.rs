@@ -367,6 +367,27 @@ fn sdk_transport_serves_through_the_sdk_alone() {
     assert_eq!(refused["id"], Value::Null, "{refused}");
 }
 
+/// A call that reports progress, in flight when the input ends, is still answered through the
+/// SDK's own loop (which, draining, takes no more notifications: the result does not wait on
+/// them).
+#[test]
+fn sdk_transport_answers_a_call_with_progress_at_the_end_of_input() {
+    let opening = format!("{INITIALIZE}\n{INITIALIZED}\n");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "wait_duration", "arguments": {"seconds": 1}, "_meta": {"progressToken": "p"}}});
+    let (lines, status) = piped(&["--sdk-transport"], &opening, format!("{request}\n"));
+    assert!(status.success(), "{status}");
+    let answers = json_lines(&lines);
+    let answer = answers
+        .iter()
+        .find(|a| a["id"] == 1)
+        .unwrap_or_else(|| panic!("the call was dropped: {lines:?}"));
+    assert_eq!(
+        answer["result"]["structuredContent"]["seconds"], 1.0,
+        "{answer}"
+    );
+}
+
 /// The server's peak resident memory (VmHWM), in MiB.
 fn peak_rss_mib(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();

@@ -26,6 +26,12 @@ pub(super) struct Notifier {
 /// (progress is superseded by the next one anyway), so a chatty tool cannot grow memory.
 const QUEUE: usize = 256;
 
+/// How long one notification may wait for the connection to take it. A connection that
+/// takes none (the SDK's own loop once its input ended only drains answers) would otherwise
+/// hold the call's result behind its notifications until the call is dropped; past this, the
+/// call's remaining notifications are dropped and its result goes out.
+const SEND_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 enum Message {
     Event(ToolEvent),
     /// The call is over: send what came before and stop.
@@ -136,7 +142,7 @@ async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
                 let mut param = ProgressNotificationParam::new(token, done as f64);
                 param.total = total.map(|t| t as f64);
                 param.message = (!message.is_empty()).then_some(message);
-                peer.notify_progress(param).await
+                limited(peer.notify_progress(param)).await
             }
             ToolEvent::Log { level, message, .. } => {
                 let mut param = LoggingMessageNotificationParam::new(
@@ -144,15 +150,29 @@ async fn send_all(parts: Parts, mut rx: mpsc::Receiver<Message>) {
                     serde_json::Value::String(message),
                 );
                 param.logger = Some(logger.to_string());
-                peer.notify_logging_message(param).await
+                limited(peer.notify_logging_message(param)).await
             }
             _ => continue,
         };
         if let Err(e) = sent {
-            // The client went away; the call's result will not reach it either.
+            // The client went away (its result will not reach it either), or the connection
+            // took nothing for SEND_LIMIT: the result must not wait on what cannot be sent.
             tracing::debug!(error = %e, "cannot send a notification");
             break;
         }
+    }
+}
+
+/// A notification's sending, given up after [`SEND_LIMIT`].
+async fn limited<E: std::fmt::Display>(
+    send: impl std::future::Future<Output = Result<(), E>>,
+) -> Result<(), String> {
+    match tokio::time::timeout(SEND_LIMIT, send).await {
+        Ok(sent) => sent.map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "the connection took no notification for {} s",
+            SEND_LIMIT.as_secs()
+        )),
     }
 }
 

@@ -1138,4 +1138,38 @@ mod tests {
         assert!(attrs.task.is_none() && attrs.core.is_some());
         assert_eq!(nearest("tasks", TOOL_KEYS), Some("task"));
     }
+
+    #[test]
+    fn task_after_is_a_duration_from_none_to_a_day() {
+        for (args, millis) in [
+            (quote!(task, task_after = "0s"), 0),
+            (quote!(task, task_after = "250ms"), 250),
+            (quote!(task, task_after = "2m"), 120_000),
+            (quote!(task, task_after = "24h"), 86_400_000),
+        ] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args.clone());
+            assert!(cx.check().is_ok(), "{args}");
+            assert_eq!(attrs.task_after.map(|t| t.millis), Some(millis), "{args}");
+        }
+        for (args, expected) in [
+            (quote!(task, task_after = "25h"), "at most 24h"),
+            (
+                quote!(task, task_after = "soon"),
+                "cannot read `soon` as a duration",
+            ),
+            (
+                quote!(task, task_after = 5),
+                "`task_after` takes a duration",
+            ),
+        ] {
+            let mut cx = Ctxt::default();
+            let attrs = parse_tool_attrs(&mut cx, args.clone());
+            let messages = messages(cx);
+            assert_eq!(messages.len(), 1, "{args}: {messages:?}");
+            assert!(messages[0].contains(expected), "{args}: {messages:?}");
+            assert!(attrs.task_after.is_none(), "{args}");
+        }
+        assert_eq!(nearest("task_afer", TOOL_KEYS), Some("task_after"));
+    }
 }

@@ -629,7 +629,7 @@ fn stateless_tools_that_ask_are_answered_on_any_instance_that_shares_the_key() {
     let out = ask_through(&cluster, CALLS);
     assert!(
         out.status.success()
-            && String::from_utf8_lossy(&out.stdout).contains("all 2 checks passed"),
+            && String::from_utf8_lossy(&out.stdout).contains("all 3 checks passed"),
         "asking through the proxy failed:\n{}\nHAProxy said:\n{}",
         py_support::report(&out),
         cluster.log_tail(40)

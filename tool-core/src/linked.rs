@@ -159,3 +159,62 @@ pub struct ApprovalDef {
     /// time); `None` for the default message.
     pub message: Option<&'static str>,
 }
+
+/// The const record `#[resource]` submits to `inventory` for every resource.
+pub struct ResourceDef {
+    /// The URI or URI template.
+    pub uri: &'static str,
+    /// The name programs know it by (the function's, unless `name = ...`).
+    pub name: &'static str,
+    /// `title = ...`.
+    pub title: Option<&'static str>,
+    /// From the doc comment.
+    pub description: &'static str,
+    /// `mime_type = ...`.
+    pub mime_type: Option<&'static str>,
+    /// `scopes(..)`.
+    pub scopes: &'static [&'static str],
+    /// `#[arg(complete = ...)]` on template variables, by name.
+    pub completions: &'static [(&'static str, fn(&str) -> Vec<String>)],
+    /// Reads it.
+    pub read: fn(
+        crate::resource::ResourceRequest,
+        ToolContext,
+    ) -> crate::resource::ReadFuture,
+    /// Where it was written.
+    pub location: Location,
+}
+
+inventory::collect!(ResourceDef);
+
+/// The const record `#[prompt]` submits to `inventory` for every prompt.
+pub struct PromptDef {
+    /// Its name (the function's, unless `name = ...`).
+    pub name: &'static str,
+    /// `title = ...`.
+    pub title: Option<&'static str>,
+    /// From the doc comment.
+    pub description: &'static str,
+    /// Its arguments, from the function's parameters.
+    pub arguments: &'static [PromptArgDef],
+    /// `scopes(..)`.
+    pub scopes: &'static [&'static str],
+    /// Writes its messages.
+    pub get: fn(crate::prompt::PromptArgs, ToolContext) -> crate::prompt::PromptFuture,
+    /// Where it was written.
+    pub location: Location,
+}
+
+/// One argument of a [`PromptDef`].
+pub struct PromptArgDef {
+    /// Its name.
+    pub name: &'static str,
+    /// `#[arg(description = ...)]`.
+    pub description: Option<&'static str>,
+    /// Not an `Option`.
+    pub required: bool,
+    /// `#[arg(complete = ...)]`.
+    pub complete: Option<fn(&str) -> Vec<String>>,
+}
+
+inventory::collect!(PromptDef);

@@ -16,6 +16,8 @@ use crate::context::{Principal, ToolContext};
 use crate::definition::{Annotations, TaskSupport};
 use crate::error::ToolError;
 use crate::linked::ToolDef;
+use crate::prompt::Prompt;
+use crate::resource::{Resource, ResourceRequest};
 use crate::schema;
 
 /// A domain as a registry knows it (linked domains and those of dynamic tools alike).
@@ -946,6 +948,10 @@ pub struct Registry {
     tools: Vec<Tool>,
     /// FxHash: names are short, and the table holds only names we registered.
     by_name: rustc_hash::FxHashMap<Arc<str>, usize>,
+    /// Resources and templates, by URI: a server's few, so no index.
+    resources: Vec<Resource>,
+    /// Prompts, by name.
+    prompts: Vec<Prompt>,
 }
 
 impl fmt::Debug for Registry {
@@ -964,8 +970,31 @@ impl Registry {
 
     /// Every `#[tool]` linked into this binary. A crate that nothing names is not linked: name
     /// your tools crates (`use my_tools as _;`).
+    ///
+    /// Every `#[resource]` and `#[prompt]` linked in comes with them.
     pub fn linked() -> Result<Self, RegistryError> {
-        Self::from_defs(inventory::iter::<ToolDef>)
+        let mut registry = Self::from_defs(inventory::iter::<ToolDef>)?;
+        for def in inventory::iter::<crate::linked::ResourceDef> {
+            let origin = Origin::Linked(def.location);
+            let resource = Resource::from_def(def).map_err(|e| RegistryError::InvalidItem {
+                what: "resource",
+                name: def.name.to_owned(),
+                origin,
+                reason: e.to_string(),
+            })?;
+            registry.add_resource(resource)?;
+        }
+        for def in inventory::iter::<crate::linked::PromptDef> {
+            let origin = Origin::Linked(def.location);
+            let prompt = Prompt::from_def(def).map_err(|e| RegistryError::InvalidItem {
+                what: "prompt",
+                name: def.name.to_owned(),
+                origin,
+                reason: e.to_string(),
+            })?;
+            registry.add_prompt(prompt)?;
+        }
+        Ok(registry)
     }
 
     /// A registry of the given definitions.
@@ -981,7 +1010,7 @@ impl Registry {
         tools.sort_by(order);
         let mut registry = Self {
             tools,
-            by_name: Default::default(),
+            ..Self::default()
         };
         registry.reindex()?;
         Ok(registry)
@@ -1044,8 +1073,15 @@ impl Registry {
         let mut registry = Self {
             tools: next,
             by_name: Default::default(),
+            resources: std::mem::take(&mut self.resources),
+            prompts: std::mem::take(&mut self.prompts),
         };
-        registry.reindex()?;
+        if let Err(e) = registry.reindex() {
+            // Nothing changes: the resources and prompts go back.
+            self.resources = registry.resources;
+            self.prompts = registry.prompts;
+            return Err(e);
+        }
         *self = registry;
         Ok(())
     }
@@ -1075,6 +1111,76 @@ impl Registry {
             self.by_name.insert(Arc::from(tool.name()), i);
         }
         Ok(())
+    }
+
+    /// Adds a resource or template; a URI already taken is refused.
+    pub fn add_resource(&mut self, resource: Resource) -> Result<(), RegistryError> {
+        match self.resources.binary_search_by(|r| r.uri().cmp(resource.uri())) {
+            Ok(i) => Err(RegistryError::DuplicateResource {
+                uri: resource.uri().to_owned(),
+                first: self.resources[i].defined_at().clone(),
+                second: resource.defined_at().clone(),
+            }),
+            Err(at) => {
+                self.resources.insert(at, resource);
+                Ok(())
+            }
+        }
+    }
+
+    /// Adds a prompt; a name already taken is refused.
+    pub fn add_prompt(&mut self, prompt: Prompt) -> Result<(), RegistryError> {
+        match self.prompts.binary_search_by(|p| p.name().cmp(prompt.name())) {
+            Ok(i) => Err(RegistryError::DuplicatePrompt {
+                name: prompt.name().to_owned(),
+                first: self.prompts[i].defined_at().clone(),
+                second: prompt.defined_at().clone(),
+            }),
+            Err(at) => {
+                self.prompts.insert(at, prompt);
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes the resource or template whose URI is `uri`; returns it if it was there.
+    pub fn remove_resource(&mut self, uri: &str) -> Option<Resource> {
+        let at = self.resources.iter().position(|r| r.uri() == uri)?;
+        Some(self.resources.remove(at))
+    }
+
+    /// Removes the prompt named `name`; returns it if it was there.
+    pub fn remove_prompt(&mut self, name: &str) -> Option<Prompt> {
+        let at = self.prompts.iter().position(|p| p.name() == name)?;
+        Some(self.prompts.remove(at))
+    }
+
+    /// Every resource and template, by URI.
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The resource that answers a read of `uri`, with the request it gets: a resource at
+    /// that very URI, else the first template (by URI) that matches it.
+    pub fn resource_for(&self, uri: &str) -> Option<(&Resource, ResourceRequest)> {
+        let plain = self.resources.iter().filter(|r| !r.is_template());
+        let templates = self.resources.iter().filter(|r| r.is_template());
+        plain
+            .chain(templates)
+            .find_map(|r| r.matches(uri).map(|request| (r, request)))
+    }
+
+    /// Every prompt, by name.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+
+    /// The prompt named `name`.
+    pub fn prompt(&self, name: &str) -> Option<&Prompt> {
+        self.prompts
+            .binary_search_by(|p| p.name().cmp(name))
+            .ok()
+            .map(|i| &self.prompts[i])
     }
 
     /// A registry of `tools` (a transform's output), in the registry's order, names unique.
@@ -1191,6 +1297,40 @@ pub enum RegistryError {
         first: Origin,
         /// Where the second was defined.
         second: Origin,
+    },
+    /// Two resources share a URI.
+    #[error("two resources have the URI `{uri}`: one at {first}, one at {second}")]
+    DuplicateResource {
+        /// The shared URI.
+        uri: String,
+        /// Where the first was defined.
+        first: Origin,
+        /// Where the second was defined.
+        second: Origin,
+    },
+    /// Two prompts share a name.
+    #[error(
+        "two prompts are named `{name}`: one at {first}, one at {second}; rename one with #[prompt(name = \"...\")]"
+    )]
+    DuplicatePrompt {
+        /// The shared name.
+        name: String,
+        /// Where the first was defined.
+        first: Origin,
+        /// Where the second was defined.
+        second: Origin,
+    },
+    /// A resource's or prompt's definition cannot be used as it is.
+    #[error("{what} `{name}` at {origin}: {reason}")]
+    InvalidItem {
+        /// `resource` or `prompt`.
+        what: &'static str,
+        /// Its name.
+        name: String,
+        /// Where it was defined.
+        origin: Origin,
+        /// What is wrong and how to fix it.
+        reason: String,
     },
     /// A definition cannot be used as it is.
     #[error("tool `{name}` at {origin}: {reason}")]

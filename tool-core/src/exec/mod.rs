@@ -3,11 +3,13 @@
 //! name the JSON path).
 
 mod approval;
+mod items;
 mod layer;
 mod limits;
 mod pipeline;
 pub mod retry;
 
+pub use items::CompletionRef;
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
 pub use layer::{Call, Layer, LayerFn, LayerFuture, Next, layer_fn};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};

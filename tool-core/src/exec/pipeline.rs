@@ -269,6 +269,11 @@ impl std::fmt::Debug for Executor {
 }
 
 impl Executor {
+    /// What a resource's reader or a prompt's getter calls tools through: this executor.
+    pub(super) fn nested(&self) -> Arc<dyn NestedCalls> {
+        self.inner.clone()
+    }
+
     /// An executor over `registry` with the default policy.
     pub fn new(registry: Registry) -> Self {
         Self::with_policy(registry, ExecPolicy::default())
@@ -850,12 +855,13 @@ fn refusal(tool: &Tool, ctx: &ToolContext) -> Option<ToolError> {
     }
     let principal = ctx.principal()?;
     let missing = tool.missing_scopes(principal);
-    (!missing.is_empty()).then(|| missing_scopes(tool.name(), &missing))
+    (!missing.is_empty()).then(|| missing_scopes(format_args!("calling `{}`", tool.name()), &missing))
 }
 
-/// `permission_denied`, naming the tool and every scope the caller lacks.
+/// `permission_denied`, naming what was refused (`calling `tool``) and every scope the caller
+/// lacks.
 #[cold]
-fn missing_scopes(tool: &str, missing: &[&str]) -> ToolError {
+pub(super) fn missing_scopes(action: std::fmt::Arguments<'_>, missing: &[&str]) -> ToolError {
     let listed = match missing.split_last() {
         Some((only, [])) => format!("the scope `{only}`"),
         Some((last, rest)) => {
@@ -865,12 +871,12 @@ fn missing_scopes(tool: &str, missing: &[&str]) -> ToolError {
         None => "scopes".to_owned(),
     };
     ToolError::permission_denied(format!(
-        "calling `{tool}` needs {listed}, which the caller was not granted"
+        "{action} needs {listed}, which the caller was not granted"
     ))
 }
 
 /// A SHA-256 of the input as received, for audit records (never the input itself).
-fn digest(input: &CallInput) -> String {
+pub(super) fn digest(input: &CallInput) -> String {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     match input {
@@ -899,7 +905,7 @@ fn settle(tool: &Tool, outcome: Result<CallResult, Stopped>) -> CallResult {
 }
 
 /// Why an attempt ended without a result.
-enum Stopped {
+pub(super) enum Stopped {
     Panicked(Box<dyn std::any::Any + Send>),
     /// The blocking task was stopped (the runtime shutting down).
     Other(String),
@@ -907,14 +913,14 @@ enum Stopped {
 
 /// A handler's call whose panic becomes [`Stopped::Panicked`] instead of unwinding into the
 /// caller.
-enum CatchPanic {
-    Running(CallFuture),
+pub(super) enum CatchPanic<F = CallFuture> {
+    Running(F),
     /// A sync tool runs as its call starts, so it can panic before there is a future.
     Panicked(Option<Box<dyn std::any::Any + Send>>),
 }
 
-impl CatchPanic {
-    fn start(call: impl FnOnce() -> CallFuture) -> Self {
+impl<F> CatchPanic<F> {
+    pub(super) fn start(call: impl FnOnce() -> F) -> Self {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
             Ok(future) => Self::Running(future),
             Err(payload) => Self::Panicked(Some(payload)),
@@ -922,8 +928,8 @@ impl CatchPanic {
     }
 }
 
-impl std::future::Future for CatchPanic {
-    type Output = Result<CallResult, Stopped>;
+impl<F: Future + Unpin> Future for CatchPanic<F> {
+    type Output = Result<F::Output, Stopped>;
 
     fn poll(
         mut self: std::pin::Pin<&mut Self>,
@@ -947,7 +953,7 @@ impl std::future::Future for CatchPanic {
     }
 }
 
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+pub(super) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -957,7 +963,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 
 /// The error as the model sees it: the kind and path kept, the message sanitised (no internal
 /// hosts, tokens, paths outside the root or stack traces).
-fn for_model(error: ToolError, root: Option<&crate::context::ToolRoot>) -> ToolError {
+pub(super) fn for_model(error: ToolError, root: Option<&crate::context::ToolRoot>) -> ToolError {
     let mut sanitizer = crate::sanitize::Sanitizer::new();
     if let Some(root) = root {
         sanitizer = sanitizer.with_root(root.path());

@@ -549,3 +549,134 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `#[resource]` and `#[prompt]`.
+
+pub use crate::linked::{PromptArgDef, PromptDef, ResourceDef};
+pub use crate::prompt::{PromptArgs, PromptFuture};
+pub use crate::resource::{ReadFuture, ResourceRequest};
+
+/// The value of a URI template's variable, as the parameter of the same name takes it.
+#[diagnostic::on_unimplemented(
+    message = "a #[resource] parameter named for a URI template variable is a `String`, not `{Self}`",
+    label = "take a String here"
+)]
+pub trait UriVariable: Sized {
+    /// The variable's (percent-decoded) value.
+    fn from_variable(value: Option<&str>) -> Self;
+}
+
+impl UriVariable for String {
+    fn from_variable(value: Option<&str>) -> Self {
+        // The template matched, so every variable has a value.
+        value.unwrap_or_default().to_owned()
+    }
+}
+
+/// The variable `name` of a request, as its parameter's type.
+pub fn variable<T: UriVariable>(request: &ResourceRequest, name: &str) -> T {
+    T::from_variable(request.variable(name))
+}
+
+/// A prompt argument: `String` (required) or `Option<String>`.
+#[diagnostic::on_unimplemented(
+    message = "a #[prompt] argument is a `String` or an `Option<String>`, not `{Self}`",
+    label = "prompt arguments are text",
+    note = "parse it in the body, or take it from the context with #[ctx]"
+)]
+pub trait PromptArgValue: Sized {
+    /// Whether a client must give it.
+    const REQUIRED: bool;
+    /// The value from the arguments (a required one was checked present before the call).
+    fn from_argument(value: Option<&str>) -> Self;
+}
+
+impl PromptArgValue for String {
+    const REQUIRED: bool = true;
+    fn from_argument(value: Option<&str>) -> Self {
+        value.unwrap_or_default().to_owned()
+    }
+}
+
+impl PromptArgValue for Option<String> {
+    const REQUIRED: bool = false;
+    fn from_argument(value: Option<&str>) -> Self {
+        value.map(str::to_owned)
+    }
+}
+
+/// The argument `name` of a prompt's arguments, as its parameter's type.
+pub fn argument<T: PromptArgValue>(args: &PromptArgs, name: &str) -> T {
+    T::from_argument(args.get(name))
+}
+
+/// What a `#[resource]` function returns: contents, or a `Result` of them.
+#[diagnostic::on_unimplemented(
+    message = "a #[resource] cannot return `{Self}`",
+    label = "not resource contents",
+    note = "return String, &'static str, serde_json::Value, tool_core::resource::Blob, ResourceContent or Vec<ResourceContent>, or a Result of one whose error converts into ToolError"
+)]
+pub trait ReadOutcome {
+    /// The contents, or the error.
+    fn into_read(self) -> Result<Vec<crate::resource::ResourceContent>, ToolError>;
+}
+
+impl<T: crate::resource::IntoContents> ReadOutcome for T {
+    fn into_read(self) -> Result<Vec<crate::resource::ResourceContent>, ToolError> {
+        Ok(self.into_contents())
+    }
+}
+
+impl<T: crate::resource::IntoContents, E: Into<ToolError>> ReadOutcome for Result<T, E> {
+    fn into_read(self) -> Result<Vec<crate::resource::ResourceContent>, ToolError> {
+        self.map(crate::resource::IntoContents::into_contents)
+            .map_err(Into::into)
+    }
+}
+
+/// The expansion's check of a `#[resource]`'s return type, spanned on it.
+pub fn read_outcome<T: ReadOutcome>(
+    value: T,
+) -> Result<Vec<crate::resource::ResourceContent>, ToolError> {
+    value.into_read()
+}
+
+/// What a `#[prompt]` function returns: messages, or a `Result` of them.
+#[diagnostic::on_unimplemented(
+    message = "a #[prompt] cannot return `{Self}`",
+    label = "not prompt messages",
+    note = "return String, &'static str, PromptMessage, Vec<PromptMessage> or PromptReply, or a Result of one whose error converts into ToolError"
+)]
+pub trait PromptOutcome {
+    /// The reply, or the error.
+    fn into_prompt(self) -> Result<crate::prompt::PromptReply, ToolError>;
+}
+
+impl<T: crate::prompt::IntoPromptReply> PromptOutcome for T {
+    fn into_prompt(self) -> Result<crate::prompt::PromptReply, ToolError> {
+        Ok(self.into_reply())
+    }
+}
+
+impl<T: crate::prompt::IntoPromptReply, E: Into<ToolError>> PromptOutcome for Result<T, E> {
+    fn into_prompt(self) -> Result<crate::prompt::PromptReply, ToolError> {
+        self.map(crate::prompt::IntoPromptReply::into_reply)
+            .map_err(Into::into)
+    }
+}
+
+/// The expansion's check of a `#[prompt]`'s return type, spanned on it.
+pub fn prompt_outcome<T: PromptOutcome>(value: T) -> Result<crate::prompt::PromptReply, ToolError> {
+    value.into_prompt()
+}
+
+/// A read that failed before the function ran (a context value it could not have).
+pub fn read_fail(error: ToolError) -> ReadFuture {
+    Box::pin(std::future::ready(Err(error)))
+}
+
+/// A prompt that failed before the function ran.
+pub fn prompt_fail(error: ToolError) -> PromptFuture {
+    Box::pin(std::future::ready(Err(error)))
+}

@@ -737,13 +737,120 @@ pub use tool_core_macros::tool;
 /// ```
 pub use tool_core_macros::data;
 
+/// Makes a function an MCP resource: something a client reads by its URI (a file, a record, a
+/// view), as a tool is something a model calls. The doc comment is its description.
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// /// Today's notes, as Markdown.
+/// #[resource(uri = "notes://today", mime_type = "text/markdown")]
+/// fn today_notes() -> String {
+///     "# Today\n- ship it".to_owned()
+/// }
+///
+/// /// One day's notes, by date (`2026-12-05`).
+/// #[resource(uri = "notes://days/{day}", mime_type = "text/markdown", scopes("notes:read"))]
+/// async fn day_notes(#[arg(complete = recent_days)] day: String) -> Result<String, ToolError> {
+///     if day.len() != 10 {
+///         return Err(ToolError::not_found(format!("no notes for `{day}`")));
+///     }
+///     Ok(format!("# {day}"))
+/// }
+///
+/// fn recent_days(typed: &str) -> Vec<String> {
+///     ["2026-12-04", "2026-12-05"].into_iter().filter(|d| d.starts_with(typed)).map(String::from).collect()
+/// }
+/// # let registry = Registry::linked().unwrap();
+/// # assert!(registry.resource_for("notes://days/2026-12-05").is_some());
+/// ```
+///
+/// # Keys
+///
+/// - `uri = "scheme://..."` (required): the resource's URI, or a URI template (RFC 6570's
+///   simple `{name}` variables, one path segment each). Each variable is a parameter of the
+///   same name, a `String`: the compiler names a variable with no parameter, and a parameter
+///   that is no variable.
+/// - `name = "..."`: the name programs know it by; the function's name by default.
+/// - `title = "..."`: a name for people.
+/// - `mime_type = "type/subtype"`: the contents' media type, unless a content names its own.
+/// - `scopes("notes:read", ...)`: the scopes a caller must hold to read it (as `#[tool]`'s).
+/// - `crate = "path::to::tool_core"`: where the expansion finds tool-core.
+///
+/// `#[arg(complete = f)]` on a variable names a `fn(&str) -> Vec<String>` that lists values
+/// starting with what a person typed, for `completion/complete`.
+///
+/// # Parameters and return
+///
+/// Besides the variables, `&ToolContext` and `#[ctx] T` (a [`FromContext`] value), as for
+/// tools. It returns text (`String`, `&'static str`), JSON (`serde_json::Value`, served as
+/// `application/json`), bytes ([`resource::Blob`]), one [`resource::ResourceContent`] or
+/// several, or a `Result` of one whose error converts into [`ToolError`]. A read passes the
+/// executor's gate: scopes, the time limit, cancellation, audit.
+///
+/// A key that is not one of these is an error on its token:
+///
+/// ```compile_fail
+/// use tool_core::prelude::*;
+///
+/// /// Today's notes.
+/// #[resource(uri = "notes://today", mime = "text/markdown")]
+/// fn today_notes() -> String {
+///     String::new()
+/// }
+/// ```
+pub use tool_core_macros::resource;
+
+/// Makes a function an MCP prompt: a message template a person picks (a slash command), with
+/// arguments. The doc comment is its description; its parameters are its arguments.
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::prompt::PromptMessage;
+///
+/// /// Asks for a review of a piece of code, in a given style.
+/// #[prompt(title = "Review code")]
+/// fn review_code(
+///     #[arg(description = "The code to review")] code: String,
+///     #[arg(description = "`strict` or `kind`", complete = styles)] style: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     let style = style.unwrap_or_else(|| "kind".to_owned());
+///     vec![PromptMessage::user(format!("Review this code ({style}):\n{code}"))]
+/// }
+///
+/// fn styles(typed: &str) -> Vec<String> {
+///     ["strict", "kind"].into_iter().filter(|s| s.starts_with(typed)).map(String::from).collect()
+/// }
+/// # let registry = Registry::linked().unwrap();
+/// # let prompt = registry.prompt("review_code").unwrap();
+/// # assert!(prompt.arguments()[0].required && !prompt.arguments()[1].required);
+/// ```
+///
+/// # Keys
+///
+/// - `name = "..."`: the name; the function's by default (snake_case; one word allowed).
+/// - `title = "..."`: a name for people.
+/// - `scopes(...)`: the scopes a caller must hold to get it.
+/// - `crate = "path::to::tool_core"`: where the expansion finds tool-core.
+///
+/// On an argument, `#[arg(description = "...", complete = f)]`: what it is, and a
+/// `fn(&str) -> Vec<String>` that completes it.
+///
+/// # Parameters and return
+///
+/// An argument is a `String` (required) or an `Option<String>`; besides them, `&ToolContext`
+/// and `#[ctx] T`. It returns text (one user message), a [`prompt::PromptMessage`], a `Vec` of
+/// them or a [`prompt::PromptReply`], or a `Result` of one. Getting a prompt passes the
+/// executor's gate as reading a resource does.
+pub use tool_core_macros::prompt;
+
 /// The names most handlers need.
 pub mod prelude {
     pub use crate::context::{RequestHeaders, ToolRoot};
     pub use crate::output::Media;
     pub use crate::{
         CancellationToken, ErrorKind, Executor, Registry, State, ToolContext, ToolError,
-        ToolOutput, domain, tool,
+        ToolOutput, domain, prompt, resource, tool,
     };
 }
 

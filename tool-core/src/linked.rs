@@ -177,10 +177,7 @@ pub struct ResourceDef {
     /// `#[arg(complete = ...)]` on template variables, by name.
     pub completions: &'static [(&'static str, fn(&str) -> Vec<String>)],
     /// Reads it.
-    pub read: fn(
-        crate::resource::ResourceRequest,
-        ToolContext,
-    ) -> crate::resource::ReadFuture,
+    pub read: fn(crate::resource::ResourceRequest, ToolContext) -> crate::resource::ReadFuture,
     /// Where it was written.
     pub location: Location,
 }

@@ -62,7 +62,10 @@ pub struct PromptArgument {
 
 impl PromptArgument {
     /// A required argument.
-    pub fn required(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+    pub fn required(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Self {
             name: name.into(),
             description: Some(description.into()),
@@ -71,7 +74,10 @@ impl PromptArgument {
     }
 
     /// An argument a get may leave out.
-    pub fn optional(name: impl Into<Cow<'static, str>>, description: impl Into<Cow<'static, str>>) -> Self {
+    pub fn optional(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Self {
             required: false,
             ..Self::required(name, description)
@@ -151,7 +157,9 @@ impl Prompt {
         })
     }
 
-    pub(crate) fn from_def(def: &'static crate::linked::PromptDef) -> Result<Self, DefinitionError> {
+    pub(crate) fn from_def(
+        def: &'static crate::linked::PromptDef,
+    ) -> Result<Self, DefinitionError> {
         let get = def.get;
         let arguments = def
             .arguments
@@ -196,7 +204,10 @@ impl Prompt {
 
     /// OAuth scopes a caller needs to get it, as `#[tool(scopes(..))]` for a tool.
     #[must_use]
-    pub fn scopes<S: Into<Cow<'static, str>>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn scopes<S: Into<Cow<'static, str>>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.inner_mut().scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
@@ -224,6 +235,12 @@ impl Prompt {
             .completers
             .push((argument.to_owned(), Arc::new(completer)));
         Ok(self)
+    }
+
+    /// Whether `other` is this very prompt (a handle to the same definition), not only an
+    /// equal one.
+    pub fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Its name.
@@ -296,11 +313,19 @@ impl Prompt {
             .keys()
             .find(|k| !self.arguments().iter().any(|a| a.name == k.as_str()))
         {
-            let known: Vec<_> = self.arguments().iter().map(|a| format!("`{}`", a.name)).collect();
+            let known: Vec<_> = self
+                .arguments()
+                .iter()
+                .map(|a| format!("`{}`", a.name))
+                .collect();
             return Err(ToolError::invalid_input(format!(
                 "the prompt `{}` has no argument `{unknown}`; it takes {}",
                 self.name(),
-                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
             ))
             .with_path(format!("/{unknown}")));
         }
@@ -321,7 +346,11 @@ impl PromptArgs {
 
 impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for PromptArgs {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        Self(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+        Self(
+            iter.into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        )
     }
 }
 
@@ -483,23 +512,36 @@ mod tests {
         assert_eq!(missing.path(), Some("/a"));
         assert!(missing.to_string().contains("needs the argument `a`"));
         let unknown = p.check_args(&args(&[("a", "1"), ("c", "1")])).unwrap_err();
-        assert!(unknown.to_string().contains("no argument `c`; it takes `a`, `b`"), "{unknown}");
+        assert!(
+            unknown
+                .to_string()
+                .contains("no argument `c`; it takes `a`, `b`"),
+            "{unknown}"
+        );
     }
 
     #[test]
     fn names_are_held_to_the_tool_rule() {
-        let bad = Prompt::new("Bad Name", "d", [], |_, _| async { Ok(PromptReply::default()) });
+        let bad = Prompt::new("Bad Name", "d", [], |_, _| async {
+            Ok(PromptReply::default())
+        });
         assert!(matches!(bad, Err(DefinitionError::Name { .. })));
         let twice = Prompt::new(
             "twice",
             "d",
-            [PromptArgument::required("a", "x"), PromptArgument::required("a", "y")],
+            [
+                PromptArgument::required("a", "x"),
+                PromptArgument::required("a", "y"),
+            ],
             |_, _| async { Ok(PromptReply::default()) },
         );
         assert!(matches!(twice, Err(DefinitionError::Name { .. })));
         assert!(two().complete("c", |_| vec![]).is_err());
         assert_eq!(
-            two().complete("b", |t| vec![t.to_uppercase()]).unwrap().completions("b", "x"),
+            two()
+                .complete("b", |t| vec![t.to_uppercase()])
+                .unwrap()
+                .completions("b", "x"),
             Some(vec!["X".to_owned()])
         );
     }

@@ -1115,7 +1115,10 @@ impl Registry {
 
     /// Adds a resource or template; a URI already taken is refused.
     pub fn add_resource(&mut self, resource: Resource) -> Result<(), RegistryError> {
-        match self.resources.binary_search_by(|r| r.uri().cmp(resource.uri())) {
+        match self
+            .resources
+            .binary_search_by(|r| r.uri().cmp(resource.uri()))
+        {
             Ok(i) => Err(RegistryError::DuplicateResource {
                 uri: resource.uri().to_owned(),
                 first: self.resources[i].defined_at().clone(),
@@ -1130,7 +1133,10 @@ impl Registry {
 
     /// Adds a prompt; a name already taken is refused.
     pub fn add_prompt(&mut self, prompt: Prompt) -> Result<(), RegistryError> {
-        match self.prompts.binary_search_by(|p| p.name().cmp(prompt.name())) {
+        match self
+            .prompts
+            .binary_search_by(|p| p.name().cmp(prompt.name()))
+        {
             Ok(i) => Err(RegistryError::DuplicatePrompt {
                 name: prompt.name().to_owned(),
                 first: self.prompts[i].defined_at().clone(),
@@ -1183,15 +1189,13 @@ impl Registry {
             .map(|i| &self.prompts[i])
     }
 
-    /// A registry of `tools` (a transform's output), in the registry's order, names unique.
-    pub(crate) fn from_tools(mut tools: Vec<Tool>) -> Result<Self, RegistryError> {
+    /// This registry with its tools replaced by `tools` (a transform's output), in the
+    /// registry's order, names unique; its resources and prompts stay.
+    pub(crate) fn with_tools(mut self, mut tools: Vec<Tool>) -> Result<Self, RegistryError> {
         tools.sort_by(order);
-        let mut registry = Self {
-            tools,
-            ..Self::default()
-        };
-        registry.reindex()?;
-        Ok(registry)
+        self.tools = tools;
+        self.reindex()?;
+        Ok(self)
     }
 
     /// The tool named `name`.

@@ -162,7 +162,9 @@ impl Resource {
         })
     }
 
-    pub(crate) fn from_def(def: &'static crate::linked::ResourceDef) -> Result<Self, DefinitionError> {
+    pub(crate) fn from_def(
+        def: &'static crate::linked::ResourceDef,
+    ) -> Result<Self, DefinitionError> {
         let read = def.read;
         let resource = Self::build(
             Cow::Borrowed(def.uri),
@@ -206,7 +208,10 @@ impl Resource {
 
     /// OAuth scopes a caller needs to read it, as `#[tool(scopes(..))]` for a tool.
     #[must_use]
-    pub fn scopes<S: Into<Cow<'static, str>>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn scopes<S: Into<Cow<'static, str>>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.inner_mut().scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
@@ -234,6 +239,12 @@ impl Resource {
             .completers
             .push((variable.to_owned(), Arc::new(completer)));
         Ok(self)
+    }
+
+    /// Whether `other` is this very resource (a handle to the same definition), not only an
+    /// equal one.
+    pub fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// The URI, or the URI template.
@@ -493,9 +504,16 @@ mod tests {
     use super::*;
 
     fn template() -> Resource {
-        Resource::new("notes://{folder}/{id}", "note", "A note.", |r, _| async move {
-            Ok(vec![ResourceContent::text(r.variable("id").unwrap_or_default())])
-        })
+        Resource::new(
+            "notes://{folder}/{id}",
+            "note",
+            "A note.",
+            |r, _| async move {
+                Ok(vec![ResourceContent::text(
+                    r.variable("id").unwrap_or_default(),
+                )])
+            },
+        )
         .unwrap()
     }
 

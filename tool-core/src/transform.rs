@@ -336,7 +336,7 @@ impl Transforms {
         for step in &self.steps {
             tools = apply_step(step, tools)?;
         }
-        Ok(Registry::from_tools(tools)?)
+        Ok(registry.with_tools(tools)?)
     }
 }
 

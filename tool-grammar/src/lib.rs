@@ -50,11 +50,11 @@ mod icon;
 mod uri_template;
 
 pub use approval::{TemplatePart, TemplateProblem, approval_template, approval_template_problems};
-pub use uri_template::{UriPart, UriProblem, is_variable_name, match_uri, uri_template};
 pub use icon::{
     IconPart, IconProblem, SrcProblem, icon_mime_type_problem, icon_problems, icon_sizes_problems,
     icon_src_problem, icon_theme_problem, is_icon_size,
 };
+pub use uri_template::{UriPart, UriProblem, is_variable_name, match_uri, uri_template};
 
 /// The longest tool name: OpenAI's limit, the strictest of the providers.
 pub const MAX_NAME: usize = 64;

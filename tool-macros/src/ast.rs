@@ -313,7 +313,7 @@ pub fn data_item(cx: &mut Ctxt, item: &proc_macro2::TokenStream) -> Option<syn::
     }
 }
 
-fn doc_of(attrs: &[syn::Attribute]) -> Doc {
+pub(crate) fn doc_of(attrs: &[syn::Attribute]) -> Doc {
     let values: Vec<&syn::Expr> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))

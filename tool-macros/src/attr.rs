@@ -328,7 +328,7 @@ fn approval(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Approva
 }
 
 /// Skips what is left of one `key = value` entry, up to the comma before the next key.
-fn skip_entry(meta: &ParseNestedMeta) -> syn::Result<()> {
+pub(crate) fn skip_entry(meta: &ParseNestedMeta) -> syn::Result<()> {
     while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         meta.input.parse::<proc_macro2::TokenTree>()?;
     }
@@ -336,7 +336,7 @@ fn skip_entry(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// `crate = "path::to::tool_core"`, as serde's `crate` attribute is written.
-fn krate(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
+pub(crate) fn krate(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
     let lit = lit_str(cx, "crate", value)?;
     match lit.parse::<Path>() {
         Ok(path) => Some(path),
@@ -350,7 +350,7 @@ fn krate(cx: &mut Ctxt, value: &Expr) -> Option<Path> {
     }
 }
 
-fn lit_str(cx: &mut Ctxt, key: &str, value: &Expr) -> Option<LitStr> {
+pub(crate) fn lit_str(cx: &mut Ctxt, key: &str, value: &Expr) -> Option<LitStr> {
     match value {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Str(s), ..
@@ -432,20 +432,20 @@ pub fn parse_arg_attr(cx: &mut Ctxt, attr: &syn::Attribute, attrs: &mut ArgAttrs
 
 /// The keys of one attribute (or of one nested list, as `icon(...)`), for [`known_key`].
 #[derive(Clone, Copy)]
-struct Keys {
+pub(crate) struct Keys {
     /// Every key it accepts.
-    valid: &'static [&'static str],
+    pub(crate) valid: &'static [&'static str],
     /// Those of them that may be given more than once.
-    repeatable: &'static [&'static str],
+    pub(crate) repeatable: &'static [&'static str],
     /// How errors name it: `#[tool]`.
-    what: &'static str,
+    pub(crate) what: &'static str,
 }
 
 /// Returns the key if it is one of `keys` and not seen before (or repeatable); otherwise
 /// records the error, skips the value so parsing can go on, and returns `None`. A key near a
 /// valid one (`lable`) is taken to be that key misspelled: the error names it, and it counts as
 /// `mentioned`.
-fn known_key(
+pub(crate) fn known_key(
     cx: &mut Ctxt,
     meta: &ParseNestedMeta,
     keys: Keys,
@@ -687,7 +687,7 @@ pub fn parse_duration(text: &str) -> Option<u64> {
 
 /// `scopes("issues:write", "repo")`: string literals in parentheses. Any other form is one
 /// error, on what was written instead.
-fn scopes(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ScopesAttr>> {
+pub(crate) fn scopes(cx: &mut Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ScopesAttr>> {
     let list = string_list(
         cx,
         meta,

@@ -1,5 +1,6 @@
-//! The `#[tool]` and `#[data]` attributes. Use them through `tool-core`, which re-exports them
-//! as `tool_core::tool` and `tool_core::data`: the reference for every key is there.
+//! The `#[tool]`, `#[data]`, `#[resource]` and `#[prompt]` attributes. Use them through
+//! `tool-core`, which re-exports them (`tool_core::tool`, ...): the reference for every key is
+//! there.
 //!
 //! Phases live in separate files: `attr` parses the attribute's arguments, `ast` builds the typed
 //! model of the function, `valid` checks meaning, `expand` writes the code and `fallback` writes
@@ -12,6 +13,7 @@ mod attr;
 mod ctxt;
 mod expand;
 mod fallback;
+mod item;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -35,4 +37,24 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn data(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::data(args.into(), item.into()).into()
+}
+
+/// `#[resource]` turns a function into an MCP resource, or a URI template whose variables are
+/// its parameters. Defined in `tool-core-macros`, used through `tool-core` as
+/// `tool_core::resource`, with the reference for every key.
+//
+// rustdoc appends this text to the docs of the re-export in tool-core, as their last paragraph.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    item::expand(item::Kind::Resource, args.into(), item.into()).into()
+}
+
+/// `#[prompt]` turns a function into an MCP prompt whose arguments are its parameters. Defined
+/// in `tool-core-macros`, used through `tool-core` as `tool_core::prompt`, with the reference
+/// for every key.
+//
+// rustdoc appends this text to the docs of the re-export in tool-core, as their last paragraph.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    item::expand(item::Kind::Prompt, args.into(), item.into()).into()
 }

@@ -333,7 +333,7 @@ fn check_signature(cx: &mut Ctxt, f: &ToolFn) {
 }
 
 /// The first `impl Trait` anywhere in a type (`Vec<impl Display>` included).
-fn impl_trait_in(ty: &Type) -> Option<&Type> {
+pub(crate) fn impl_trait_in(ty: &Type) -> Option<&Type> {
     match ty {
         Type::ImplTrait(_) => Some(ty),
         Type::Reference(r) => impl_trait_in(&r.elem),

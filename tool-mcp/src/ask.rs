@@ -672,9 +672,22 @@ impl RequestStates {
 /// What a `requestState` is bound to: the tool, its arguments (in any member order) and the
 /// caller (issuer and subject; none for an unauthenticated one).
 pub(crate) fn binding(tool: &str, arguments: &Value, caller: Option<(&str, &str)>) -> Vec<u8> {
+    binding_of("tools/call", tool, arguments, caller)
+}
+
+/// [`binding`] for a request of `method` (`prompts/get`) about `name`: a state sealed for one
+/// method opens for no other.
+pub(crate) fn binding_of(
+    method: &str,
+    name: &str,
+    arguments: &Value,
+    caller: Option<(&str, &str)>,
+) -> Vec<u8> {
     let mut binding = Vec::with_capacity(96);
-    binding.extend_from_slice(b"tool-mcp/tools/call\0");
-    binding.extend_from_slice(tool.as_bytes());
+    binding.extend_from_slice(b"tool-mcp/");
+    binding.extend_from_slice(method.as_bytes());
+    binding.push(0);
+    binding.extend_from_slice(name.as_bytes());
     binding.push(0);
     binding.extend_from_slice(&Sha256::digest(tool_core::json::canonical(arguments)));
     if let Some((issuer, subject)) = caller {

@@ -34,6 +34,7 @@ use tool_core::{
     context::{ApprovalScope, LogLevel, Principal, Remembering, RequestHeaders},
 };
 
+mod items;
 #[cfg(feature = "tasks")]
 mod task_calls;
 
@@ -65,6 +66,8 @@ struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// Sessions subscribed to resources' updates.
+    watchers: items::Watchers,
     /// Long calls as tasks, when the options ask for them.
     #[cfg(feature = "tasks")]
     tasks: Option<Arc<Tasks>>,
@@ -184,6 +187,7 @@ impl McpServer {
                 catalog: None,
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
+                watchers: Default::default(),
                 #[cfg(feature = "tasks")]
                 tasks,
                 #[cfg(feature = "tasks")]
@@ -229,6 +233,7 @@ impl McpServer {
                 catalog,
                 peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
                 listeners: Mutex::new(std::mem::take(&mut *lock(&shared.listeners))),
+                watchers: std::mem::take(&mut *lock(&shared.watchers.watching)).into(),
                 #[cfg(feature = "tasks")]
                 tasks: shared.tasks.clone(),
                 #[cfg(feature = "tasks")]
@@ -309,6 +314,11 @@ impl McpServer {
         let current = self.live();
         let mut registry = current.executor.registry().clone();
         let result = change(&mut registry)?;
+        let before = current.executor.registry();
+        let changed = Changed {
+            resources: !same_items(before.resources(), registry.resources(), |a, b| a.same(b)),
+            prompts: !same_items(before.prompts(), registry.prompts(), |a, b| a.same(b)),
+        };
         if let Some(catalog) = &self.shared.catalog {
             catalog.sync(&registry);
         }
@@ -318,7 +328,7 @@ impl McpServer {
             self.shared.options.deferred,
         ));
         *write(&self.shared.live) = next;
-        self.notify_list_changed();
+        self.notify_list_changed(changed);
         Ok(result)
     }
 
@@ -328,7 +338,7 @@ impl McpServer {
 
     /// Tells every client, each in its own task with a time limit, so a client that stopped
     /// reading delays nobody else.
-    fn notify_list_changed(&self) {
+    fn notify_list_changed(&self, changed: Changed) {
         const LIMIT: Duration = Duration::from_secs(10);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
@@ -338,13 +348,31 @@ impl McpServer {
         for peer in peers.iter() {
             let peer = peer.clone();
             runtime.spawn(async move {
-                let _ = tokio::time::timeout(LIMIT, peer.notify_tool_list_changed()).await;
+                let _ = tokio::time::timeout(LIMIT, async {
+                    let _ = peer.notify_tool_list_changed().await;
+                    if changed.resources {
+                        let _ = peer.notify_resource_list_changed().await;
+                    }
+                    if changed.prompts {
+                        let _ = peer.notify_prompt_list_changed().await;
+                    }
+                })
+                .await;
             });
         }
         for (_, listener) in lock(&self.shared.listeners).iter() {
             let listener = listener.clone();
             runtime.spawn(async move {
-                let _ = tokio::time::timeout(LIMIT, listener.notify_tool_list_changed()).await;
+                let _ = tokio::time::timeout(LIMIT, async {
+                    let _ = listener.notify_tool_list_changed().await;
+                    if changed.resources {
+                        let _ = listener.notify_resource_list_changed().await;
+                    }
+                    if changed.prompts {
+                        let _ = listener.notify_prompt_list_changed().await;
+                    }
+                })
+                .await;
             });
         }
     }
@@ -426,7 +454,13 @@ impl McpServer {
                 .await;
         }
         let round_ref = round.as_ref().map(|(r, _)| r);
-        let ctx = self.call_context(&cx, call_id, notifier.sink(), cx.ct.clone(), round_ref);
+        let ctx = self.call_context(
+            &cx,
+            call_id,
+            Some(notifier.sink()),
+            cx.ct.clone(),
+            round_ref,
+        );
         // The context is this call's alone: the executor takes it over.
         let result = live.executor.call_in(tool.name(), input, ctx).await;
         // Every notification the call sent goes out before its result.
@@ -458,14 +492,14 @@ impl McpServer {
         })
     }
 
-    /// The context of one `tools/call`: derived from the base, with the request's id, the
-    /// forwarded HTTP headers, the client's cancellation and a sink that turns progress and log
-    /// events into notifications.
+    /// The context of one `tools/call` (or read, get or completion): derived from the base, with
+    /// the request's id, the forwarded HTTP headers, the client's cancellation and, for a call, a
+    /// sink that turns progress and log events into notifications (else the base's).
     fn call_context(
         &self,
         cx: &RequestContext<RoleServer>,
         call_id: String,
-        events: Arc<dyn tool_core::context::EventSink>,
+        events: Option<Arc<dyn tool_core::context::EventSink>>,
         cancel: tokio_util::sync::CancellationToken,
         round: Option<&Arc<Round>>,
     ) -> ToolContext {
@@ -499,7 +533,10 @@ impl McpServer {
         // rmcp gives each request a token of its own (a child of the session's), cancelled by
         // the client's `notifications/cancelled`: no further child is needed. (A call that may
         // become a task has one of its own, which outlives the request.)
-        builder = builder.call_id(call_id).cancellation(cancel).events(events);
+        builder = builder.call_id(call_id).cancellation(cancel);
+        if let Some(events) = events {
+            builder = builder.events(events);
+        }
         if let Some(parts) = cx.extensions.get::<http::request::Parts>() {
             builder = builder.headers(forwarded(parts, &self.shared.options.forward_headers));
             // The caller an authenticating middleware found (OAuth) replaces the base's.
@@ -651,11 +688,19 @@ impl Live {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
             .enable_tools()
+            .enable_prompts_list_changed()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
             .enable_tool_list_changed()
             .build();
+        // Only what the registry has: a server of tools alone offers tools alone.
+        self.item_capabilities(&mut capabilities);
         #[cfg(feature = "tasks")]
         let capabilities = if self.shared.tasks.is_some() {
             let mut capabilities = capabilities;
@@ -794,6 +839,72 @@ impl ServerHandler for McpServer {
         self.cancel_task_of(request, cx).await
     }
 
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, McpError> {
+        self.list_resources_of(request, cx).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, McpError> {
+        self.list_templates_of(request, cx).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
+        self.read_resource_of(request, cx).await
+    }
+
+    #[allow(deprecated)] // the session era's subscription, which its clients still use
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribe_of(request, cx).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.unsubscribe_of(request, cx).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, McpError> {
+        self.list_prompts_of(request, cx).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, McpError> {
+        self.get_prompt_of(request, cx).await
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, McpError> {
+        self.complete_of(request, cx).await
+    }
+
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
@@ -850,6 +961,18 @@ impl ServerHandler for McpServer {
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);
     }
+}
+
+/// Which lists other than the tools' a change to the registry changed.
+#[derive(Clone, Copy)]
+struct Changed {
+    resources: bool,
+    prompts: bool,
+}
+
+/// Whether two lists hold the same items, in order.
+fn same_items<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
 }
 
 /// Put in an HTTP request's extensions beside its [`Principal`]: `tools/list` shows this

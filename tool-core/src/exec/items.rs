@@ -61,7 +61,9 @@ impl Executor {
         ctx: &ToolContext,
     ) -> Result<Vec<ResourceContent>, ToolError> {
         let Some((resource, request)) = self.registry().resource_for(uri) else {
-            return Err(ToolError::not_found(format!("no resource has the URI `{uri}`")));
+            return Err(ToolError::not_found(format!(
+                "no resource has the URI `{uri}`"
+            )));
         };
         let missing = resource.missing_scopes(ctx.principal());
         let audited = !resource.scope_list().is_empty();
@@ -88,11 +90,16 @@ impl Executor {
                     })
             }
         };
-        let result = self.settle(result, ctx, &span, audited.then(|| Audit {
-            name: resource.name(),
-            input: serde_json::json!({ "uri": uri }),
-            started,
-        }));
+        let result = self.settle(
+            result,
+            ctx,
+            &span,
+            audited.then(|| Audit {
+                name: resource.name(),
+                input: serde_json::json!({ "uri": uri }),
+                started,
+            }),
+        );
         let contents = result?;
         let mime = resource.mime();
         Ok(contents
@@ -155,7 +162,10 @@ impl Executor {
             serde_json::Value::Object(args)
         });
         let result = if !missing.is_empty() {
-            Err(missing_scopes(format_args!("getting the prompt `{name}`"), &missing))
+            Err(missing_scopes(
+                format_args!("getting the prompt `{name}`"),
+                &missing,
+            ))
         } else if let Err(e) = prompt.check_args(&args) {
             Err(e)
         } else {
@@ -163,11 +173,16 @@ impl Executor {
             let get = CatchPanic::start(|| prompt.get(args, ctx.clone()));
             self.race(get, &ctx, Subject::Prompt(name)).await
         };
-        self.settle(result, ctx, &span, input.map(|input| Audit {
-            name: prompt.name(),
-            input,
-            started,
-        }))
+        self.settle(
+            result,
+            ctx,
+            &span,
+            input.map(|input| Audit {
+                name: prompt.name(),
+                input,
+                started,
+            }),
+        )
     }
 
     /// Suggestions for an argument of a prompt or a variable of a resource template, given
@@ -213,7 +228,12 @@ impl Executor {
     }
 
     /// Runs a read or get, raced against the context's deadline and cancellation.
-    async fn race<T, F>(&self, run: CatchPanic<F>, ctx: &ToolContext, what: Subject<'_>) -> Result<T, ToolError>
+    async fn race<T, F>(
+        &self,
+        run: CatchPanic<F>,
+        ctx: &ToolContext,
+        what: Subject<'_>,
+    ) -> Result<T, ToolError>
     where
         F: std::future::Future<Output = Result<T, ToolError>> + Unpin,
     {
@@ -297,10 +317,10 @@ impl fmt::Display for Subject<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Registry;
     use crate::context::Principal;
     use crate::prompt::{Prompt, PromptArgument};
     use crate::resource::Resource;
-    use crate::Registry;
 
     fn executor() -> Executor {
         let mut registry = Registry::empty();
@@ -323,8 +343,10 @@ mod tests {
             .unwrap();
         registry
             .add_resource(
-                Resource::new("empty://x", "empty", "Nothing.", |_, _| async { Ok(vec![]) })
-                    .unwrap(),
+                Resource::new("empty://x", "empty", "Nothing.", |_, _| async {
+                    Ok(vec![])
+                })
+                .unwrap(),
             )
             .unwrap();
         registry
@@ -352,12 +374,21 @@ mod tests {
     #[tokio::test]
     async fn scopes_guard_a_read_and_what_is_not_there_is_named() {
         let e = executor();
-        let reader = ToolContext::builder().principal(Principal::new("ada").with_scopes(["vault:read"])).build();
-        let other = ToolContext::builder().principal(Principal::new("bob")).build();
+        let reader = ToolContext::builder()
+            .principal(Principal::new("ada").with_scopes(["vault:read"]))
+            .build();
+        let other = ToolContext::builder()
+            .principal(Principal::new("bob"))
+            .build();
         assert!(e.read_resource("vault://secret", &reader).await.is_ok());
         let refused = e.read_resource("vault://secret", &other).await.unwrap_err();
         assert_eq!(refused.kind(), ErrorKind::PermissionDenied);
-        assert!(refused.to_string().contains("reading `vault://secret` needs the scope `vault:read`"), "{refused}");
+        assert!(
+            refused
+                .to_string()
+                .contains("reading `vault://secret` needs the scope `vault:read`"),
+            "{refused}"
+        );
         let missing = e.read_resource("vault://nope", &reader).await.unwrap_err();
         assert_eq!(missing.kind(), ErrorKind::NotFound);
         assert!(missing.to_string().contains("vault://nope"));
@@ -397,16 +428,32 @@ mod tests {
         let e = executor();
         let ctx = ToolContext::new();
         assert_eq!(
-            e.complete(CompletionRef::Prompt("plan_trip"), "city", "pa", &ctx).unwrap(),
+            e.complete(CompletionRef::Prompt("plan_trip"), "city", "pa", &ctx)
+                .unwrap(),
             ["paris", "park"]
         );
-        assert!(e.complete(CompletionRef::Prompt("plan_trip"), "other", "pa", &ctx).unwrap().is_empty());
+        assert!(
+            e.complete(CompletionRef::Prompt("plan_trip"), "other", "pa", &ctx)
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(
-            e.complete(CompletionRef::Prompt("nope"), "city", "", &ctx).unwrap_err().kind(),
+            e.complete(CompletionRef::Prompt("nope"), "city", "", &ctx)
+                .unwrap_err()
+                .kind(),
             ErrorKind::NotFound
         );
         assert_eq!(
-            e.complete(CompletionRef::Resource("vault://secret"), "x", "", &ToolContext::builder().principal(Principal::new("bob")).build()).unwrap_err().kind(),
+            e.complete(
+                CompletionRef::Resource("vault://secret"),
+                "x",
+                "",
+                &ToolContext::builder()
+                    .principal(Principal::new("bob"))
+                    .build()
+            )
+            .unwrap_err()
+            .kind(),
             ErrorKind::NotFound
         );
     }

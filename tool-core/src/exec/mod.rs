@@ -9,8 +9,8 @@ mod limits;
 mod pipeline;
 pub mod retry;
 
-pub use items::CompletionRef;
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
+pub use items::CompletionRef;
 pub use layer::{Call, Layer, LayerFn, LayerFuture, Next, layer_fn};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 

@@ -855,7 +855,8 @@ fn refusal(tool: &Tool, ctx: &ToolContext) -> Option<ToolError> {
     }
     let principal = ctx.principal()?;
     let missing = tool.missing_scopes(principal);
-    (!missing.is_empty()).then(|| missing_scopes(format_args!("calling `{}`", tool.name()), &missing))
+    (!missing.is_empty())
+        .then(|| missing_scopes(format_args!("calling `{}`", tool.name()), &missing))
 }
 
 /// `permission_denied`, naming what was refused (`calling `tool``) and every scope the caller

@@ -105,7 +105,7 @@ impl McpServer {
         let ctx = self.call_context(
             cx,
             call_id,
-            events,
+            Some(events),
             cancel.clone(),
             round.as_ref().map(|(r, _)| r),
         );

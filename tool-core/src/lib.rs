@@ -778,7 +778,8 @@ pub use tool_core_macros::data;
 /// - `crate = "path::to::tool_core"`: where the expansion finds tool-core.
 ///
 /// `#[arg(complete = f)]` on a variable names a `fn(&str) -> Vec<String>` that lists values
-/// starting with what a person typed, for `completion/complete`.
+/// starting with what a person typed, for `completion/complete`; `#[arg(rename = "...")]`
+/// names the variable when it is no Rust name.
 ///
 /// # Parameters and return
 ///
@@ -833,7 +834,8 @@ pub use tool_core_macros::resource;
 /// - `scopes(...)`: the scopes a caller must hold to get it.
 /// - `crate = "path::to::tool_core"`: where the expansion finds tool-core.
 ///
-/// On an argument, `#[arg(description = "...", complete = f)]`: what it is, and a
+/// On an argument, `#[arg(description = "...", rename = "...", complete = f)]`: what it is,
+/// the name clients use when it is no Rust name (`resourceUri`), and a
 /// `fn(&str) -> Vec<String>` that completes it.
 ///
 /// # Parameters and return

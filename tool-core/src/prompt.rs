@@ -407,6 +407,22 @@ pub enum PromptContent {
     Resource(ResourceContent),
 }
 
+impl PromptContent {
+    /// An image of `mime_type` (`image/png`).
+    pub fn image(mime_type: impl Into<String>, data: impl Into<Vec<u8>>) -> Self {
+        Self::Image {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+}
+
+impl From<ResourceContent> for PromptContent {
+    fn from(content: ResourceContent) -> Self {
+        Self::Resource(content)
+    }
+}
+
 impl From<String> for PromptContent {
     fn from(text: String) -> Self {
         Self::Text(text)

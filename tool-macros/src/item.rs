@@ -58,8 +58,8 @@ impl Kind {
     /// description in MCP, a prompt argument has one.
     fn arg_keys(self) -> &'static [&'static str] {
         match self {
-            Kind::Resource => &["complete"],
-            Kind::Prompt => &["description", "complete"],
+            Kind::Resource => &["rename", "complete"],
+            Kind::Prompt => &["description", "rename", "complete"],
         }
     }
 }
@@ -88,13 +88,26 @@ struct Named {
     ident: syn::Ident,
     ty: Type,
     description: Option<LitStr>,
+    /// `#[arg(rename = "resourceUri")]`: the name a client uses, when it is no Rust name.
+    rename: Option<LitStr>,
     complete: Option<Path>,
 }
 
 impl Named {
     fn key(&self) -> String {
-        syn::ext::IdentExt::unraw(&self.ident).to_string()
+        match &self.rename {
+            Some(rename) => rename.value(),
+            None => syn::ext::IdentExt::unraw(&self.ident).to_string(),
+        }
     }
+}
+
+/// What `#[arg(...)]` says on one parameter.
+#[derive(Default)]
+struct ArgAttrs {
+    description: Option<LitStr>,
+    rename: Option<LitStr>,
+    complete: Option<Path>,
 }
 
 /// Entry point of both attributes, on `proc_macro2` streams so unit tests can call it.
@@ -213,13 +226,12 @@ fn parse_params(cx: &mut Ctxt, kind: Kind, item: &mut ItemFn) -> Vec<ItemParam> 
             );
             continue;
         };
-        let mut description = None;
-        let mut complete = None;
+        let mut arg = ArgAttrs::default();
         let mut arg_attr = None;
         let mut marked_ctx = None;
         pat_type.attrs.retain(|a| {
             if a.path().is_ident("arg") {
-                parse_arg(cx, kind, a, &mut description, &mut complete);
+                parse_arg(cx, kind, a, &mut arg);
                 arg_attr = Some(a.clone());
                 false
             } else if a.path().is_ident("ctx") {
@@ -267,8 +279,9 @@ fn parse_params(cx: &mut Ctxt, kind: Kind, item: &mut ItemFn) -> Vec<ItemParam> 
             ItemParam::Named(Named {
                 ident: pat_ident.ident.clone(),
                 ty,
-                description: description.take(),
-                complete: complete.take(),
+                description: arg.description.take(),
+                rename: arg.rename.take(),
+                complete: arg.complete.take(),
             })
         };
         if let (Some(attr), false) = (&arg_attr, matches!(param, ItemParam::Named(_))) {
@@ -282,13 +295,7 @@ fn parse_params(cx: &mut Ctxt, kind: Kind, item: &mut ItemFn) -> Vec<ItemParam> 
     params
 }
 
-fn parse_arg(
-    cx: &mut Ctxt,
-    kind: Kind,
-    attr: &syn::Attribute,
-    description: &mut Option<LitStr>,
-    complete: &mut Option<Path>,
-) {
+fn parse_arg(cx: &mut Ctxt, kind: Kind, attr: &syn::Attribute, arg: &mut ArgAttrs) {
     let mut seen = Vec::new();
     let mut mentioned = Vec::new();
     let result = attr.parse_nested_meta(|meta| {
@@ -302,10 +309,12 @@ fn parse_arg(
         };
         let value: Expr = meta.value()?.parse()?;
         if key == "description" {
-            *description = attr::lit_str(cx, key, &value);
+            arg.description = attr::lit_str(cx, key, &value);
+        } else if key == "rename" {
+            arg.rename = attr::lit_str(cx, key, &value);
         } else {
             match value {
-                Expr::Path(p) if p.qself.is_none() => *complete = Some(p.path),
+                Expr::Path(p) if p.qself.is_none() => arg.complete = Some(p.path),
                 other => cx.error_spanned_by(
                     other,
                     "`complete` names a function `fn(&str) -> Vec<String>` that lists the \

@@ -16,6 +16,8 @@
 use serde_json::{Value, json};
 use tool_core::context::LogLevel;
 use tool_core::prelude::*;
+use tool_core::prompt::{PromptContent, PromptMessage};
+use tool_core::resource::{Blob, ResourceContent};
 use tool_mcp::McpPeer;
 use tool_mcp::rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -676,6 +678,137 @@ mod header_tool {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Resources and prompts the suite reads (`resources-*`, `prompts-*`, `completion-complete`,
+// `caching`, `input-required-result-non-tool-request`).
+
+/// A fixed text. Use it to test reading a text resource.
+#[resource(
+    uri = "test://static-text",
+    title = "Static text",
+    mime_type = "text/plain"
+)]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A 1x1 PNG image. Use it to test reading a binary resource.
+#[resource(
+    uri = "test://static-binary",
+    title = "Static image",
+    mime_type = "image/png"
+)]
+fn static_binary() -> Blob {
+    Blob(PNG.to_vec())
+}
+
+/// The data of one record, by its id, as JSON. Use it to test resource templates.
+#[resource(uri = "test://template/{id}/data", mime_type = "application/json")]
+fn template_data(#[arg(complete = record_ids)] id: String) -> Value {
+    // Written by hand so the keys keep the order the suite shows.
+    json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") })
+}
+
+/// The ids `template_data` knows, for completion.
+fn record_ids(typed: &str) -> Vec<String> {
+    starting_with(typed, &["123", "124", "200"])
+}
+
+/// A resource whose changes are announced (`resources/subscribe`); `test_update_resource`
+/// changes it.
+#[resource(uri = "test://watched-resource", mime_type = "text/plain")]
+fn watched_resource() -> String {
+    format!(
+        "version {}",
+        WATCHED.load(std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
+static WATCHED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Changes `test://watched-resource` and tells the clients that subscribed to it. Use it to
+/// test resource subscriptions.
+#[tool(domain = conformance, label = "Changing a resource", hint = "Updates the watched resource")]
+fn test_update_resource() -> Result<String, ToolError> {
+    let server = SERVER
+        .get()
+        .ok_or_else(|| ToolError::unavailable("this tool works only under `serve`"))?;
+    let version = WATCHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    server.resource_updated("test://watched-resource");
+    Ok(format!("test://watched-resource is at version {version}"))
+}
+
+/// A fixed message. Use it to test getting a prompt without arguments.
+#[prompt(title = "Simple prompt")]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A message that quotes its two arguments. Use it to test prompt arguments.
+#[prompt]
+fn test_prompt_with_arguments(
+    #[arg(description = "First test argument", complete = places)] arg1: String,
+    #[arg(description = "Second test argument")] arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Words for completing `arg1`.
+fn places(typed: &str) -> Vec<String> {
+    starting_with(typed, &["paris", "park", "party", "london", "lisbon"])
+}
+
+fn starting_with(typed: &str, words: &[&str]) -> Vec<String> {
+    words
+        .iter()
+        .filter(|w| w.starts_with(typed))
+        .map(|w| (*w).to_owned())
+        .collect()
+}
+
+/// A resource embedded in a message, then a request to process it. Use it to test embedded
+/// resources in prompts.
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    #[arg(rename = "resourceUri", description = "URI of the resource to embed")] uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(
+            ResourceContent::text("Embedded resource content for testing.")
+                .with_uri(uri)
+                .with_mime_type("text/plain"),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// An image, then a request to analyze it. Use it to test images in prompts.
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(PromptContent::image("image/png", PNG)),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+/// Asks the user for context (`user_context`), then writes a message with it. Use it to test
+/// an InputRequiredResult on `prompts/get`.
+#[prompt]
+async fn test_input_required_result_prompt(#[ctx] client: McpPeer) -> Result<String, ToolError> {
+    let answer = client
+        .named("user_context")
+        .elicit(form(
+            "What context should the prompt use?",
+            "context",
+            "string",
+        )?)
+        .await?;
+    Ok(format!(
+        "Write with this context in mind: {}",
+        field(&answer, "context")
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
 // A tool that changes the server's tools (`server-stateless`: a changed list is announced on
 // the client's subscription stream).
 
@@ -702,6 +835,30 @@ fn test_trigger_tool_change() -> Result<String, ToolError> {
         .domain("conformance", "The tools the MCP conformance suite calls")
         .handler(|_, _| async { Ok(ToolOutput::new(json!("added"))) });
         registry.register(added).map_err(ToolError::internal)?;
+        Ok(format!("added {ADDED}"))
+    })
+}
+
+/// Adds a prompt to this server, or takes away the one it added, so that the prompt list
+/// changes and clients are told. Use it to test prompt list-changed notifications.
+#[tool(domain = conformance, label = "Changing the prompts", hint = "Adds or removes a prompt")]
+fn test_trigger_prompt_change() -> Result<String, ToolError> {
+    const ADDED: &str = "test_added_prompt";
+    let server = SERVER
+        .get()
+        .ok_or_else(|| ToolError::unavailable("this tool works only under `serve`"))?;
+    server.update(|registry| {
+        if registry.remove_prompt(ADDED).is_some() {
+            return Ok(format!("removed {ADDED}"));
+        }
+        let added = tool_core::prompt::Prompt::new(
+            ADDED,
+            "A prompt added at run time.",
+            [],
+            |_, _| async { Ok(tool_core::prompt::PromptReply::user("Added at run time.")) },
+        )
+        .map_err(ToolError::internal)?;
+        registry.add_prompt(added).map_err(ToolError::internal)?;
         Ok(format!("added {ADDED}"))
     })
 }

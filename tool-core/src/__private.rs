@@ -606,9 +606,21 @@ impl PromptArgValue for Option<String> {
     }
 }
 
-/// The argument `name` of a prompt's arguments, as its parameter's type.
-pub fn argument<T: PromptArgValue>(args: &PromptArgs, name: &str) -> T {
-    T::from_argument(args.get(name))
+/// How one prompt argument is taken: the one place the expansion names its type, so a type
+/// that is no argument is one error.
+pub struct Arg<T> {
+    /// Whether a client must give it.
+    pub required: bool,
+    /// Its value from the arguments.
+    pub take: fn(Option<&str>) -> T,
+}
+
+/// The [`Arg`] of a parameter's type.
+pub const fn arg<T: PromptArgValue>() -> Arg<T> {
+    Arg {
+        required: T::REQUIRED,
+        take: T::from_argument,
+    }
 }
 
 /// What a `#[resource]` function returns: contents, or a `Result` of them.

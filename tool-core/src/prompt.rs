@@ -126,12 +126,11 @@ impl Prompt {
         origin: Origin,
         getter: Getter,
     ) -> Result<Self, DefinitionError> {
-        if !tool_grammar::is_tool_name(&name) {
+        // One word is a fine prompt name (people pick it as a command).
+        if let Err(reason) = tool_grammar::tool_name_form_problem(&name) {
             return Err(DefinitionError::Name {
                 name: name.into_owned(),
-                reason: "a prompt's name is snake_case: lowercase ASCII letters, digits and `_`, \
-                         starting with a letter, at most 64 characters"
-                    .to_owned(),
+                reason: reason.replacen("the tool name", "the prompt name", 1),
             });
         }
         let mut seen = std::collections::BTreeSet::new();

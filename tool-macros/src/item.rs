@@ -16,6 +16,7 @@ use syn::{Expr, FnArg, ItemFn, LitStr, Pat, Path, Type};
 use crate::ast::{Doc, doc_of, last_ident};
 use crate::attr::{self, Keys, ScopesAttr};
 use crate::ctxt::Ctxt;
+use crate::expand::respan;
 use crate::fallback;
 use crate::valid::impl_trait_in;
 
@@ -398,7 +399,9 @@ fn check_name(cx: &mut Ctxt, kind: Kind, attrs: &ItemAttrs, item: &ItemFn) -> St
     match kind {
         Kind::Prompt => {
             if let Err(reason) = tool_grammar::tool_name_form_problem(&name) {
-                cx.error_at(span, format!("a prompt's name: {reason}"));
+                // The grammar words it for tools; the rule is the same.
+                let reason = reason.replacen("the tool name", "the prompt name", 1);
+                cx.error_at(span, reason);
             }
         }
         Kind::Resource => {
@@ -512,6 +515,7 @@ fn write(
             quote!(#p::prompt_fail),
         ),
     };
+    let mut consts = Vec::new();
     let mut lets = Vec::new();
     let mut call_args = Vec::new();
     let mut arg_defs = Vec::new();
@@ -534,11 +538,19 @@ fn write(
                 let var = format_ident!("__a{}", i);
                 let ty = &n.ty;
                 let key = n.key();
-                let take = match kind {
-                    Kind::Resource => quote_spanned!(ty.span()=> #p::variable::<#ty>),
-                    Kind::Prompt => quote_spanned!(ty.span()=> #p::argument::<#ty>),
-                };
-                lets.push(quote!(let #var = #take(&#source, #key);));
+                let info = format_ident!("__A{}", i);
+                match kind {
+                    Kind::Resource => {
+                        let take = quote_spanned!(ty.span()=> #p::variable::<#ty>);
+                        lets.push(quote!(let #var = #take(&#source, #key);));
+                    }
+                    Kind::Prompt => {
+                        consts.push(quote_spanned! {ty.span()=>
+                            const #info: #p::Arg<#ty> = #p::arg::<#ty>();
+                        });
+                        lets.push(quote!(let #var = (#info.take)(#source.get(#key));));
+                    }
+                }
                 call_args.push(quote!(#var));
                 let complete = n.complete.as_ref().map(|path| {
                     quote_spanned!(path.span()=> #path as fn(&str) -> ::std::vec::Vec<::std::string::String>)
@@ -564,7 +576,7 @@ fn write(
                             #p::PromptArgDef {
                                 name: #key,
                                 description: #description,
-                                required: #required,
+                                required: #info.required,
                                 complete: #complete,
                             }
                         });
@@ -574,12 +586,15 @@ fn write(
         }
     }
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    // The check of the return type is spanned on it, so its error points there.
     let outcome = match (&item.sig.output, kind) {
         (syn::ReturnType::Type(_, ty), Kind::Resource) => {
-            quote_spanned!(ty.span()=> #p::read_outcome)
+            let p = respan(p.clone(), ty.span());
+            quote_spanned!(ty.span()=> #p::read_outcome(__returned))
         }
         (syn::ReturnType::Type(_, ty), Kind::Prompt) => {
-            quote_spanned!(ty.span()=> #p::prompt_outcome)
+            let p = respan(p.clone(), ty.span());
+            quote_spanned!(ty.span()=> #p::prompt_outcome(__returned))
         }
         (syn::ReturnType::Default, _) => unreachable!("a function with no return type was refused"),
     };
@@ -640,10 +655,13 @@ fn write(
         #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         const #const_name: () = {
+            #(#consts)*
+
             fn __run(#source: #source_ty, __ctx: #krate::ToolContext) -> #future_ty {
                 #(#lets)*
                 ::std::boxed::Box::pin(async move {
-                    #outcome(#fn_name(#(#call_args),*) #awaited)
+                    let __returned = #fn_name(#(#call_args),*) #awaited;
+                    #outcome
                 })
             }
 

@@ -46,6 +46,25 @@ fn official_python_client_answers_tools_that_ask_in_every_era() {
     );
 }
 
+/// Resources, templates, prompts and completion through the official Python client, in its
+/// default mode (2026-07-28) and in legacy mode, over stdio, Streamable HTTP with sessions, and
+/// stateless (`examples/tests/mcp/items.py`): listings, text, binary and template reads, an
+/// unknown URI (-32602 with the URI), prompts with arguments, an embedded resource, an image
+/// and a question to the user, completions, and a watched resource's update.
+#[test]
+fn official_python_client_reads_resources_gets_prompts_and_completes_in_every_era() {
+    let server = env!("CARGO_BIN_EXE_conformance-server");
+    let with_sessions = HttpServer::start(server, &[]);
+    let stateless = HttpServer::start(server, &["--stateless"]);
+    let stdio = format!("stdio:{server}");
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "items.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(24),
+    );
+}
+
 /// This project's server against the Python SDK's own dual-era server (`MCPServer`), the same
 /// tools on each, driven by the Python client in both eras and compared field by field; where
 /// they differ, the spec's answer is required of this project (`examples/tests/mcp/differential.py`).

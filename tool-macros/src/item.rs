@@ -570,8 +570,6 @@ fn write(
                             Some(c) => quote!(::core::option::Option::Some(#c)),
                             None => quote!(::core::option::Option::None),
                         };
-                        let required =
-                            quote_spanned!(ty.span()=> <#ty as #p::PromptArgValue>::REQUIRED);
                         arg_defs.push(quote! {
                             #p::PromptArgDef {
                                 name: #key,

@@ -12,7 +12,7 @@ use rmcp::model::{
     InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
     SetLevelRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -35,6 +35,7 @@ use tool_core::{
 };
 
 mod items;
+mod listeners;
 #[cfg(feature = "tasks")]
 mod task_calls;
 
@@ -65,7 +66,7 @@ struct Shared {
     /// Clients to tell when the tool set changes: sessions that began with `initialize`...
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
-    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    listeners: listeners::Listeners,
     /// Sessions subscribed to resources' updates.
     watchers: items::Watchers,
     /// Long calls as tasks, when the options ask for them.
@@ -186,7 +187,7 @@ impl McpServer {
                 writer: Mutex::new(()),
                 catalog: None,
                 peers: Mutex::new(Vec::new()),
-                listeners: Mutex::new(Vec::new()),
+                listeners: Default::default(),
                 watchers: Default::default(),
                 #[cfg(feature = "tasks")]
                 tasks,
@@ -232,7 +233,7 @@ impl McpServer {
                 writer: Mutex::new(()),
                 catalog,
                 peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
-                listeners: Mutex::new(std::mem::take(&mut *lock(&shared.listeners))),
+                listeners: listeners::Listeners::take_from(&shared.listeners),
                 watchers: std::mem::take(&mut *lock(&shared.watchers.watching)).into(),
                 #[cfg(feature = "tasks")]
                 tasks: shared.tasks.clone(),
@@ -360,21 +361,23 @@ impl McpServer {
                 .await;
             });
         }
-        for (_, listener) in lock(&self.shared.listeners).iter() {
-            let listener = listener.clone();
-            runtime.spawn(async move {
-                let _ = tokio::time::timeout(LIMIT, async {
-                    let _ = listener.notify_tool_list_changed().await;
-                    if changed.resources {
-                        let _ = listener.notify_resource_list_changed().await;
-                    }
-                    if changed.prompts {
-                        let _ = listener.notify_prompt_list_changed().await;
-                    }
-                })
-                .await;
-            });
-        }
+        let shared = self.shared.clone();
+        runtime.spawn(async move {
+            for listener in shared.listeners.settled().await {
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(LIMIT, async {
+                        let _ = listener.notify_tool_list_changed().await;
+                        if changed.resources {
+                            let _ = listener.notify_resource_list_changed().await;
+                        }
+                        if changed.prompts {
+                            let _ = listener.notify_prompt_list_changed().await;
+                        }
+                    })
+                    .await;
+                });
+            }
+        });
     }
 
     /// Runs a `tools/call`: what [`call_tool`](ServerHandler::call_tool) answers, before it is
@@ -919,7 +922,9 @@ impl ServerHandler for McpServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        // The SDK narrows this to what `get_info` advertises: `tools/list_changed`.
+        // The SDK narrows this to what `get_info` advertises, then acknowledges the listen
+        // before `listen` registers it: notifications wait for it (`Listeners::settled`).
+        self.shared.listeners.expect();
         Some(requested.clone())
     }
 
@@ -927,9 +932,9 @@ impl ServerHandler for McpServer {
         // Request ids repeat across connections; this key does not.
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let key = NEXT.fetch_add(1, Ordering::Relaxed);
-        lock(&self.shared.listeners).push((key, subscription.sink().clone()));
+        self.shared.listeners.add(key, subscription.sink().clone());
         subscription.cancelled().await;
-        lock(&self.shared.listeners).retain(|(k, _)| *k != key);
+        self.shared.listeners.remove(key);
         Ok(())
     }
 

@@ -413,14 +413,18 @@ impl McpServer {
             });
         }
         drop(watching);
-        for (_, listener) in lock(&self.shared.listeners).iter() {
-            let listener = listener.clone();
-            let uri = uri.to_owned();
-            // The sink sends it only if the listener named the URI.
-            runtime.spawn(async move {
-                let _ = tokio::time::timeout(LIMIT, listener.notify_resource_updated(uri)).await;
-            });
-        }
+        let shared = self.shared.clone();
+        let uri = uri.to_owned();
+        runtime.spawn(async move {
+            for listener in shared.listeners.settled().await {
+                let uri = uri.clone();
+                // The sink sends it only if the listener named the URI.
+                tokio::spawn(async move {
+                    let _ =
+                        tokio::time::timeout(LIMIT, listener.notify_resource_updated(uri)).await;
+                });
+            }
+        });
     }
 
     fn era(&self, cx: &RequestContext<RoleServer>) -> Era {

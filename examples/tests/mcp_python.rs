@@ -65,6 +65,27 @@ fn official_python_client_reads_resources_gets_prompts_and_completes_in_every_er
     );
 }
 
+/// A mounted server's resources and prompts through toolctl: `toolctl --mount
+/// conf=conformance-server serve --stdio`, read and got by the Python client in both eras.
+#[test]
+fn a_mounted_servers_resources_and_prompts_pass_through_toolctl() {
+    let mount = format!(
+        "conf={} serve --stdio",
+        env!("CARGO_BIN_EXE_conformance-server")
+    );
+    let target = format!(
+        "mounted:{} --mount {}",
+        env!("CARGO_BIN_EXE_toolctl"),
+        shell_quote(&mount)
+    );
+    run_mcp_script("items.py", &[&target], Some(2));
+}
+
+/// `text` as one shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 /// This project's server against the Python SDK's own dual-era server (`MCPServer`), the same
 /// tools on each, driven by the Python client in both eras and compared field by field; where
 /// they differ, the spec's answer is required of this project (`examples/tests/mcp/differential.py`).

@@ -102,8 +102,9 @@ impl ToolArgs {
         }
     }
 
-    /// The registry plus the tools of every `--defs` file and `--mount`ed server; names that
-    /// clash are set aside and returned, for `check` to report.
+    /// The registry plus the tools of every `--defs` file and `--mount`ed server (and the
+    /// mounts' resources and prompts); names and URIs that clash are set aside and returned,
+    /// for `check` to report.
     async fn with_sources(
         &self,
         registry: &Registry,
@@ -111,9 +112,10 @@ impl ToolArgs {
     ) -> Result<(Registry, Vec<RegistryError>), Exit> {
         let mut registry = registry.clone();
         let mut clashes = Vec::new();
-        let mut add = |registry: &mut Registry, tool, err: Out| {
-            if let Err(e) = registry.register(tool) {
-                if !matches!(self.command, Command::Check(_)) {
+        let checking = matches!(self.command, Command::Check(_));
+        let mut set_aside = |added: Result<(), RegistryError>, err: Out| {
+            if let Err(e) = added {
+                if !checking {
                     let _ = writeln!(err, "warning: {e}");
                 }
                 clashes.push(e);
@@ -126,15 +128,21 @@ impl ToolArgs {
             let tools =
                 defs::parse(&text, &origin).map_err(|e| usage(err, format!("--defs: {e}")))?;
             for tool in tools {
-                add(&mut registry, tool, err);
+                set_aside(registry.register(tool), err);
             }
         }
         for spec in &self.mount {
             let mounted = mcp::mount(spec)
                 .await
                 .map_err(|e| usage(err, format!("--mount {e}")))?;
+            for resource in mounted.resources() {
+                set_aside(registry.add_resource(resource.clone()), err);
+            }
+            for prompt in mounted.prompts() {
+                set_aside(registry.add_prompt(prompt.clone()), err);
+            }
             for tool in mounted.into_tools() {
-                add(&mut registry, tool, err);
+                set_aside(registry.register(tool), err);
             }
         }
         let registry = self

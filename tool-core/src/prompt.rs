@@ -86,8 +86,8 @@ impl PromptArgument {
 }
 
 impl Prompt {
-    /// A prompt named `name` (snake_case, as tools) with `arguments`, whose messages `getter`
-    /// writes.
+    /// A prompt named `name` (what MCP allows: ASCII letters, digits, `_`, `-` and `.`) with
+    /// `arguments`, whose messages `getter` writes.
     ///
     /// ```
     /// use tool_core::prompt::{Prompt, PromptArgument, PromptReply};
@@ -126,11 +126,15 @@ impl Prompt {
         origin: Origin,
         getter: Getter,
     ) -> Result<Self, DefinitionError> {
-        // One word is a fine prompt name (people pick it as a command).
-        if let Err(reason) = tool_grammar::tool_name_form_problem(&name) {
+        // What MCP allows of a name (SEP-986's rule for tools): `#[prompt]` holds its own
+        // to snake_case, but a prompt made at run time may carry a name someone else chose,
+        // or a mount's `NAME__` prefix.
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+        if name.is_empty() || name.len() > 128 || !name.chars().all(allowed) {
             return Err(DefinitionError::Name {
                 name: name.into_owned(),
-                reason: reason.replacen("the tool name", "the prompt name", 1),
+                reason: "a prompt's name is 1 to 128 ASCII letters, digits, `_`, `-` or `.`"
+                    .to_owned(),
             });
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -340,6 +344,11 @@ impl PromptArgs {
     /// The value of `name`, if given.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
+    }
+
+    /// Every argument given, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 }
 

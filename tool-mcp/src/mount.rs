@@ -1,5 +1,8 @@
 //! Mounting another MCP server: its tools become dynamic tools of this registry, named
-//! `NAME__tool`, called through the official SDK's client.
+//! `NAME__tool`, called through the official SDK's client; its resources and prompts become
+//! this registry's too (`items`).
+
+mod items;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -253,6 +256,8 @@ impl fmt::Display for MountTarget {
 pub struct Mounted {
     name: String,
     tools: Vec<DynamicTool>,
+    resources: Vec<tool_core::resource::Resource>,
+    prompts: Vec<tool_core::prompt::Prompt>,
 }
 
 impl fmt::Debug for Mounted {
@@ -260,6 +265,8 @@ impl fmt::Debug for Mounted {
         f.debug_struct("Mounted")
             .field("name", &self.name)
             .field("tools", &self.tools.len())
+            .field("resources", &self.resources.len())
+            .field("prompts", &self.prompts.len())
             .finish()
     }
 }
@@ -280,19 +287,44 @@ impl Mounted {
         self.tools.is_empty()
     }
 
-    /// The server's tools, to register one by one.
+    /// The server's resources and templates (URIs as the server gave them, names
+    /// `NAME__resource`), each read through the mount.
+    pub fn resources(&self) -> &[tool_core::resource::Resource] {
+        &self.resources
+    }
+
+    /// The server's prompts, named `NAME__prompt`, each got through the mount.
+    pub fn prompts(&self) -> &[tool_core::prompt::Prompt] {
+        &self.prompts
+    }
+
+    /// The server's tools, to register one by one (its [`resources`](Self::resources) and
+    /// [`prompts`](Self::prompts) are added apart).
     pub fn into_tools(self) -> Vec<DynamicTool> {
         self.tools
     }
 
-    /// Adds the server's tools to `registry`; nothing is added if any name is taken.
+    /// Adds the server's tools, resources and prompts to `registry`; no tool is added if any
+    /// name is taken, and the first resource URI or prompt name taken ends the adding there.
     pub fn register(self, registry: &mut Registry) -> Result<(), MountError> {
+        let clash = |name: &str, source| MountError::Clash {
+            name: name.to_owned(),
+            source: Box::new(source),
+        };
         registry
             .register_all(self.tools)
-            .map_err(|source| MountError::Clash {
-                name: self.name,
-                source: Box::new(source),
-            })
+            .map_err(|source| clash(&self.name, source))?;
+        for resource in self.resources {
+            registry
+                .add_resource(resource)
+                .map_err(|source| clash(&self.name, source))?;
+        }
+        for prompt in self.prompts {
+            registry
+                .add_prompt(prompt)
+                .map_err(|source| clash(&self.name, source))?;
+        }
+        Ok(())
     }
 }
 
@@ -368,6 +400,12 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         service: client,
         relay: handler,
     });
+    let (resources, prompts) = within(&name, "listing resources and prompts failed", async {
+        items::items(&client, &name, &spec.scopes)
+            .await
+            .map_err(boxed)
+    })
+    .await?;
     let origin = format!("mounted MCP server `{name}` ({})", spec.target);
     let domain_description = format!("Tools of the MCP server mounted as `{name}`");
     let tools = listed
@@ -392,7 +430,12 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
             Some(tool)
         })
         .collect();
-    Ok(Mounted { name, tools })
+    Ok(Mounted {
+        name,
+        tools,
+        resources,
+        prompts,
+    })
 }
 
 /// How a mount begins: `server/discover` and protocol 2026-07-28 with a server that speaks it,

@@ -4,7 +4,10 @@ Python MCP client (mcp 2.3) in each era the target serves.
 Usage: items.py TARGET [TARGET...]
 
 A TARGET is `stdio:COMMAND ARGS...` (started as `COMMAND ARGS... serve --stdio`), a URL (a
-Streamable HTTP server with sessions: both eras) or `stateless:URL` (2026-07-28 only). For
+Streamable HTTP server with sessions: both eras), `stateless:URL` (2026-07-28 only), or
+`mounted:COMMAND ARGS...`: a server over stdio that mounts conformance-server as `conf`, whose
+resources keep their URIs and whose prompts are `conf__*` (listings, reads and a prompt only:
+completion and questions are not passed through a mount). For
 each, in its eras (`Client` in `auto` mode, protocol 2026-07-28, and in `legacy` mode):
 
 - the listings: a resource with its MIME type, a template, a prompt with its arguments;
@@ -168,6 +171,23 @@ async def watched(server: Any, mode: str) -> None:
     expect(seen == [WATCHED], f"updates: {seen}")
 
 
+async def mounted(server: Any, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        resources = (await client.list_resources()).resources
+        templates = (await client.list_resource_templates()).resource_templates
+        prompts = (await client.list_prompts()).prompts
+        text = (await client.read_resource("test://static-text")).contents[0]
+        data = (await client.read_resource("test://template/7/data")).contents[0]
+        quoted = await client.get_prompt("conf__test_prompt_with_arguments", {"arg1": "a", "arg2": "b"})
+    names = {r.uri: r.name for r in resources}
+    expect(names.get("test://static-text") == "conf__static_text", f"resources: {names}")
+    expect("test://template/{id}/data" in [t.uri_template for t in templates], f"{templates}")
+    expect("conf__test_prompt_with_arguments" in [p.name for p in prompts], f"{[p.name for p in prompts]}")
+    expect(text.text == "This is the content of the static text resource.", f"text: {text}")
+    expect(json.loads(data.text)["id"] == "7", f"data: {data.text}")
+    expect(texts(quoted.messages) == ["Prompt with arguments: arg1='a', arg2='b'"], f"{quoted}")
+
+
 def main() -> int:
     args = sys.argv[1:]
     if not args:
@@ -175,6 +195,12 @@ def main() -> int:
         return 2
     checks = []
     for target in args:
+        if target.startswith("mounted:"):
+            server = server_of("stdio:" + target.removeprefix("mounted:"))
+            for mode in ["auto", "legacy"]:
+                era = "2026-07-28" if mode == "auto" else "session"
+                checks.append((f"mounted {era} resources and prompts", lambda s=server, m=mode: mounted(s, m)))
+            continue
         server = server_of(target)
         stateless = target.startswith("stateless:")
         modes = ["auto"] if stateless else ["auto", "legacy"]

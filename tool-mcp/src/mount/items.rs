@@ -1,0 +1,239 @@
+//! A mounted server's resources, templates and prompts, as this registry's: each read and get
+//! goes to the server through the mount's client, behind this server's own gate.
+//!
+//! Prompts are named `NAME__prompt` like the mount's tools, and resources `NAME__resource`;
+//! URIs stay as the server gave them, since a URI is how results and other resources link to
+//! a resource (one another mount already has is refused at registration, as a tool name is).
+//! What cannot be carried is left out with a warning: a prompt whose prefixed name is no
+//! snake_case name, a URI this registry cannot route, content of a kind newer than this code.
+//! Completion is not passed on: a completer answers at once, and the server is a round trip
+//! away.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    ContentBlock, GetPromptRequestParams, JsonObject, ReadResourceRequestParams, ResourceContents,
+    Role,
+};
+use tool_core::ToolError;
+use tool_core::prompt::{Prompt, PromptArgument, PromptContent, PromptMessage, PromptReply};
+use tool_core::resource::{Resource, ResourceContent};
+
+use super::{Client, call_error, decode};
+
+/// What the server offers besides tools, made this registry's.
+pub(super) async fn items(
+    client: &Arc<Client>,
+    name: &str,
+    scopes: &[String],
+) -> Result<(Vec<Resource>, Vec<Prompt>), rmcp::ServiceError> {
+    let capabilities = client
+        .service
+        .peer_info()
+        .map(|info| info.capabilities.clone())
+        .unwrap_or_default();
+    let mut resources = Vec::new();
+    if capabilities.resources.is_some() {
+        for remote in client.service.list_all_resources().await? {
+            let made = resource(
+                client,
+                name,
+                &remote.uri,
+                &remote.name,
+                remote.description.as_deref(),
+            )
+            .map(|r| with_details(r, remote.title, remote.mime_type, scopes));
+            keep(&mut resources, made, name, &remote.uri);
+        }
+        for remote in client.service.list_all_resource_templates().await? {
+            let made = resource(
+                client,
+                name,
+                &remote.uri_template,
+                &remote.name,
+                remote.description.as_deref(),
+            )
+            .map(|r| with_details(r, remote.title, remote.mime_type, scopes));
+            keep(&mut resources, made, name, &remote.uri_template);
+        }
+    }
+    let mut prompts = Vec::new();
+    if capabilities.prompts.is_some() {
+        for remote in client.service.list_all_prompts().await? {
+            let arguments = remote.arguments.unwrap_or_default().into_iter().map(|a| {
+                let description = a.description.unwrap_or_default();
+                if a.required == Some(true) {
+                    PromptArgument::required(a.name, description)
+                } else {
+                    PromptArgument::optional(a.name, description)
+                }
+            });
+            let remote_name = remote.name.clone();
+            let getter = {
+                let client = client.clone();
+                move |args: tool_core::prompt::PromptArgs, _ctx| {
+                    let client = client.clone();
+                    let remote_name = remote_name.clone();
+                    async move { get(&client, remote_name, args).await }
+                }
+            };
+            let description = remote.description.unwrap_or_default();
+            let made = Prompt::new(
+                format!("{name}__{}", remote.name),
+                description,
+                arguments,
+                getter,
+            )
+            .map(|p| {
+                let p = p.origin(format!("mounted MCP server `{name}`"));
+                let p = if scopes.is_empty() {
+                    p
+                } else {
+                    p.scopes(scopes.iter().cloned())
+                };
+                match remote.title {
+                    Some(title) => p.title(title),
+                    None => p,
+                }
+            });
+            keep(&mut prompts, made, name, &remote.name);
+        }
+    }
+    Ok((resources, prompts))
+}
+
+fn keep<T>(
+    into: &mut Vec<T>,
+    made: Result<T, tool_core::resource::DefinitionError>,
+    mount: &str,
+    what: &str,
+) {
+    match made {
+        Ok(item) => into.push(item),
+        Err(e) => tracing::warn!(mount, item = what, "left out of the mount: {e}"),
+    }
+}
+
+fn resource(
+    client: &Arc<Client>,
+    mount: &str,
+    uri: &str,
+    name: &str,
+    description: Option<&str>,
+) -> Result<Resource, tool_core::resource::DefinitionError> {
+    let client = client.clone();
+    Resource::new(
+        uri.to_owned(),
+        format!("{mount}__{name}"),
+        description.unwrap_or_default().to_owned(),
+        move |request, _ctx| {
+            let client = client.clone();
+            let uri = request.uri().to_owned();
+            async move { read(&client, uri).await }
+        },
+    )
+    .map(|r| r.origin(format!("mounted MCP server `{mount}`")))
+}
+
+fn with_details(
+    resource: Resource,
+    title: Option<String>,
+    mime_type: Option<String>,
+    scopes: &[String],
+) -> Resource {
+    let mut resource = resource;
+    if let Some(title) = title {
+        resource = resource.title(title);
+    }
+    if let Some(mime_type) = mime_type {
+        resource = resource.mime_type(mime_type);
+    }
+    if !scopes.is_empty() {
+        resource = resource.scopes(scopes.iter().cloned());
+    }
+    resource
+}
+
+async fn read(client: &Client, uri: String) -> Result<Vec<ResourceContent>, ToolError> {
+    let read = client
+        .service
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(call_error)?;
+    read.contents.into_iter().map(content).collect()
+}
+
+fn content(remote: ResourceContents) -> Result<ResourceContent, ToolError> {
+    Ok(match remote {
+        ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        } => with_mime(ResourceContent::text(text).with_uri(uri), mime_type),
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => with_mime(
+            ResourceContent::blob(decode(&blob)?).with_uri(uri),
+            mime_type,
+        ),
+        #[allow(unreachable_patterns)]
+        _ => {
+            return Err(ToolError::failed(
+                "the server sent resource contents of an unknown kind",
+            ));
+        }
+    })
+}
+
+fn with_mime(content: ResourceContent, mime_type: Option<String>) -> ResourceContent {
+    match mime_type {
+        Some(mime) => content.with_mime_type(mime),
+        None => content,
+    }
+}
+
+async fn get(
+    client: &Client,
+    name: String,
+    args: tool_core::prompt::PromptArgs,
+) -> Result<PromptReply, ToolError> {
+    let arguments: JsonObject = args
+        .iter()
+        .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v.to_owned())))
+        .collect();
+    let got = client
+        .service
+        .get_prompt(GetPromptRequestParams::new(name).with_arguments(arguments))
+        .await
+        .map_err(call_error)?;
+    let mut messages = Vec::new();
+    for message in got.messages {
+        let content = match message.content {
+            ContentBlock::Text(text) => PromptContent::Text(text.text),
+            ContentBlock::Image(image) => {
+                PromptContent::image(image.mime_type, decode(&image.data)?)
+            }
+            ContentBlock::Resource(resource) => {
+                PromptContent::Resource(content(resource.resource)?)
+            }
+            ContentBlock::ResourceLink(link) => PromptContent::Text(link.uri),
+            _ => {
+                return Err(ToolError::failed(
+                    "the server's prompt holds content of a kind this server cannot pass on",
+                ));
+            }
+        };
+        messages.push(match message.role {
+            Role::Assistant => PromptMessage::assistant(content),
+            _ => PromptMessage::user(content),
+        });
+    }
+    Ok(PromptReply {
+        description: got.description,
+        messages,
+    })
+}

@@ -236,6 +236,7 @@ pub fn check_registry(registry: &Registry, options: &CheckOptions) -> Report {
             ));
         }
     }
+    check_items(registry, &mut diagnostics);
     let strict_targets = options.strict && options.formats.contains(&Format::Anthropic);
     if strict_targets && registry.len() > ANTHROPIC_STRICT_TOOLS {
         diagnostics.push(diag(Severity::Warning, "*", Some((Format::Anthropic, true)), "", "anthropic.strict_tools",
@@ -244,6 +245,81 @@ pub fn check_registry(registry: &Registry, options: &CheckOptions) -> Report {
     }
     sort(&mut diagnostics);
     Report { diagnostics }
+}
+
+/// A registry's resources and prompts: what a client shows of them (a description, of each
+/// prompt argument too) and their scopes, the rules tools are held to. Each finding names the
+/// resource by its URI and the prompt by its name.
+fn check_items(registry: &Registry, out: &mut Vec<Diagnostic>) {
+    let scopes =
+        |key: &str, scopes: &[std::borrow::Cow<'static, str>], out: &mut Vec<Diagnostic>| {
+            for (i, scope) in scopes.iter().enumerate() {
+                if let Err(problem) = crate::definition::scope_problem(scope) {
+                    out.push(diag(
+                        Severity::Error,
+                        key,
+                        None,
+                        &format!("/scopes/{i}"),
+                        "scopes.token",
+                        problem.to_string(),
+                        "write the scope as the authorization server grants it".into(),
+                    ));
+                }
+            }
+        };
+    let described = |key: &str, what: &str, description: &str, out: &mut Vec<Diagnostic>| {
+        if crate::definition::is_blank(description) {
+            out.push(diag(
+                Severity::Error,
+                key,
+                None,
+                "/description",
+                "description.missing",
+                format!("the {what} has no description"),
+                format!("say what the {what} holds and when to use it (its doc comment)"),
+            ));
+        } else if description.chars().count() > DESCRIPTION_CHARS {
+            out.push(diag(
+                Severity::Warning,
+                key,
+                None,
+                "/description",
+                "description.budget",
+                format!("the {what}'s description is over {DESCRIPTION_CHARS} characters"),
+                "shorten it: clients list every one".into(),
+            ));
+        }
+    };
+    for resource in registry.resources() {
+        let what = if resource.is_template() {
+            "resource template"
+        } else {
+            "resource"
+        };
+        described(resource.uri(), what, resource.description(), out);
+        scopes(resource.uri(), resource.scope_list(), out);
+    }
+    for prompt in registry.prompts() {
+        described(prompt.name(), "prompt", prompt.description(), out);
+        scopes(prompt.name(), prompt.scope_list(), out);
+        for (i, argument) in prompt.arguments().iter().enumerate() {
+            if argument
+                .description
+                .as_deref()
+                .is_none_or(crate::definition::is_blank)
+            {
+                out.push(diag(
+                    Severity::Warning,
+                    prompt.name(),
+                    None,
+                    &format!("/arguments/{i}/description"),
+                    "prompt.argument.description",
+                    format!("the argument `{}` has no description", argument.name),
+                    "say what to give: #[arg(description = \"...\")]".into(),
+                ));
+            }
+        }
+    }
 }
 
 /// Checks one tool against every rule for the chosen formats.
@@ -1011,6 +1087,50 @@ mod tests {
             .filter(|d| d.severity == severity)
             .map(|d| d.rule.as_str())
             .collect()
+    }
+
+    #[test]
+    fn resources_and_prompts_need_descriptions_and_good_scopes() {
+        use crate::prompt::{Prompt, PromptArgument, PromptReply};
+        use crate::resource::{Resource, ResourceContent};
+        let mut r = Registry::empty();
+        let resource = Resource::new("notes://{day}", "day_notes", " ", |_, _| async {
+            Ok(vec![ResourceContent::text("")])
+        })
+        .unwrap()
+        .scopes(["notes read"]);
+        r.add_resource(resource).unwrap();
+        let prompt = Prompt::new(
+            "review_code",
+            "Asks for a review.",
+            [PromptArgument::required("code", "")],
+            |_, _| async { Ok(PromptReply::user("Review")) },
+        )
+        .unwrap();
+        r.add_prompt(prompt).unwrap();
+        let report = check_registry(&r, &CheckOptions::default());
+        let found: Vec<(&str, &str, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule.as_str(), d.tool.as_str(), d.pointer.as_str()))
+            .collect();
+        assert!(
+            found.contains(&("description.missing", "notes://{day}", "/description")),
+            "{report}"
+        );
+        assert!(
+            found.contains(&("scopes.token", "notes://{day}", "/scopes/0")),
+            "{report}"
+        );
+        assert!(
+            found.contains(&(
+                "prompt.argument.description",
+                "review_code",
+                "/arguments/0/description"
+            )),
+            "{report}"
+        );
+        assert_eq!(report.count(Severity::Error), 2, "{report}");
     }
 
     fn good() -> DynamicTool {

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::items::{self, Kind, LockedItem};
 use tool_core::render::{self, Format, RenderOptions};
 use tool_core::{Registry, Tool};
 
@@ -24,6 +25,10 @@ pub struct Lock {
     pub tokens: BTreeMap<String, u64>,
     /// The tools, by name.
     pub tools: Vec<LockedTool>,
+    /// The resources and URI templates, by URI.
+    pub resources: Vec<LockedItem>,
+    /// The prompts, by name.
+    pub prompts: Vec<LockedItem>,
 }
 
 /// One tool of a [`Lock`].
@@ -68,9 +73,13 @@ pub enum LockError {
 const LOCK_KEYS: [&str; 2] = ["tokens", "renderings"];
 
 impl Lock {
-    /// The definitions of every tool of `registry`, as served, with their token counts.
+    /// The definitions of every tool of `registry`, as served, with their token counts, and of
+    /// its resources and prompts.
     pub fn of(registry: &Registry) -> Self {
-        Self::of_tools(registry.tools().iter())
+        let mut lock = Self::of_tools(registry.tools().iter());
+        lock.resources = items::resources_of(registry);
+        lock.prompts = items::prompts_of(registry);
+        lock
     }
 
     /// The definitions of `tools`, sorted by name.
@@ -87,6 +96,8 @@ impl Lock {
             tokenizer: Some(crate::tokens::TOKENIZER.to_owned()),
             tokens: totals,
             tools: tools.into_iter().map(locked).collect(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
         }
     }
 
@@ -112,6 +123,8 @@ impl Lock {
             path: path.to_owned(),
             problem,
         };
+        let mut resources = Vec::new();
+        let mut prompts = Vec::new();
         let (items, tokenizer, tokens) = match value {
             Value::Array(items) => (items, None, BTreeMap::new()),
             Value::Object(mut map) => {
@@ -131,6 +144,10 @@ impl Lock {
                     Some(_) => return Err(shape("tokenizer", "expected a string".into())),
                 };
                 let tokens = counts(map.get("tokens"), "tokens").map_err(|(p, m)| shape(&p, m))?;
+                resources = items::parse(Kind::Resource, map.remove("resources"))
+                    .map_err(|(p, m)| shape(&p, m))?;
+                prompts = items::parse(Kind::Prompt, map.remove("prompts"))
+                    .map_err(|(p, m)| shape(&p, m))?;
                 match map.remove("tools") {
                     Some(Value::Array(items)) => (items, tokenizer, tokens),
                     _ => {
@@ -198,6 +215,8 @@ impl Lock {
             tokenizer,
             tokens,
             tools,
+            resources,
+            prompts,
         })
     }
 
@@ -231,6 +250,8 @@ impl Lock {
             })
             .collect();
         root.insert("tools".into(), Value::Array(tools));
+        items::write(&mut root, Kind::Resource, &self.resources);
+        items::write(&mut root, Kind::Prompt, &self.prompts);
         let mut text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
         text.push('\n');
         text

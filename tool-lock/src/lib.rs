@@ -37,12 +37,14 @@
 
 mod assert;
 mod file;
+mod items;
 mod review;
 mod schema_diff;
 pub mod tokens;
 
 pub use assert::{LOCK_ENV, LockTest};
 pub use file::{Lock, LockError, LockedTool, VERSION};
+pub use items::LockedItem;
 pub use review::{
     Allowance, AllowanceError, Budget, Change, Class, RULES, Review, ReviewOptions, RuleInfo,
     TokenCount, Tokens, review,

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::schema_diff::{self, Side};
 use super::{Lock, LockedTool};
+use crate::items::Kind;
 use tool_core::render::Format;
 
 /// How a difference affects those who rely on a definition.
@@ -82,6 +83,40 @@ pub const RULES: &[RuleInfo] = &[
     ),
     rule("scopes.added", B, "a caller needs a scope it did not need"),
     rule("scopes.removed", A, "a caller no longer needs a scope"),
+    rule("resource.removed", B, "a resource or URI template is gone"),
+    rule("resource.added", A, "a new resource or URI template"),
+    rule(
+        "resource.mime_type.changed",
+        B,
+        "a resource's contents are of another MIME type",
+    ),
+    rule("prompt.removed", B, "a prompt is gone"),
+    rule("prompt.added", A, "a new prompt"),
+    rule(
+        "prompt.argument.removed",
+        B,
+        "a prompt no longer takes an argument",
+    ),
+    rule(
+        "prompt.argument.required",
+        B,
+        "a prompt argument is newly required",
+    ),
+    rule(
+        "prompt.argument.optional",
+        A,
+        "a required prompt argument became optional",
+    ),
+    rule(
+        "prompt.argument.added",
+        A,
+        "a prompt takes a new optional argument",
+    ),
+    rule(
+        "item.text.changed",
+        C,
+        "a resource's or prompt's name, title or description",
+    ),
     rule(
         "annotations.read_only",
         B,
@@ -265,7 +300,8 @@ pub struct Change {
     pub class: Class,
     /// The rule's id, one of [`RULES`].
     pub rule: &'static str,
-    /// The tool's name (for a renamed tool, its old name).
+    /// The tool's name (for a renamed tool, its old name); a resource's URI or a prompt's
+    /// name for their rules.
     pub tool: String,
     /// A JSON pointer into today's definition (for what was removed, where it was).
     pub pointer: String,
@@ -898,7 +934,41 @@ fn budgets(current: &Lock, options: &ReviewOptions) -> Vec<Budget> {
     out
 }
 
-fn change(rule: &'static str, tool: &str, pointer: &str, message: String) -> Change {
+/// Scopes: what a caller must hold, for a tool, a resource or a prompt.
+pub(crate) fn compare_scopes(
+    old: &Value,
+    new: &Value,
+    push: &mut impl FnMut(&'static str, &str, String),
+) {
+    let scopes = |v: &Value| -> BTreeSet<String> {
+        v.get("scopes")
+            .and_then(Value::as_array)
+            .map(|s| {
+                s.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (os, ns) = (scopes(old), scopes(new));
+    for s in ns.difference(&os) {
+        push(
+            "scopes.added",
+            "/scopes",
+            format!("a caller now needs the scope `{s}`"),
+        );
+    }
+    for s in os.difference(&ns) {
+        push(
+            "scopes.removed",
+            "/scopes",
+            format!("a caller no longer needs the scope `{s}`"),
+        );
+    }
+}
+
+pub(crate) fn change(rule: &'static str, tool: &str, pointer: &str, message: String) -> Change {
     Change {
         // Every rule this module emits is in RULES (a test holds it to that).
         class: class_of(rule).unwrap_or(Class::Breaking),
@@ -954,6 +1024,8 @@ fn compare_locks(baseline: &Lock, current: &Lock, out: &mut Vec<Change>) {
     for new in added {
         out.push(change("tool.added", &new.name, "", "a new tool".into()));
     }
+    crate::items::compare(Kind::Resource, &baseline.resources, &current.resources, out);
+    crate::items::compare(Kind::Prompt, &baseline.prompts, &current.prompts, out);
 }
 
 /// The `_meta` keys tool-core writes, each compared by its own rule.
@@ -1136,33 +1208,7 @@ fn compare_tools(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
             "the examples changed".into(),
         );
     }
-    // Scopes: what a caller must hold.
-    let scopes = |v: &Value| -> BTreeSet<String> {
-        v.get("scopes")
-            .and_then(Value::as_array)
-            .map(|s| {
-                s.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let (os, ns) = (scopes(old), scopes(new));
-    for s in ns.difference(&os) {
-        push(
-            "scopes.added",
-            "/scopes",
-            format!("a caller now needs the scope `{s}`"),
-        );
-    }
-    for s in os.difference(&ns) {
-        push(
-            "scopes.removed",
-            "/scopes",
-            format!("a caller no longer needs the scope `{s}`"),
-        );
-    }
+    compare_scopes(old, new, &mut push);
     annotations(old, new, &mut push);
     // Fields this review does not know: any change may matter.
     let keys = |v: &Value| -> BTreeSet<String> {

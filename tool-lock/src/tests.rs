@@ -464,19 +464,101 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
+/// The rules of resources and prompts, each with a lock before and after that triggers it
+/// alone.
+fn item_cases() -> Vec<(&'static str, Lock, Lock)> {
+    let resource = json!({"uri": "notes://today", "name": "today", "description": "Notes.", "mimeType": "text/plain"});
+    let prompt = json!({"name": "review_code", "description": "Reviews.", "arguments": [
+        {"name": "code", "required": true}, {"name": "tone", "required": false}]});
+    let of = |resources: Vec<Value>, prompts: Vec<Value>| {
+        let text = json!({"tools": [], "resources": resources, "prompts": prompts}).to_string();
+        Lock::parse(&text, "test.json").unwrap()
+    };
+    let with = |base: &Value, pointer: &str, value: Value| set(base.clone(), pointer, value);
+    let r = || resource.clone();
+    let p = || prompt.clone();
+    vec![
+        (
+            "resource.removed",
+            of(vec![r()], vec![]),
+            of(vec![], vec![]),
+        ),
+        ("resource.added", of(vec![], vec![]), of(vec![r()], vec![])),
+        (
+            "resource.mime_type.changed",
+            of(vec![r()], vec![]),
+            of(
+                vec![with(&resource, "/mimeType", json!("text/markdown"))],
+                vec![],
+            ),
+        ),
+        (
+            "item.text.changed",
+            of(vec![r()], vec![]),
+            of(
+                vec![with(&resource, "/description", json!("Today's notes."))],
+                vec![],
+            ),
+        ),
+        ("prompt.removed", of(vec![], vec![p()]), of(vec![], vec![])),
+        ("prompt.added", of(vec![], vec![]), of(vec![], vec![p()])),
+        (
+            "prompt.argument.removed",
+            of(vec![], vec![p()]),
+            of(
+                vec![],
+                vec![with(
+                    &prompt,
+                    "/arguments",
+                    json!([{"name": "code", "required": true}]),
+                )],
+            ),
+        ),
+        (
+            "prompt.argument.required",
+            of(vec![], vec![p()]),
+            of(
+                vec![],
+                vec![with(&prompt, "/arguments/1/required", json!(true))],
+            ),
+        ),
+        (
+            "prompt.argument.optional",
+            of(vec![], vec![p()]),
+            of(
+                vec![],
+                vec![with(&prompt, "/arguments/0/required", json!(false))],
+            ),
+        ),
+        (
+            "prompt.argument.added",
+            of(vec![], vec![p()]),
+            of(
+                vec![],
+                vec![with(
+                    &prompt,
+                    "/arguments",
+                    json!([{"name": "code", "required": true}, {"name": "tone", "required": false},
+                        {"name": "lang", "required": false}]),
+                )],
+            ),
+        ),
+    ]
+}
+
 fn rules(review: &Review) -> Vec<&'static str> {
     review.changes.iter().map(|c| c.rule).collect()
 }
 
 #[test]
 fn each_rule_has_a_case_that_triggers_it_alone() {
-    let cases = cases();
+    let mut cases: Vec<(&'static str, Lock, Lock)> = cases()
+        .into_iter()
+        .map(|(rule, old, new)| (rule, lock(old), lock(new)))
+        .collect();
+    cases.extend(item_cases());
     for (rule, old, new) in &cases {
-        let r = review(
-            Some(&lock(old.clone())),
-            &lock(new.clone()),
-            &ReviewOptions::default(),
-        );
+        let r = review(Some(old), new, &ReviewOptions::default());
         assert_eq!(rules(&r), [*rule], "{rule}:\n{r}");
         let class = RULES.iter().find(|x| x.id == *rule).unwrap().class;
         assert_eq!(r.changes[0].class, class, "{rule}");

@@ -59,6 +59,7 @@ mod serve;
 mod server;
 mod signal;
 mod stdio;
+mod stream;
 mod sync;
 #[cfg(feature = "tasks")]
 mod tasks;
@@ -78,6 +79,7 @@ pub use serve::{HttpOptions, http_router, serve_http};
 pub use server::McpServer;
 pub use signal::shutdown_on_signal;
 pub use stdio::{serve_io, serve_stdio};
+pub use stream::CallStream;
 #[cfg(feature = "tasks")]
 pub use tasks::TaskOptions;
 #[cfg(feature = "tasks")]

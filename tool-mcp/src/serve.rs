@@ -244,6 +244,12 @@ async fn answer_post<M: SessionManager>(
             let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
             essence.trim().eq_ignore_ascii_case("application/json")
         });
+    // A call's tool may end its SSE stream (`CallStream::close`): the switch rides in the
+    // request's extensions to the call's context, and on the response's body.
+    let cut = crate::stream::StreamCut::default();
+    let in_session = request.headers().contains_key(HEADER_SESSION_ID);
+    let mut request = request;
+    request.extensions_mut().insert(cut.clone());
     let response = endpoint.service.handle(request).await;
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
         let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
@@ -251,7 +257,52 @@ async fn answer_post<M: SessionManager>(
         let content_type = [(header::CONTENT_TYPE, "application/json")];
         return (StatusCode::BAD_REQUEST, content_type, error.to_string()).into_response();
     }
+    let sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    // Only a session keeps a stream's events for a client that reconnects.
+    if sse && in_session {
+        cut.arm();
+        return response.map(|body| {
+            Body::new(CutBody {
+                inner: Body::new(body),
+                cut,
+                sent: false,
+            })
+        });
+    }
     response.map(Body::new)
+}
+
+/// An SSE body that ends when its call's tool cuts it, after at least the first event (the
+/// priming event, whose id the client resumes from).
+struct CutBody {
+    inner: Body,
+    cut: crate::stream::StreamCut,
+    sent: bool,
+}
+
+impl http_body::Body for CutBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        if this.sent && this.cut.is_cut() {
+            return std::task::Poll::Ready(None);
+        }
+        this.cut.register(cx.waker());
+        let polled = std::pin::Pin::new(&mut this.inner).poll_frame(cx);
+        if let std::task::Poll::Ready(Some(Ok(_))) = &polled {
+            this.sent = true;
+        }
+        polled
+    }
 }
 
 /// A `DELETE` that ends a session, answered as the official SDKs' clients expect. rmcp answers

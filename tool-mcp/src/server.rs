@@ -546,6 +546,9 @@ impl McpServer {
             if let Some(principal) = parts.extensions.get::<Principal>() {
                 builder = builder.principal(principal.clone());
             }
+            if let Some(cut) = parts.extensions.get::<crate::stream::StreamCut>() {
+                builder = builder.extension(crate::CallStream::new(cut.clone()));
+            }
         }
         builder.build()
     }

@@ -808,6 +808,20 @@ async fn test_input_required_result_prompt(#[ctx] client: McpPeer) -> Result<Str
     ))
 }
 
+/// Ends the call's SSE stream mid-call (SEP-1699), then answers: the client reconnects with
+/// `Last-Event-ID` and gets the answer on the resumed stream. Use it to test SSE polling.
+#[tool(domain = conformance, label = "Reconnecting", hint = "Closes its stream, then answers")]
+async fn test_reconnection(#[ctx] stream: tool_mcp::CallStream) -> String {
+    let closed = stream.close();
+    // The answer comes after the stream has ended, as a long call's would.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    if closed {
+        "Reconnected: this answer came on the resumed stream".to_owned()
+    } else {
+        "This call had no stream to close; the answer came on the call's own".to_owned()
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // A tool that changes the server's tools (`server-stateless`: a changed list is announced on
 // the client's subscription stream).

@@ -553,9 +553,8 @@ mod tests {
 // ---------------------------------------------------------------------------------------------
 // `#[resource]` and `#[prompt]`.
 
-pub use crate::linked::{PromptArgDef, PromptDef, ResourceDef};
-pub use crate::prompt::{PromptArgs, PromptFuture};
-pub use crate::resource::{ReadFuture, ResourceRequest};
+pub use crate::prompt::{PromptArgDef, PromptArgs, PromptDef, PromptFuture};
+pub use crate::resource::{ReadFuture, ResourceDef, ResourceRequest};
 
 /// The value of a URI template's variable, as the parameter of the same name takes it.
 #[diagnostic::on_unimplemented(

@@ -139,3 +139,21 @@ pub use tool_grammar::{
 // Public only for `domain!`'s and `#[tool]`'s expansions, which reach it through `__private`.
 #[doc(hidden)]
 pub use tool_grammar::is_blank;
+
+/// Where a tool in a registry came from, for messages about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Written with `#[tool]` and collected at link time.
+    Linked(Location),
+    /// Registered at run time; the text says by what (e.g. `--defs tools.json`).
+    Dynamic(String),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Linked(location) => location.fmt(f),
+            Self::Dynamic(what) => write!(f, "registered at run time by {what}"),
+        }
+    }
+}

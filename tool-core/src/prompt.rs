@@ -14,8 +14,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::context::{Principal, ToolContext};
+use crate::definition::Origin;
 use crate::error::ToolError;
-use crate::registry::Origin;
 use crate::resource::{Completer, DefinitionError, ResourceContent};
 
 /// What a get returns, in time.
@@ -160,9 +160,7 @@ impl Prompt {
         })
     }
 
-    pub(crate) fn from_def(
-        def: &'static crate::linked::PromptDef,
-    ) -> Result<Self, DefinitionError> {
+    pub(crate) fn from_def(def: &'static PromptDef) -> Result<Self, DefinitionError> {
         let get = def.get;
         let arguments = def
             .arguments
@@ -509,6 +507,41 @@ impl IntoPromptReply for PromptReply {
         self
     }
 }
+
+/// The const record `#[prompt]` submits to `inventory` for every prompt. Not a public API: the
+/// expansion names it through `__private`.
+#[doc(hidden)]
+pub struct PromptDef {
+    /// Its name (the function's, unless `name = ...`).
+    pub name: &'static str,
+    /// `title = ...`.
+    pub title: Option<&'static str>,
+    /// From the doc comment.
+    pub description: &'static str,
+    /// Its arguments, from the function's parameters.
+    pub arguments: &'static [PromptArgDef],
+    /// `scopes(..)`.
+    pub scopes: &'static [&'static str],
+    /// Writes its messages.
+    pub get: fn(PromptArgs, ToolContext) -> PromptFuture,
+    /// Where it was written.
+    pub location: crate::definition::Location,
+}
+
+/// One argument of a [`PromptDef`].
+#[doc(hidden)]
+pub struct PromptArgDef {
+    /// Its name.
+    pub name: &'static str,
+    /// `#[arg(description = ...)]`.
+    pub description: Option<&'static str>,
+    /// Not an `Option`.
+    pub required: bool,
+    /// `#[arg(complete = ...)]`.
+    pub complete: Option<fn(&str) -> Vec<String>>,
+}
+
+inventory::collect!(PromptDef);
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{Principal, ToolContext};
+pub use crate::definition::Origin;
 use crate::definition::{Annotations, TaskSupport};
 use crate::error::ToolError;
 use crate::linked::ToolDef;
@@ -974,7 +975,7 @@ impl Registry {
     /// Every `#[resource]` and `#[prompt]` linked in comes with them.
     pub fn linked() -> Result<Self, RegistryError> {
         let mut registry = Self::from_defs(inventory::iter::<ToolDef>)?;
-        for def in inventory::iter::<crate::linked::ResourceDef> {
+        for def in inventory::iter::<crate::resource::ResourceDef> {
             let origin = Origin::Linked(def.location);
             let resource = Resource::from_def(def).map_err(|e| RegistryError::InvalidItem {
                 what: "resource",
@@ -984,7 +985,7 @@ impl Registry {
             })?;
             registry.add_resource(resource)?;
         }
-        for def in inventory::iter::<crate::linked::PromptDef> {
+        for def in inventory::iter::<crate::prompt::PromptDef> {
             let origin = Origin::Linked(def.location);
             let prompt = Prompt::from_def(def).map_err(|e| RegistryError::InvalidItem {
                 what: "prompt",
@@ -1266,24 +1267,6 @@ pub(crate) fn nearest<'a>(name: &str, tools: impl Iterator<Item = &'a Tool>) -> 
 
 fn order(a: &Tool, b: &Tool) -> std::cmp::Ordering {
     (&a.domain().name, a.name()).cmp(&(&b.domain().name, b.name()))
-}
-
-/// Where a tool in a registry came from, for messages about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// Written with `#[tool]` and collected at link time.
-    Linked(crate::definition::Location),
-    /// Registered at run time; the text says by what (e.g. `--defs tools.json`).
-    Dynamic(String),
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Linked(location) => location.fmt(f),
-            Self::Dynamic(what) => write!(f, "registered at run time by {what}"),
-        }
-    }
 }
 
 /// Why a registry could not be built or a tool could not be added to it.

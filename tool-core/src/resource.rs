@@ -14,8 +14,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::context::{Principal, ToolContext};
+use crate::definition::Origin;
 use crate::error::ToolError;
-use crate::registry::Origin;
 
 /// What a read returns, in time.
 pub type ReadFuture = Pin<Box<dyn Future<Output = Result<Vec<ResourceContent>, ToolError>> + Send>>;
@@ -162,9 +162,7 @@ impl Resource {
         })
     }
 
-    pub(crate) fn from_def(
-        def: &'static crate::linked::ResourceDef,
-    ) -> Result<Self, DefinitionError> {
+    pub(crate) fn from_def(def: &'static ResourceDef) -> Result<Self, DefinitionError> {
         let read = def.read;
         let resource = Self::build(
             Cow::Borrowed(def.uri),
@@ -498,6 +496,32 @@ impl IntoContents for Vec<ResourceContent> {
         self
     }
 }
+
+/// The const record `#[resource]` submits to `inventory` for every resource. Not a public
+/// API: the expansion names it through `__private`.
+#[doc(hidden)]
+pub struct ResourceDef {
+    /// The URI or URI template.
+    pub uri: &'static str,
+    /// The name programs know it by (the function's, unless `name = ...`).
+    pub name: &'static str,
+    /// `title = ...`.
+    pub title: Option<&'static str>,
+    /// From the doc comment.
+    pub description: &'static str,
+    /// `mime_type = ...`.
+    pub mime_type: Option<&'static str>,
+    /// `scopes(..)`.
+    pub scopes: &'static [&'static str],
+    /// `#[arg(complete = ...)]` on template variables, by name.
+    pub completions: &'static [(&'static str, fn(&str) -> Vec<String>)],
+    /// Reads it.
+    pub read: fn(ResourceRequest, ToolContext) -> ReadFuture,
+    /// Where it was written.
+    pub location: crate::definition::Location,
+}
+
+inventory::collect!(ResourceDef);
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::schema_diff::{self, Side};
 use super::{Lock, LockedTool};
-use crate::items::Kind;
+use crate::items::{Kind, LockedItem};
 use tool_core::render::Format;
 
 /// How a difference affects those who rely on a definition.
@@ -935,11 +935,7 @@ fn budgets(current: &Lock, options: &ReviewOptions) -> Vec<Budget> {
 }
 
 /// Scopes: what a caller must hold, for a tool, a resource or a prompt.
-pub(crate) fn compare_scopes(
-    old: &Value,
-    new: &Value,
-    push: &mut impl FnMut(&'static str, &str, String),
-) {
+fn compare_scopes(old: &Value, new: &Value, push: &mut impl FnMut(&'static str, &str, String)) {
     let scopes = |v: &Value| -> BTreeSet<String> {
         v.get("scopes")
             .and_then(Value::as_array)
@@ -968,7 +964,7 @@ pub(crate) fn compare_scopes(
     }
 }
 
-pub(crate) fn change(rule: &'static str, tool: &str, pointer: &str, message: String) -> Change {
+fn change(rule: &'static str, tool: &str, pointer: &str, message: String) -> Change {
     Change {
         // Every rule this module emits is in RULES (a test holds it to that).
         class: class_of(rule).unwrap_or(Class::Breaking),
@@ -1024,8 +1020,130 @@ fn compare_locks(baseline: &Lock, current: &Lock, out: &mut Vec<Change>) {
     for new in added {
         out.push(change("tool.added", &new.name, "", "a new tool".into()));
     }
-    crate::items::compare(Kind::Resource, &baseline.resources, &current.resources, out);
-    crate::items::compare(Kind::Prompt, &baseline.prompts, &current.prompts, out);
+    compare_items(Kind::Resource, &baseline.resources, &current.resources, out);
+    compare_items(Kind::Prompt, &baseline.prompts, &current.prompts, out);
+}
+
+/// The changes between two lists of one kind.
+fn compare_items(kind: Kind, old: &[LockedItem], new: &[LockedItem], out: &mut Vec<Change>) {
+    let (removed, added, noun) = match kind {
+        Kind::Resource => ("resource.removed", "resource.added", "resource"),
+        Kind::Prompt => ("prompt.removed", "prompt.added", "prompt"),
+    };
+    for before in old {
+        match new.iter().find(|n| n.key == before.key) {
+            Some(after) => compare_item(
+                kind,
+                &before.key,
+                &before.definition,
+                &after.definition,
+                out,
+            ),
+            None => out.push(change(
+                removed,
+                &before.key,
+                "",
+                format!("the {noun} is gone"),
+            )),
+        }
+    }
+    for after in new.iter().filter(|n| !old.iter().any(|o| o.key == n.key)) {
+        out.push(change(added, &after.key, "", format!("a new {noun}")));
+    }
+}
+
+fn compare_item(kind: Kind, key: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
+    let mut push =
+        |rule, pointer: &str, message: String| out.push(change(rule, key, pointer, message));
+    let field = |v: &Value, k: &str| v.get(k).cloned().unwrap_or(Value::Null);
+    for (k, what) in [
+        ("name", "name"),
+        ("title", "title"),
+        ("description", "description"),
+    ] {
+        if field(old, k) != field(new, k) {
+            push(
+                "item.text.changed",
+                &format!("/{k}"),
+                format!("the {what} changed"),
+            );
+        }
+    }
+    compare_scopes(old, new, &mut push);
+    match kind {
+        Kind::Resource => {
+            if field(old, "mimeType") != field(new, "mimeType") {
+                push(
+                    "resource.mime_type.changed",
+                    "/mimeType",
+                    format!(
+                        "the MIME type was {}, is {}",
+                        field(old, "mimeType"),
+                        field(new, "mimeType")
+                    ),
+                );
+            }
+        }
+        Kind::Prompt => compare_arguments(old, new, &mut push),
+    }
+}
+
+fn compare_arguments(old: &Value, new: &Value, push: &mut impl FnMut(&'static str, &str, String)) {
+    let arguments = |v: &Value| -> Vec<(String, bool)> {
+        v.get("arguments")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|a| {
+                        let name = a.get("name")?.as_str()?.to_owned();
+                        Some((
+                            name,
+                            a.get("required").and_then(Value::as_bool) == Some(true),
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (before, after) = (arguments(old), arguments(new));
+    for (name, required) in &before {
+        match after.iter().find(|(n, _)| n == name) {
+            None => push(
+                "prompt.argument.removed",
+                "/arguments",
+                format!("the argument `{name}` is gone"),
+            ),
+            Some((_, now)) if *now && !required => push(
+                "prompt.argument.required",
+                "/arguments",
+                format!("the argument `{name}` is now required"),
+            ),
+            Some((_, now)) if !now && *required => push(
+                "prompt.argument.optional",
+                "/arguments",
+                format!("the argument `{name}` is now optional"),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (name, required) in after
+        .iter()
+        .filter(|(n, _)| !before.iter().any(|(b, _)| b == n))
+    {
+        if *required {
+            push(
+                "prompt.argument.required",
+                "/arguments",
+                format!("a new argument `{name}` is required"),
+            );
+        } else {
+            push(
+                "prompt.argument.added",
+                "/arguments",
+                format!("a new optional argument `{name}`"),
+            );
+        }
+    }
 }
 
 /// The `_meta` keys tool-core writes, each compared by its own rule.

@@ -1288,3 +1288,55 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_resources_scopes_and_a_prompts_arguments_are_reviewed_together() {
+    let of = |resource: Value, prompt: Value| {
+        let text = json!({"tools": [], "resources": [resource], "prompts": [prompt]}).to_string();
+        Lock::parse(&text, "test.json").unwrap()
+    };
+    let before = of(
+        json!({"uri": "notes://{day}", "name": "day", "description": "d"}),
+        json!({"name": "review_code", "description": "r", "arguments": [
+            {"name": "code", "required": true}, {"name": "tone", "required": false}]}),
+    );
+    let after = of(
+        json!({"uri": "notes://{day}", "name": "day", "description": "d", "scopes": ["notes:read"]}),
+        json!({"name": "review_code", "description": "r", "arguments": [
+            {"name": "tone", "required": true}, {"name": "lang", "required": false}]}),
+    );
+    let r = review(Some(&before), &after, &ReviewOptions::default());
+    let found: Vec<(&str, &str, &str)> = r
+        .changes
+        .iter()
+        .map(|c| (c.rule, c.tool.as_str(), c.message.as_str()))
+        .collect();
+    for expected in [
+        (
+            "scopes.added",
+            "notes://{day}",
+            "a caller now needs the scope `notes:read`",
+        ),
+        (
+            "prompt.argument.removed",
+            "review_code",
+            "the argument `code` is gone",
+        ),
+        (
+            "prompt.argument.required",
+            "review_code",
+            "the argument `tone` is now required",
+        ),
+        (
+            "prompt.argument.added",
+            "review_code",
+            "a new optional argument `lang`",
+        ),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} in {found:?}");
+    }
+    assert!(r.fails());
+    // Written and read again, the lock holds them as they were.
+    let again = Lock::parse(&after.to_json(), "again.json").unwrap();
+    assert_eq!(again, after);
+}

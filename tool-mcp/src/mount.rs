@@ -4,13 +4,13 @@
 
 mod items;
 
+use items::{call_error, decode};
+
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelTaskParams, CancelledNotificationParam,
     ClientCapabilities, ClientRequest, ContentBlock, CreateMessageRequestParams,
@@ -401,7 +401,8 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         relay: handler,
     });
     let (resources, prompts) = within(&name, "listing resources and prompts failed", async {
-        items::items(&client, &name, &spec.scopes)
+        let holder: Arc<dyn std::any::Any + Send + Sync> = client.clone();
+        items::items(client.service.peer().clone(), holder, &name, &spec.scopes)
             .await
             .map_err(boxed)
     })
@@ -744,22 +745,6 @@ impl Drop for CancelOnDrop {
 /// A failed request to a mounted server, as the caller should see it: the server's refusal of
 /// the input is the caller's to fix; a closed connection is not worth retrying; the rest may be
 /// transient.
-fn call_error(e: rmcp::ServiceError) -> ToolError {
-    use rmcp::ServiceError;
-    match e {
-        ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
-            ToolError::invalid_input(error.message.into_owned())
-        }
-        ServiceError::McpError(error) => ToolError::failed(format!(
-            "the mounted server refused the call: {}",
-            error.message
-        )),
-        ServiceError::TransportClosed => {
-            ToolError::failed("the mounted server has closed its connection")
-        }
-        other => ToolError::unavailable(format!("the mounted server did not answer: {other}")),
-    }
-}
 
 /// Routes a mounted server's progress and log notifications to the context of the call that
 /// caused them.
@@ -952,12 +937,6 @@ fn from_call_result(result: CallToolResult) -> CallResult {
         output = output.with_media(item?);
     }
     Ok(output)
-}
-
-fn decode(data: &str) -> Result<Vec<u8>, ToolError> {
-    BASE64
-        .decode(data)
-        .map_err(|e| ToolError::failed(format!("the server sent media that is not base64: {e}")))
 }
 
 #[cfg(test)]

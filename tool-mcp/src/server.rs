@@ -68,7 +68,7 @@ struct Shared {
     /// ...and, from protocol 2026-07-28 on, open `subscriptions/listen` requests.
     listeners: listeners::Listeners,
     /// Sessions subscribed to resources' updates.
-    watchers: items::Watchers,
+    watchers: listeners::Watchers,
     /// Long calls as tasks, when the options ask for them.
     #[cfg(feature = "tasks")]
     tasks: Option<Arc<Tasks>>,
@@ -234,7 +234,7 @@ impl McpServer {
                 catalog,
                 peers: Mutex::new(std::mem::take(&mut *lock(&shared.peers))),
                 listeners: listeners::Listeners::take_from(&shared.listeners),
-                watchers: std::mem::take(&mut *lock(&shared.watchers.watching)).into(),
+                watchers: listeners::Watchers::take_from(&shared.watchers),
                 #[cfg(feature = "tasks")]
                 tasks: shared.tasks.clone(),
                 #[cfg(feature = "tasks")]

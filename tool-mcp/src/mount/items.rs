@@ -19,22 +19,34 @@ use tool_core::ToolError;
 use tool_core::prompt::{Prompt, PromptArgument, PromptContent, PromptMessage, PromptReply};
 use tool_core::resource::{Resource, ResourceContent};
 
-use super::{Client, call_error, decode};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use rmcp::{Peer, RoleClient};
+
+/// What keeps the mount's connection open: every resource and prompt holds it, as every tool
+/// holds the mount's client.
+type Keep = Arc<dyn std::any::Any + Send + Sync>;
 
 /// What the server offers besides tools, made this registry's.
 pub(super) async fn items(
-    client: &Arc<Client>,
+    client: Peer<RoleClient>,
+    holder: Keep,
     name: &str,
     scopes: &[String],
 ) -> Result<(Vec<Resource>, Vec<Prompt>), rmcp::ServiceError> {
+    let remote = Remote {
+        peer: client,
+        _keep: holder,
+    };
+    let client = &remote;
     let capabilities = client
-        .service
+        .peer
         .peer_info()
         .map(|info| info.capabilities.clone())
         .unwrap_or_default();
     let mut resources = Vec::new();
     if capabilities.resources.is_some() {
-        for remote in client.service.list_all_resources().await? {
+        for remote in client.peer.list_all_resources().await? {
             let made = resource(
                 client,
                 name,
@@ -45,7 +57,7 @@ pub(super) async fn items(
             .map(|r| with_details(r, remote.title, remote.mime_type, scopes));
             keep(&mut resources, made, name, &remote.uri);
         }
-        for remote in client.service.list_all_resource_templates().await? {
+        for remote in client.peer.list_all_resource_templates().await? {
             let made = resource(
                 client,
                 name,
@@ -59,7 +71,7 @@ pub(super) async fn items(
     }
     let mut prompts = Vec::new();
     if capabilities.prompts.is_some() {
-        for remote in client.service.list_all_prompts().await? {
+        for remote in client.peer.list_all_prompts().await? {
             let arguments = remote.arguments.unwrap_or_default().into_iter().map(|a| {
                 let description = a.description.unwrap_or_default();
                 if a.required == Some(true) {
@@ -114,8 +126,15 @@ fn keep<T>(
     }
 }
 
+/// The mount's server, as its resources and prompts reach it.
+#[derive(Clone)]
+struct Remote {
+    peer: Peer<RoleClient>,
+    _keep: Keep,
+}
+
 fn resource(
-    client: &Arc<Client>,
+    client: &Remote,
     mount: &str,
     uri: &str,
     name: &str,
@@ -154,9 +173,9 @@ fn with_details(
     resource
 }
 
-async fn read(client: &Client, uri: String) -> Result<Vec<ResourceContent>, ToolError> {
+async fn read(client: &Remote, uri: String) -> Result<Vec<ResourceContent>, ToolError> {
     let read = client
-        .service
+        .peer
         .read_resource(ReadResourceRequestParams::new(uri))
         .await
         .map_err(call_error)?;
@@ -197,7 +216,7 @@ fn with_mime(content: ResourceContent, mime_type: Option<String>) -> ResourceCon
 }
 
 async fn get(
-    client: &Client,
+    client: &Remote,
     name: String,
     args: tool_core::prompt::PromptArgs,
 ) -> Result<PromptReply, ToolError> {
@@ -206,7 +225,7 @@ async fn get(
         .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v.to_owned())))
         .collect();
     let got = client
-        .service
+        .peer
         .get_prompt(GetPromptRequestParams::new(name).with_arguments(arguments))
         .await
         .map_err(call_error)?;
@@ -236,4 +255,29 @@ async fn get(
         description: got.description,
         messages,
     })
+}
+
+/// A mounted server's refusal or silence, as a tool error.
+pub(super) fn call_error(e: rmcp::ServiceError) -> ToolError {
+    use rmcp::ServiceError;
+    match e {
+        ServiceError::McpError(error) if error.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+            ToolError::invalid_input(error.message.into_owned())
+        }
+        ServiceError::McpError(error) => ToolError::failed(format!(
+            "the mounted server refused the call: {}",
+            error.message
+        )),
+        ServiceError::TransportClosed => {
+            ToolError::failed("the mounted server has closed its connection")
+        }
+        other => ToolError::unavailable(format!("the mounted server did not answer: {other}")),
+    }
+}
+
+/// Base64 media a mounted server sent.
+pub(super) fn decode(data: &str) -> Result<Vec<u8>, ToolError> {
+    BASE64
+        .decode(data)
+        .map_err(|e| ToolError::failed(format!("the server sent media that is not base64: {e}")))
 }

@@ -17,38 +17,17 @@ use rmcp::model::{
     UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 use tool_core::prompt::{PromptArgs, PromptContent, PromptReply, Role};
 use tool_core::resource::{Body, ResourceContent};
 use tool_core::{ErrorKind, ToolError, exec::CompletionRef};
 
+use super::listeners::Watcher;
 use super::{CLIENT_CAPABILITIES, McpServer, identity, request_id};
 use crate::ask::{self, Round, RoundEnd};
 use crate::request::Era;
 use crate::sync::lock;
-
-/// Clients subscribed to a resource's updates (`resources/subscribe`, sessions only): each
-/// connection's client with the URIs it watches.
-#[derive(Default)]
-pub(super) struct Watchers {
-    pub(super) watching: std::sync::Mutex<Vec<Watcher>>,
-}
-
-impl From<Vec<Watcher>> for Watchers {
-    fn from(watching: Vec<Watcher>) -> Self {
-        Self {
-            watching: std::sync::Mutex::new(watching),
-        }
-    }
-}
-
-pub(super) struct Watcher {
-    /// The connection, by its session's address: a client subscribes and unsubscribes on one.
-    session: usize,
-    peer: Peer<RoleServer>,
-    uris: std::collections::BTreeSet<String>,
-}
 
 impl McpServer {
     /// Advertises resources, prompts and completion when the registry has any.

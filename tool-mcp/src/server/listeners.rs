@@ -1,4 +1,5 @@
-//! Open `subscriptions/listen` requests (2026-07-28), and the ones about to open.
+//! Who is told of changes: open `subscriptions/listen` requests (2026-07-28) and the ones
+//! about to open, and the sessions subscribed to resources' updates.
 //!
 //! The SDK acknowledges a listen before it hands the stream to the server, and a client may
 //! act on the acknowledgment at once: on stdio a `tools/call` skips the SDK's loop and can
@@ -10,6 +11,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rmcp::service::SubscriptionSink;
+use rmcp::{Peer, RoleServer};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -70,6 +72,29 @@ impl Listeners {
         }
         lock(&self.open).iter().map(|(_, s)| s.clone()).collect()
     }
+}
+
+/// Clients subscribed to a resource's updates (`resources/subscribe`, sessions only): each
+/// connection's client with the URIs it watches.
+#[derive(Default)]
+pub(super) struct Watchers {
+    pub(in crate::server) watching: Mutex<Vec<Watcher>>,
+}
+
+impl Watchers {
+    /// Those of `other` (a server being replaced).
+    pub(super) fn take_from(other: &Watchers) -> Self {
+        Self {
+            watching: Mutex::new(std::mem::take(&mut *lock(&other.watching))),
+        }
+    }
+}
+
+pub(in crate::server) struct Watcher {
+    /// The connection, by its session's address: a client subscribes and unsubscribes on one.
+    pub(in crate::server) session: usize,
+    pub(in crate::server) peer: Peer<RoleServer>,
+    pub(in crate::server) uris: std::collections::BTreeSet<String>,
 }
 
 #[cfg(test)]

@@ -442,114 +442,6 @@ pub fn bare_call(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeMap;
-
-    use proptest::prelude::*;
-    use serde::Deserialize;
-    use serde_json::json;
-
-    use super::*;
-    use crate::call::{Fields, decode_value};
-
-    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
-    struct Point {
-        x: i64,
-        #[serde(default)]
-        y: Option<i64>,
-    }
-
-    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
-    #[serde(tag = "kind", rename_all = "snake_case")]
-    enum Shape {
-        Dot,
-        Line { len: u8 },
-    }
-
-    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
-    #[serde(untagged)]
-    enum NumberOrText {
-        Number(f64),
-        Text(String),
-    }
-
-    fn any_json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            (-3i64..300).prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            prop_oneof![Just("dot"), Just("line"), Just("x"), Just("")].prop_map(Value::from),
-        ];
-        let key =
-            prop_oneof![Just("x"), Just("y"), Just("kind"), Just("len")].prop_map(str::to_owned);
-        crate::test_json::json_tree(leaf, key, 3, 4)
-    }
-
-    /// What `Fields::take` gives for one parameter: the value, or `None` with a problem.
-    fn taken<T: ToolParam>(value: Option<&Value>, missing: Missing<T>) -> Option<T> {
-        let input = match value {
-            Some(v) => json!({ "p": v }),
-            None => json!({}),
-        };
-        let mut fields = Fields::new(input, &["p"]).ok()?;
-        let out = fields.take("p", decode_value, missing);
-        assert_eq!(out.is_some(), fields.finish().is_ok());
-        out
-    }
-
-    fn same<T: ToolParam + PartialEq + std::fmt::Debug>(
-        value: Option<&Value>,
-        missing: fn() -> Missing<T>,
-    ) -> Result<(), TestCaseError> {
-        let borrowed = decode_borrowed(value, param::<T>().borrowed, missing());
-        prop_assert_eq!(borrowed, taken(value, missing()), "{:?}", value);
-        Ok(())
-    }
-
-    proptest! {
-        // The generated handler decodes with `known_keys` and `decode_borrowed` and falls back
-        // to `Fields` on `None`: each must agree with `Fields` on every input, or a call's
-        // outcome would depend on which path ran.
-        #[test]
-        fn borrowed_decoding_agrees_with_fields(value in proptest::option::of(any_json())) {
-            let v = value.as_ref();
-            same::<u8>(v, || Missing::Required)?;
-            same::<u8>(v, || Missing::Default(|| 7))?;
-            same::<i64>(v, || Missing::Required)?;
-            same::<f64>(v, || Missing::Required)?;
-            same::<bool>(v, || Missing::Default(|| true))?;
-            same::<String>(v, || Missing::Required)?;
-            same::<Option<u8>>(v, || Missing::Null)?;
-            same::<Option<String>>(v, || Missing::Default(|| Some("d".into())))?;
-            same::<Vec<u8>>(v, || Missing::Required)?;
-            same::<Value>(v, || Missing::Required)?;
-            same::<Option<Value>>(v, || Missing::Null)?;
-            same::<BTreeMap<String, i64>>(v, || Missing::Required)?;
-            same::<Point>(v, || Missing::Required)?;
-            same::<Shape>(v, || Missing::Required)?;
-            same::<NumberOrText>(v, || Missing::Required)?;
-            same::<Option<Vec<Point>>>(v, || Missing::Null)?;
-        }
-
-        // `known_keys` accepts exactly the inputs `Fields::new` finds no problem in.
-        #[test]
-        fn known_keys_agree_with_fields(input in prop_oneof![any_json(), Just(json!({"x": 1, "len": 2}))]) {
-            let keys = ["x", "len"];
-            let slots = known_keys(&input, &keys);
-            let fields = Fields::new(input.clone(), &keys);
-            let clean = fields.is_ok_and(|f| f.finish().is_ok());
-            prop_assert_eq!(slots.is_some(), clean);
-            if let Some(slots) = slots {
-                for (slot, key) in slots.iter().zip(keys) {
-                    prop_assert_eq!(*slot, input.get(key));
-                }
-            }
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // `#[resource]` and `#[prompt]`.
 
@@ -690,4 +582,112 @@ pub fn read_fail(error: ToolError) -> ReadFuture {
 /// A prompt that failed before the function ran.
 pub fn prompt_fail(error: ToolError) -> PromptFuture {
     Box::pin(std::future::ready(Err(error)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+    use crate::call::{Fields, decode_value};
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    struct Point {
+        x: i64,
+        #[serde(default)]
+        y: Option<i64>,
+    }
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Shape {
+        Dot,
+        Line { len: u8 },
+    }
+
+    #[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+    #[serde(untagged)]
+    enum NumberOrText {
+        Number(f64),
+        Text(String),
+    }
+
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-3i64..300).prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop_oneof![Just("dot"), Just("line"), Just("x"), Just("")].prop_map(Value::from),
+        ];
+        let key =
+            prop_oneof![Just("x"), Just("y"), Just("kind"), Just("len")].prop_map(str::to_owned);
+        crate::test_json::json_tree(leaf, key, 3, 4)
+    }
+
+    /// What `Fields::take` gives for one parameter: the value, or `None` with a problem.
+    fn taken<T: ToolParam>(value: Option<&Value>, missing: Missing<T>) -> Option<T> {
+        let input = match value {
+            Some(v) => json!({ "p": v }),
+            None => json!({}),
+        };
+        let mut fields = Fields::new(input, &["p"]).ok()?;
+        let out = fields.take("p", decode_value, missing);
+        assert_eq!(out.is_some(), fields.finish().is_ok());
+        out
+    }
+
+    fn same<T: ToolParam + PartialEq + std::fmt::Debug>(
+        value: Option<&Value>,
+        missing: fn() -> Missing<T>,
+    ) -> Result<(), TestCaseError> {
+        let borrowed = decode_borrowed(value, param::<T>().borrowed, missing());
+        prop_assert_eq!(borrowed, taken(value, missing()), "{:?}", value);
+        Ok(())
+    }
+
+    proptest! {
+        // The generated handler decodes with `known_keys` and `decode_borrowed` and falls back
+        // to `Fields` on `None`: each must agree with `Fields` on every input, or a call's
+        // outcome would depend on which path ran.
+        #[test]
+        fn borrowed_decoding_agrees_with_fields(value in proptest::option::of(any_json())) {
+            let v = value.as_ref();
+            same::<u8>(v, || Missing::Required)?;
+            same::<u8>(v, || Missing::Default(|| 7))?;
+            same::<i64>(v, || Missing::Required)?;
+            same::<f64>(v, || Missing::Required)?;
+            same::<bool>(v, || Missing::Default(|| true))?;
+            same::<String>(v, || Missing::Required)?;
+            same::<Option<u8>>(v, || Missing::Null)?;
+            same::<Option<String>>(v, || Missing::Default(|| Some("d".into())))?;
+            same::<Vec<u8>>(v, || Missing::Required)?;
+            same::<Value>(v, || Missing::Required)?;
+            same::<Option<Value>>(v, || Missing::Null)?;
+            same::<BTreeMap<String, i64>>(v, || Missing::Required)?;
+            same::<Point>(v, || Missing::Required)?;
+            same::<Shape>(v, || Missing::Required)?;
+            same::<NumberOrText>(v, || Missing::Required)?;
+            same::<Option<Vec<Point>>>(v, || Missing::Null)?;
+        }
+
+        // `known_keys` accepts exactly the inputs `Fields::new` finds no problem in.
+        #[test]
+        fn known_keys_agree_with_fields(input in prop_oneof![any_json(), Just(json!({"x": 1, "len": 2}))]) {
+            let keys = ["x", "len"];
+            let slots = known_keys(&input, &keys);
+            let fields = Fields::new(input.clone(), &keys);
+            let clean = fields.is_ok_and(|f| f.finish().is_ok());
+            prop_assert_eq!(slots.is_some(), clean);
+            if let Some(slots) = slots {
+                for (slot, key) in slots.iter().zip(keys) {
+                    prop_assert_eq!(*slot, input.get(key));
+                }
+            }
+        }
+    }
 }

@@ -538,7 +538,7 @@ pub struct PromptArgDef {
     /// Not an `Option`.
     pub required: bool,
     /// `#[arg(complete = ...)]`.
-    pub complete: Option<fn(&str) -> Vec<String>>,
+    pub complete: Option<crate::resource::CompleteFn>,
 }
 
 inventory::collect!(PromptDef);

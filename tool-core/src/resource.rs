@@ -497,6 +497,9 @@ impl IntoContents for Vec<ResourceContent> {
     }
 }
 
+/// A completer a `#[resource]` or `#[prompt]` names: the values starting with what was typed.
+pub type CompleteFn = fn(&str) -> Vec<String>;
+
 /// The const record `#[resource]` submits to `inventory` for every resource. Not a public
 /// API: the expansion names it through `__private`.
 #[doc(hidden)]
@@ -514,7 +517,7 @@ pub struct ResourceDef {
     /// `scopes(..)`.
     pub scopes: &'static [&'static str],
     /// `#[arg(complete = ...)]` on template variables, by name.
-    pub completions: &'static [(&'static str, fn(&str) -> Vec<String>)],
+    pub completions: &'static [(&'static str, CompleteFn)],
     /// Reads it.
     pub read: fn(ResourceRequest, ToolContext) -> ReadFuture,
     /// Where it was written.

@@ -742,10 +742,6 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A failed request to a mounted server, as the caller should see it: the server's refusal of
-/// the input is the caller's to fix; a closed connection is not worth retrying; the rest may be
-/// transient.
-
 /// Routes a mounted server's progress and log notifications to the context of the call that
 /// caused them.
 #[derive(Clone, Default)]

@@ -257,7 +257,9 @@ async fn get(
     })
 }
 
-/// A mounted server's refusal or silence, as a tool error.
+/// A failed request to a mounted server, as the caller should see it: the server's refusal of
+/// the input is the caller's to fix; a closed connection is not worth retrying; the rest may be
+/// transient.
 pub(super) fn call_error(e: rmcp::ServiceError) -> ToolError {
     use rmcp::ServiceError;
     match e {

@@ -271,14 +271,13 @@ impl McpServer {
         let ctx = self.item_context(&cx, round.as_ref().map(|(r, _)| r));
         let args: PromptArgs = arguments.into_iter().collect();
         let got = live.executor.get_prompt(&request.name, args, &ctx).await;
-        if let Some((round, binding)) = &round {
-            if let RoundEnd::InputRequired(asked) =
+        if let Some((round, binding)) = &round
+            && let RoundEnd::InputRequired(asked) =
                 round.end(&self.shared.states, binding.as_deref())?
-            {
-                return Ok(GetPromptResponse::InputRequired(
-                    self.shared.server_info.input_required(asked),
-                ));
-            }
+        {
+            return Ok(GetPromptResponse::InputRequired(
+                self.shared.server_info.input_required(asked),
+            ));
         }
         let reply = got.map_err(|e| item_error(e, None))?;
         let mut result = wire_reply(reply)?;

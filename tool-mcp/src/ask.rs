@@ -669,14 +669,9 @@ impl RequestStates {
     }
 }
 
-/// What a `requestState` is bound to: the tool, its arguments (in any member order) and the
-/// caller (issuer and subject; none for an unauthenticated one).
-pub(crate) fn binding(tool: &str, arguments: &Value, caller: Option<(&str, &str)>) -> Vec<u8> {
-    binding_of("tools/call", tool, arguments, caller)
-}
-
-/// [`binding`] for a request of `method` (`prompts/get`) about `name`: a state sealed for one
-/// method opens for no other.
+/// What a `requestState` is bound to: the request's `method` (`tools/call`, `prompts/get`: a
+/// state sealed for one opens for no other), the tool or prompt `name`, its arguments (in any
+/// member order) and the caller (issuer and subject; none for an unauthenticated one).
 pub(crate) fn binding_of(
     method: &str,
     name: &str,
@@ -703,6 +698,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A `tools/call`'s binding.
+    fn bind(tool: &str, arguments: &Value, caller: Option<(&str, &str)>) -> Vec<u8> {
+        binding_of("tools/call", tool, arguments, caller)
+    }
 
     fn states() -> RequestStates {
         RequestStates::new(RequestStates::random_codec(), Duration::from_secs(60))
@@ -741,7 +741,7 @@ mod tests {
     #[test]
     fn a_named_question_is_answered_by_its_name_even_without_a_state() {
         let states = states();
-        let binding = binding("ask_name", &json!({}), None);
+        let binding = bind("ask_name", &json!({}), None);
         let first = Round::new(declared(), BTreeMap::new());
         assert!(ask_named(&first, "user_name", "Your name?").is_err());
         assert!(ask_named(&first, "user_name", "Your name, again?").is_err());
@@ -781,7 +781,7 @@ mod tests {
     #[test]
     fn a_question_is_asked_once_and_answered_on_the_retry() {
         let states = states();
-        let binding = binding("ask_name", &json!({"a": 1}), None);
+        let binding = bind("ask_name", &json!({"a": 1}), None);
         let first = Round::new(declared(), BTreeMap::new());
         assert!(ask(&first, "Your name?").is_err());
         assert!(first.rerun().is_waiting());
@@ -817,7 +817,7 @@ mod tests {
     #[test]
     fn a_state_opens_only_for_its_call_and_caller_and_key() {
         let states = states();
-        let binding = binding(
+        let binding = bind(
             "ask_name",
             &json!({"a": 1, "b": [1, 2]}),
             Some(("iss", "alice")),
@@ -829,29 +829,29 @@ mod tests {
         };
         let state = result.request_state.as_deref();
         // The same call, its arguments in another order: opens.
-        let same = super::binding(
+        let same = bind(
             "ask_name",
             &json!({"b": [1, 2], "a": 1}),
             Some(("iss", "alice")),
         );
         assert!(states.open(state, None, &same).is_ok());
         for other in [
-            super::binding(
+            bind(
                 "ask_name",
                 &json!({"a": 2, "b": [1, 2]}),
                 Some(("iss", "alice")),
             ),
-            super::binding(
+            bind(
                 "ask_age",
                 &json!({"a": 1, "b": [1, 2]}),
                 Some(("iss", "alice")),
             ),
-            super::binding(
+            bind(
                 "ask_name",
                 &json!({"a": 1, "b": [1, 2]}),
                 Some(("iss", "bob")),
             ),
-            super::binding("ask_name", &json!({"a": 1, "b": [1, 2]}), None),
+            bind("ask_name", &json!({"a": 1, "b": [1, 2]}), None),
         ] {
             let error = states.open(state, None, &other).unwrap_err();
             assert!(error.message.contains("requestState"), "{}", error.message);

@@ -421,31 +421,13 @@ impl McpServer {
         let input = Value::Object(request.arguments.take().unwrap_or_default());
         // A 2026-07-28 call asks its client through a round of its own, which brings the
         // answers of the rounds before it.
-        let round = match era {
-            Era::Session => None,
-            Era::Modern => {
-                let mut round =
-                    Round::new(cx.meta.get(CLIENT_CAPABILITIES).cloned(), BTreeMap::new());
-                // A state to open or one to seal needs the binding: a call whose client can
-                // be asked nothing, and that brings no state, is spared the digest.
-                let binding = (request.request_state.is_some() || round.may_ask()).then(|| {
-                    let caller = self.caller(&cx).map(identity);
-                    let caller = caller.as_ref().map(|(issuer, subject)| {
-                        (issuer.as_deref().unwrap_or_default(), subject.as_str())
-                    });
-                    ask::binding(tool.name(), &input, caller)
-                });
-                if let Some(binding) = &binding {
-                    let carried = self.shared.states.open(
-                        request.request_state.as_deref(),
-                        request.input_responses.take(),
-                        binding,
-                    )?;
-                    round.answer(carried);
-                }
-                Some((Arc::new(round), binding))
-            }
-        };
+        let round = self.round_of(
+            &cx,
+            era,
+            ("tools/call", tool.name(), &input),
+            request.request_state.as_deref(),
+            request.input_responses.take(),
+        )?;
         #[cfg(feature = "tasks")]
         if let Some(refusal) = self.task_refusal(tool, era, &cx) {
             return Err(refusal);
@@ -551,6 +533,37 @@ impl McpServer {
             }
         }
         builder.build()
+    }
+
+    /// The round a 2026-07-28 request asks its client through (none in a session), with the
+    /// answers its earlier rounds brought: their sealed state opened, bound to the request
+    /// (`method`, `name`, `arguments`) and its caller. A request whose client can be asked
+    /// nothing, and that brings no state, is spared the binding's digest.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn round_of(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        era: Era,
+        (method, name, arguments): (&str, &str, &Value),
+        request_state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Option<(Arc<Round>, Option<Vec<u8>>)>, McpError> {
+        if era == Era::Session {
+            return Ok(None);
+        }
+        let mut round = Round::new(cx.meta.get(CLIENT_CAPABILITIES).cloned(), BTreeMap::new());
+        let binding = (request_state.is_some() || round.may_ask()).then(|| {
+            let caller = self.caller(cx).map(identity);
+            let caller = caller
+                .as_ref()
+                .map(|(issuer, subject)| (issuer.as_deref().unwrap_or_default(), subject.as_str()));
+            ask::binding_of(method, name, arguments, caller)
+        });
+        if let Some(binding) = &binding {
+            let carried = self.shared.states.open(request_state, responses, binding)?;
+            round.answer(carried);
+        }
+        Ok(Some((Arc::new(round), binding)))
     }
 
     /// The caller of a request: the one an authenticating middleware put in the HTTP

@@ -24,8 +24,8 @@ use tool_core::resource::{Body, ResourceContent};
 use tool_core::{ErrorKind, ToolError, exec::CompletionRef};
 
 use super::listeners::Watcher;
-use super::{CLIENT_CAPABILITIES, McpServer, identity, request_id};
-use crate::ask::{self, Round, RoundEnd};
+use super::{McpServer, request_id};
+use crate::ask::{Round, RoundEnd};
 use crate::request::Era;
 use crate::sync::lock;
 
@@ -244,30 +244,14 @@ impl McpServer {
                 )),
             })
             .collect::<Result<_, _>>()?;
-        let round = match era {
-            Era::Session => None,
-            Era::Modern => {
-                let mut round =
-                    Round::new(cx.meta.get(CLIENT_CAPABILITIES).cloned(), BTreeMap::new());
-                let binding = (request.request_state.is_some() || round.may_ask()).then(|| {
-                    let caller = self.caller(&cx).map(identity);
-                    let caller = caller.as_ref().map(|(issuer, subject)| {
-                        (issuer.as_deref().unwrap_or_default(), subject.as_str())
-                    });
-                    let args = serde_json::to_value(&arguments).unwrap_or(Value::Null);
-                    ask::binding_of("prompts/get", &request.name, &args, caller)
-                });
-                if let Some(binding) = &binding {
-                    let carried = self.shared.states.open(
-                        request.request_state.as_deref(),
-                        request.input_responses.take(),
-                        binding,
-                    )?;
-                    round.answer(carried);
-                }
-                Some((Arc::new(round), binding))
-            }
-        };
+        let args = serde_json::to_value(&arguments).unwrap_or(Value::Null);
+        let round = self.round_of(
+            &cx,
+            era,
+            ("prompts/get", &request.name, &args),
+            request.request_state.as_deref(),
+            request.input_responses.take(),
+        )?;
         let ctx = self.item_context(&cx, round.as_ref().map(|(r, _)| r));
         let args: PromptArgs = arguments.into_iter().collect();
         let got = live.executor.get_prompt(&request.name, args, &ctx).await;

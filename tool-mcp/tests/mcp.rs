@@ -615,25 +615,20 @@ async fn mounting_a_server_by_url_offers_its_tools() {
         .await
         .unwrap();
     // rmcp's client handles each notification in a task of its own, so the relay may see the
-    // remote steps out of order; the local server then drops progress that does not increase
-    // (MCP requires it to), but the last step always arrives.
-    let mut progress: Vec<_> = recorder
+    // remote steps out of order, and a step handled after the remote result is dropped (no
+    // progress follows an answer); the local server drops progress that does not increase
+    // (MCP requires it to). So some steps arrive, each one of the remote's, in order.
+    let progress: Vec<_> = recorder
         .seen()
         .into_iter()
         .filter(|s| s.starts_with("progress"))
         .collect();
-    progress.sort();
-    progress.dedup();
+    let steps = ["progress 1/3", "progress 2/3", "progress 3/3"];
+    assert!(!progress.is_empty(), "no progress came back");
     assert!(
-        progress.contains(&"progress 3/3".to_owned()),
+        progress.iter().all(|p| steps.contains(&p.as_str())) && progress.is_sorted(),
         "{progress:?}"
     );
-    for step in &progress {
-        assert!(
-            ["progress 1/3", "progress 2/3", "progress 3/3"].contains(&step.as_str()),
-            "{progress:?}"
-        );
-    }
 
     // Cancelling the local call cancels the remote one.
     let request =

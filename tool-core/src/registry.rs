@@ -1270,6 +1270,7 @@ fn order(a: &Tool, b: &Tool) -> std::cmp::Ordering {
 }
 
 /// Why a registry could not be built or a tool could not be added to it.
+// New variants go last: a variant's place is its discriminant, which `as` casts can read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -1284,6 +1285,16 @@ pub enum RegistryError {
         first: Origin,
         /// Where the second was defined.
         second: Origin,
+    },
+    /// A definition cannot be used as it is.
+    #[error("tool `{name}` at {origin}: {reason}")]
+    InvalidDefinition {
+        /// The tool's name.
+        name: String,
+        /// Where it was defined.
+        origin: Origin,
+        /// What is wrong and how to fix it.
+        reason: String,
     },
     /// Two resources share a URI.
     #[error("two resources have the URI `{uri}`: one at {first}, one at {second}")]
@@ -1313,16 +1324,6 @@ pub enum RegistryError {
         /// `resource` or `prompt`.
         what: &'static str,
         /// Its name.
-        name: String,
-        /// Where it was defined.
-        origin: Origin,
-        /// What is wrong and how to fix it.
-        reason: String,
-    },
-    /// A definition cannot be used as it is.
-    #[error("tool `{name}` at {origin}: {reason}")]
-    InvalidDefinition {
-        /// The tool's name.
         name: String,
         /// Where it was defined.
         origin: Origin,

@@ -514,7 +514,7 @@ impl Index {
     pub fn domains(&self, caller: Option<&tool_core::context::Principal>) -> Vec<&str> {
         let mut domains: Vec<&str> = self
             .tools()
-            .filter(|t| t.permits(caller))
+            .filter(|t| t.to_model() && t.permits(caller))
             .map(|t| &*t.domain().name)
             .collect();
         domains.sort_unstable();

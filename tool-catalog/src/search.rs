@@ -256,6 +256,7 @@ impl Catalog {
                 .as_deref()
                 .is_none_or(|d| tool.domain().name == d)
                 && (options.include_core || !tool.is_core())
+                && tool.to_model()
                 && tool.permits(options.caller.as_ref())
         };
         let Some(dense) = self.dense.as_ref().filter(|_| options.limit > 0) else {

@@ -72,9 +72,10 @@ impl ToolSession {
         self
     }
 
-    /// Whether the session's caller may call `tool`.
+    /// Whether the session's caller may call `tool`: never one for views only, which the model
+    /// is not offered.
     fn permits(&self, tool: &Tool) -> bool {
-        tool.permits(self.caller.as_ref())
+        tool.to_model() && tool.permits(self.caller.as_ref())
     }
 
     /// The registry it draws from.

@@ -510,6 +510,10 @@ pub struct ServeArgs {
     /// Serve stdio through the MCP SDK's own transport and loop alone.
     #[arg(long, requires = "stdio")]
     pub sdk_transport: bool,
+    /// Give every tool without a view of its own the framework's card, for clients that
+    /// render MCP Apps (`io.modelcontextprotocol/ui`).
+    #[arg(long)]
+    pub views: bool,
     /// Seconds the calls in flight may take to finish once stdin closes (or on SIGTERM) before
     /// they are cancelled.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = grace)]

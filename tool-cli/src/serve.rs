@@ -60,6 +60,7 @@ pub(crate) async fn serve(
         options.deferred = DeferredTools::Hidden;
     }
     options.sdk_transport = args.sdk_transport;
+    options.cards = args.views;
     options.shutdown_grace = std::time::Duration::from_secs_f64(args.shutdown_grace);
     // Lowercased, and refused if never forwarded, by the argument's parser.
     options.forward_headers = args.forward_header.clone();

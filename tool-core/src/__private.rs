@@ -12,7 +12,7 @@ pub use crate::call::{Fields, Missing};
 pub use crate::definition::{
     Annotations, Domain, Example, Icon, Location, is_blank, is_domain_name,
 };
-pub use crate::linked::{ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, ToolDef};
+pub use crate::linked::{ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, ToolDef, ViewDef};
 pub use crate::schema::ObjectSchema;
 
 use std::cell::Cell;

@@ -40,6 +40,67 @@ impl TaskSupport {
     }
 }
 
+/// Who a tool is offered to (`#[tool(visibility = "...")]`; [`Tool::visibility`](crate::Tool::visibility)):
+/// the model, the views an MCP Apps host renders ([`ToolView`]), or both. MCP's
+/// `_meta.ui.visibility`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Visibility {
+    /// The model and views (the default).
+    #[default]
+    Both,
+    /// The model only: a view cannot call it.
+    Model,
+    /// Views only: a button in a card, say. Left out of every provider export, the catalog
+    /// and the MCP listing of a client that renders no views; only an MCP client that
+    /// declared `io.modelcontextprotocol/ui` lists and calls it, through the same gate.
+    App,
+}
+
+impl Visibility {
+    /// The name `#[tool(visibility = "...")]` takes: `both`, `model` or `app`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Both => "both",
+            Self::Model => "model",
+            Self::App => "app",
+        }
+    }
+
+    /// Whether the model is offered the tool.
+    pub fn to_model(self) -> bool {
+        self != Self::App
+    }
+
+    /// Whether a view may call the tool.
+    pub fn to_app(self) -> bool {
+        self != Self::Model
+    }
+
+    /// MCP's `_meta.ui.visibility`: the audiences, `"model"` and `"app"`.
+    pub fn audiences(self) -> &'static [&'static str] {
+        match self {
+            Self::Both => &["model", "app"],
+            Self::Model => &["model"],
+            Self::App => &["app"],
+        }
+    }
+}
+
+/// What a host that renders MCP Apps shows for a tool's calls (`#[tool(view = "card.html")]`,
+/// `#[tool(card)]`; [`Tool::view`](crate::Tool::view)): served as a `ui://` resource, it gets
+/// each call's input and result from the host and may call the server's tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolView {
+    /// An HTML document the tool's author wrote (an MCP App: it speaks the extension's
+    /// postMessage protocol, usually through `@modelcontextprotocol/ext-apps`' `App`).
+    Html(std::borrow::Cow<'static, str>),
+    /// The framework's card: the tool's label while it runs, its progress, its input, and its
+    /// result as a table or text.
+    Card,
+}
+
 /// A group of related tools, declared once with [`domain!`](crate::domain!) and named by
 /// `#[tool(domain = ...)]`. Naming an undeclared domain does not compile.
 #[derive(Debug, PartialEq, Eq, Hash)]

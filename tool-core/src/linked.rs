@@ -131,6 +131,10 @@ pub struct ToolDef {
     pub scopes: &'static [&'static str],
     /// Optional "view in app" link.
     pub source: Option<&'static str>,
+    /// What a host that renders MCP Apps shows for the tool's calls (`view`, `card`).
+    pub view: ViewDef,
+    /// Who the tool is offered to (`visibility`).
+    pub visibility: crate::definition::Visibility,
     /// Icons a client can show for the tool (MCP's `icons`).
     pub icons: &'static [Icon],
     /// Sample inputs.
@@ -151,6 +155,17 @@ pub struct ToolDef {
 }
 
 inventory::collect!(ToolDef);
+
+/// `#[tool(view = "...")]` or `#[tool(card)]`: the tool's view, if it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewDef {
+    /// No view of its own (a server may still show the default card for it).
+    None,
+    /// The HTML file `view` named, read at compile time.
+    Html(&'static str),
+    /// The framework's card.
+    Card,
+}
 
 /// `#[tool(approval)]` or `#[tool(approval = "...")]`: a call needs a person's yes first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use serde_json::Value;
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{Principal, ToolContext};
 pub use crate::definition::Origin;
-use crate::definition::{Annotations, TaskSupport};
+use crate::definition::{Annotations, TaskSupport, ToolView, Visibility};
 use crate::error::ToolError;
-use crate::linked::ToolDef;
+use crate::linked::{ToolDef, ViewDef};
 use crate::prompt::Prompt;
 use crate::resource::{Resource, ResourceRequest};
 use crate::schema;
@@ -203,6 +203,8 @@ struct ToolInner {
     retries: u32,
     scopes: Vec<Cow<'static, str>>,
     source: Option<Cow<'static, str>>,
+    view: Option<ToolView>,
+    visibility: Visibility,
     icons: Vec<ToolIcon>,
     examples: Vec<ToolExample>,
     input_schema: Value,
@@ -281,6 +283,12 @@ impl Tool {
                 retries: def.retries,
                 scopes: def.scopes.iter().map(|s| Cow::Borrowed(*s)).collect(),
                 source: def.source.map(Cow::Borrowed),
+                view: match def.view {
+                    ViewDef::None => None,
+                    ViewDef::Html(html) => Some(ToolView::Html(Cow::Borrowed(html))),
+                    ViewDef::Card => Some(ToolView::Card),
+                },
+                visibility: def.visibility,
                 icons: def.icons.iter().map(ToolIcon::from_def).collect(),
                 examples,
                 drops_nulls: schema::may_drop_nulls(&input_schema),
@@ -450,6 +458,20 @@ impl Tool {
     /// "View in app" link.
     pub fn source(&self) -> Option<&str> {
         self.inner.source.as_deref()
+    }
+    /// What a host that renders MCP Apps shows for the tool's calls, if the tool has a view of
+    /// its own (`#[tool(view = "...")]`, `#[tool(card)]`, [`DynamicTool::view`]).
+    pub fn view(&self) -> Option<&ToolView> {
+        self.inner.view.as_ref()
+    }
+    /// Who the tool is offered to: the model, views, or both (`#[tool(visibility = "...")]`).
+    pub fn visibility(&self) -> Visibility {
+        self.inner.visibility
+    }
+    /// Whether the model is offered the tool: not one for views only
+    /// ([`Visibility::App`]), which provider exports and the catalog leave out.
+    pub fn to_model(&self) -> bool {
+        self.inner.visibility.to_model()
     }
     /// Icons a client can show for the tool, in the order given, as given (see [`ToolIcon`]).
     pub fn icons(&self) -> &[ToolIcon] {
@@ -695,6 +717,8 @@ impl DynamicTool {
                 retries: 0,
                 scopes: Vec::new(),
                 source: None,
+                view: None,
+                visibility: Visibility::Both,
                 icons: Vec::new(),
                 examples: Vec::new(),
                 drops_nulls: schema::may_drop_nulls(&input_schema),
@@ -868,6 +892,34 @@ impl DynamicTool {
     /// ```
     pub fn icon(mut self, icon: ToolIcon) -> Self {
         self.inner.icons.push(icon);
+        self
+    }
+
+    /// Gives the tool a view: what a host that renders MCP Apps shows for its calls.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::definition::{ToolView, Visibility};
+    /// use tool_core::{DynamicTool, Registry};
+    /// let mut registry = Registry::empty();
+    /// registry.register_all([
+    ///     DynamicTool::new("get_weather", "Returns the weather.", json!({"type": "object"}))
+    ///         .view(ToolView::Card),
+    ///     // A button in the card calls this one; the model is never offered it.
+    ///     DynamicTool::new("refresh_weather", "Refreshes the weather.", json!({"type": "object"}))
+    ///         .visibility(Visibility::App),
+    /// ]).unwrap();
+    /// assert_eq!(registry.get("get_weather").unwrap().view(), Some(&ToolView::Card));
+    /// assert!(!registry.get("refresh_weather").unwrap().to_model());
+    /// ```
+    pub fn view(mut self, view: ToolView) -> Self {
+        self.inner.view = Some(view);
+        self
+    }
+
+    /// Says who the tool is offered to: the model, views, or both (the default).
+    pub fn visibility(mut self, visibility: Visibility) -> Self {
+        self.inner.visibility = visibility;
         self
     }
 
@@ -1242,7 +1294,8 @@ impl Registry {
         domains
     }
 
-    /// Up to three names close to `name`, nearest first, for "did you mean".
+    /// Up to three names close to `name`, nearest first, for "did you mean": names of tools the
+    /// model is offered ([`Tool::to_model`]).
     pub fn suggest(&self, name: &str) -> Vec<&str> {
         self.suggest_for(name, None)
     }
@@ -1251,7 +1304,12 @@ impl Registry {
     /// suggestion must not name a tool its scopes hide, and a hidden near name must not crowd
     /// out a callable one. `None`: no caller was authenticated, so every tool.
     pub fn suggest_for(&self, name: &str, caller: Option<&Principal>) -> Vec<&str> {
-        nearest(name, self.tools.iter().filter(|t| t.permits(caller)))
+        nearest(
+            name,
+            self.tools
+                .iter()
+                .filter(|t| t.to_model() && t.permits(caller)),
+        )
     }
 }
 

@@ -184,8 +184,15 @@ pub fn render(tool: &Tool, format: Format, options: RenderOptions) -> Rendered {
     Rendered { definition, issues }
 }
 
+/// The stylesheet of a tool call's card (`.card`, its `running`, `ok`, `error` and `asking`
+/// states, label, tool, input, progress, logs and result): the one design of the presence
+/// page's cards and of the card an MCP Apps host renders as a tool's view.
+pub const CARD_CSS: &str = include_str!("card.css");
+
 /// Renders a set of tools as the array a request carries. For Anthropic, deferred tools get
-/// `defer_loading` and the array gains the tool-search tool that finds them.
+/// `defer_loading` and the array gains the tool-search tool that finds them. A provider's
+/// array leaves out the tools for views only ([`Tool::to_model`]); MCP's keeps them, as its
+/// server lists them to a client that renders views.
 pub fn render_all<'a>(
     tools: impl IntoIterator<Item = &'a Tool>,
     format: Format,
@@ -194,6 +201,7 @@ pub fn render_all<'a>(
     let mut any_deferred = false;
     let mut out: Vec<Value> = tools
         .into_iter()
+        .filter(|t| format == Format::Mcp || t.to_model())
         .map(|t| {
             any_deferred |= !t.is_core();
             render(t, format, options).definition

@@ -16,6 +16,9 @@ pub const TOOL_KEYS: &[&str] = &[
     "core",
     "name",
     "source",
+    "view",
+    "card",
+    "visibility",
     "icon",
     "examples",
     "read_only",
@@ -123,6 +126,12 @@ pub struct ToolAttrs {
     pub core: Option<Flag>,
     pub name: Option<LitStr>,
     pub source: Option<LitStr>,
+    /// `view = "cards/forecast.html"`: the tool's view, a file of the crate.
+    pub view: Option<LitStr>,
+    /// `card`: the framework's card as the tool's view.
+    pub card: Option<Flag>,
+    /// `visibility = "app"`: who the tool is offered to.
+    pub visibility: Option<LitStr>,
     /// Each `icon`, in order.
     pub icons: Vec<IconAttr>,
     pub examples: Vec<ExampleAttr>,
@@ -257,7 +266,7 @@ fn tool_key(
         "approval" => attrs.approval = approval(cx, meta)?,
         "task" => attrs.task = task(cx, meta)?,
         "core" | "read_only" | "destructive" | "idempotent" | "open_world" | "voiced"
-        | "blocking" | "feeds_back" | "mirror" | "check" => {
+        | "blocking" | "feeds_back" | "mirror" | "check" | "card" => {
             let flag = flag(cx, key, meta)?;
             let slot = match key {
                 "core" => &mut attrs.core,
@@ -269,6 +278,7 @@ fn tool_key(
                 "blocking" => &mut attrs.blocking,
                 "feeds_back" => &mut attrs.feeds_back,
                 "mirror" => &mut attrs.mirror,
+                "card" => &mut attrs.card,
                 _ => &mut attrs.check,
             };
             *slot = flag;
@@ -281,6 +291,8 @@ fn tool_key(
                 "hint" => attrs.hint = lit_str(cx, key, &value),
                 "name" => attrs.name = lit_str(cx, key, &value),
                 "source" => attrs.source = lit_str(cx, key, &value),
+                "view" => attrs.view = lit_str(cx, key, &value),
+                "visibility" => attrs.visibility = lit_str(cx, key, &value),
                 "retries" => attrs.retries = lit_int(cx, key, &value),
                 "timeout" => attrs.timeout = timeout(cx, &value),
                 "task_after" => attrs.task_after = task_after(cx, &value),

@@ -10,7 +10,7 @@ use crate::ast::{Output, ParamKind, ToolFn};
 use crate::attr::{self, DataAttrs, TaskMode, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::fallback;
-use crate::valid::{self, DataWays, Description, Resolved};
+use crate::valid::{self, DataWays, Description, Resolved, View};
 
 /// Entry point, on `proc_macro2` streams so unit tests can call it.
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -413,6 +413,25 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
+    let view = match &r.view {
+        View::None => quote!(#krate::__private::ViewDef::None),
+        View::Card => quote!(#krate::__private::ViewDef::Card),
+        View::File(path) => {
+            // Read at compile time, and read again when the file changes.
+            let include = respan(
+                quote!(::core::include_str!(
+                    ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/", #path)
+                )),
+                path.span(),
+            );
+            quote!(#krate::__private::ViewDef::Html(#include))
+        }
+    };
+    let visibility = match r.visibility {
+        "model" => quote!(#krate::definition::Visibility::Model),
+        "app" => quote!(#krate::definition::Visibility::App),
+        _ => quote!(#krate::definition::Visibility::Both),
+    };
     let icons = r.icons.iter().map(|icon| {
         let src = &icon.src;
         let option = |value: &Option<String>| match value {
@@ -522,6 +541,8 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     retries: #retries,
                     scopes: &[#(#scopes),*],
                     source: #source,
+                    view: #view,
+                    visibility: #visibility,
                     icons: &[#(#icons),*],
                     examples: &[#(#examples),*],
                     body: #body,

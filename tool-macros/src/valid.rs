@@ -64,6 +64,18 @@ pub struct Resolved {
     pub examples: Vec<(String, String)>,
     /// The icons, in order.
     pub icons: Vec<Icon>,
+    pub view: View,
+    /// `both`, `model` or `app`.
+    pub visibility: &'static str,
+}
+
+/// The tool's view after its checks.
+pub enum View {
+    None,
+    /// The file `view` names, which exists: its path from the crate's folder, and the literal
+    /// (whose span the expansion's `include_str!` takes, so an error about it points there).
+    File(LitStr),
+    Card,
 }
 
 /// One icon after its checks.
@@ -131,6 +143,8 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
     let scopes = check_scopes(cx, attrs);
     let icons = check_icons(cx, attrs);
     let mirror = check_mirror(cx, attrs, f);
+    let view = check_view(cx, attrs);
+    let visibility = check_visibility(cx, attrs);
     Resolved {
         name,
         description,
@@ -151,6 +165,75 @@ pub fn check(cx: &mut Ctxt, attrs: &ToolAttrs, f: &ToolFn) -> Resolved {
         scopes,
         examples,
         icons,
+        view,
+        visibility,
+    }
+}
+
+/// `view` names a file of the crate, read at compile time: one that is missing is an error on
+/// the path (the compiler's own, from `include_str!`, names the whole path on this machine).
+fn check_view(cx: &mut Ctxt, attrs: &ToolAttrs) -> View {
+    let card = attrs.card.filter(|f| f.value);
+    match (&attrs.view, card) {
+        (Some(_), Some(card)) => {
+            cx.error_at(
+                card.span,
+                "a tool has one view: `view` names your own HTML, `card` asks for the \
+                 framework's card; keep one",
+            );
+            View::None
+        }
+        (Some(view), None) => {
+            let path = view.value();
+            if path.trim().is_empty() || path.starts_with('/') {
+                cx.error_spanned_by(
+                    view,
+                    "`view` is the path of an HTML file from the crate's folder (the one with \
+                     Cargo.toml): view = \"cards/forecast.html\"",
+                );
+                return View::None;
+            }
+            // Cargo sets it for every crate it builds; without it (a build outside Cargo)
+            // the compiler's include_str! reports what is missing.
+            if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+                let full = std::path::Path::new(&dir).join(&path);
+                if !full.is_file() {
+                    cx.error_spanned_by(
+                        view,
+                        format!(
+                            "view file `{path}` not found: `view` is read from the crate's \
+                             folder (the one with Cargo.toml) at compile time"
+                        ),
+                    );
+                    return View::None;
+                }
+            }
+            View::File(view.clone())
+        }
+        (None, Some(_)) => View::Card,
+        (None, None) => View::None,
+    }
+}
+
+/// `visibility` is `both`, `model` or `app`.
+fn check_visibility(cx: &mut Ctxt, attrs: &ToolAttrs) -> &'static str {
+    let Some(lit) = &attrs.visibility else {
+        return "both";
+    };
+    match lit.value().as_str() {
+        "both" => "both",
+        "model" => "model",
+        "app" => "app",
+        other => {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "visibility `{other}` does not exist: \"both\" (the default: the model and \
+                     views), \"model\" (views cannot call it) or \"app\" (only views call it)"
+                ),
+            );
+            "both"
+        }
     }
 }
 

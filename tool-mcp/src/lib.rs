@@ -63,6 +63,7 @@ mod stream;
 mod sync;
 #[cfg(feature = "tasks")]
 mod tasks;
+pub mod views;
 // tool-core's generator of random JSON for property tests, shared rather than copied.
 #[cfg(test)]
 #[path = "../../tool-core/src/test_json.rs"]

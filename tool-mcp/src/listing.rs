@@ -26,8 +26,13 @@ use super::result::ServerInfo;
 /// object, which MCP cannot carry.
 ///
 /// `modern`: for a 2026-07-28 client, which takes any output schema; older ones get a
-/// non-object output described as `{"result": ...}`.
-pub(super) fn listed_tool(tool: &Tool, modern: bool) -> Option<rmcp::model::Tool> {
+/// non-object output described as `{"result": ...}`. `views`: for a client that renders views,
+/// whether every tool shows the card (`_meta.ui`, [`crate::views`]).
+pub(super) fn listed_tool(
+    tool: &Tool,
+    modern: bool,
+    views: Option<bool>,
+) -> Option<rmcp::model::Tool> {
     let view = McpTool::new(tool).any_output(modern);
     let Value::Object(input) = view.input_schema.to_value() else {
         return None;
@@ -58,7 +63,12 @@ pub(super) fn listed_tool(tool: &Tool, modern: bool) -> Option<rmcp::model::Tool
             .ok()
     };
     listed.meta = match serde_json::to_value(view.meta) {
-        Ok(Value::Object(meta)) => Some(rmcp::model::MetaObject(meta)),
+        Ok(Value::Object(mut meta)) => {
+            if let Some(cards) = views {
+                crate::views::add_to(&mut meta, tool, cards);
+            }
+            Some(rmcp::model::MetaObject(meta))
+        }
         _ => None,
     };
     Some(listed)
@@ -71,6 +81,8 @@ pub(super) struct Page {
     listed: Arc<[Tool]>,
     range: Range<usize>,
     hints: Option<Hints>,
+    /// For a client that renders views: whether every tool shows the card.
+    views: Option<bool>,
 }
 
 /// What a 2026-07-28 listing carries besides its tools: how long and by whom it may be cached,
@@ -97,7 +109,15 @@ impl Page {
             listed,
             range,
             hints: None,
+            views: None,
         }
+    }
+
+    /// The page as a client that renders views gets it (`Some`: whether every tool shows the
+    /// card), its tools' `_meta.ui` written.
+    pub(super) fn with_views(mut self, views: Option<bool>) -> Self {
+        self.views = views;
+        self
     }
 
     /// The page as a 2026-07-28 request gets it.
@@ -136,17 +156,29 @@ impl Serialize for Page {
             map.serialize_entry("cacheScope", &hints.scope)?;
         }
         let modern = self.hints.is_some();
-        map.serialize_entry("tools", &Tools(self.tools(), modern))?;
+        map.serialize_entry("tools", &Tools(self.tools(), modern, self.views))?;
         map.end()
     }
 }
 
-struct Tools<'a>(&'a [Tool], bool);
+struct Tools<'a>(&'a [Tool], bool, Option<bool>);
 
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let modern = self.1;
-        serializer.collect_seq(self.0.iter().map(|t| McpTool::new(t).any_output(modern)))
+        let tools = self.0.iter().map(|t| McpTool::new(t).any_output(modern));
+        match self.2 {
+            None => serializer.collect_seq(tools),
+            // A client that renders views: each tool's `_meta` gains `ui`, so it goes through
+            // a value (the path of every other client copies nothing).
+            Some(cards) => serializer.collect_seq(self.0.iter().zip(tools).map(|(tool, view)| {
+                let mut value = serde_json::to_value(view).unwrap_or(Value::Null);
+                if let Some(Value::Object(meta)) = value.get_mut("_meta") {
+                    crate::views::add_to(meta, tool, cards);
+                }
+                value
+            })),
+        }
     }
 }
 

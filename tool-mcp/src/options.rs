@@ -67,6 +67,10 @@ pub struct ServerOptions {
     /// (the default): every call is a plain call.
     #[cfg(feature = "tasks")]
     pub tasks: Option<crate::TaskOptions>,
+    /// Shows the framework's card (`#[tool(card)]`) as the view of every tool without one of
+    /// its own, to clients that render MCP Apps ([`views`](crate::views)); `toolctl serve
+    /// --views`. Default false: only the tools that ask for a view have one.
+    pub cards: bool,
 }
 
 impl Default for ServerOptions {
@@ -85,6 +89,7 @@ impl Default for ServerOptions {
             request_state_ttl: Duration::from_secs(600),
             #[cfg(feature = "tasks")]
             tasks: None,
+            cards: false,
         }
     }
 }

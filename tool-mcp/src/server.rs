@@ -27,6 +27,7 @@ use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use super::sync::{lock, read, write};
 #[cfg(feature = "tasks")]
 use super::tasks::{self, Tasks};
+use super::views;
 use tool_catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
@@ -82,7 +83,11 @@ struct Shared {
 /// 200-tool server's heap, kept for a request a client makes once or twice.
 struct Live {
     executor: Executor,
+    /// What a client that renders views lists: tools for views only among them.
     listed: Arc<[tool_core::Tool]>,
+    /// What every other client lists: `listed` less the tools for views only (the same
+    /// slice when there are none).
+    for_model: Arc<[tool_core::Tool]>,
     /// Whether a listed tool needs scopes: if none does, every caller sees the same list.
     scoped: bool,
     /// Every scope a tool, listed or not, needs, each once, in registry order: what the OAuth
@@ -393,7 +398,12 @@ impl McpServer {
     ) -> Result<CallAnswer, McpError> {
         let live = self.live();
         let registry = live.executor.registry();
-        let Some(tool) = registry.get(&request.name) else {
+        let views = self.views_for(&cx, era);
+        // A tool for views only is unknown to a client that renders none.
+        let found = registry
+            .get(&request.name)
+            .filter(|t| views || t.to_model());
+        let Some(tool) = found else {
             // Only names the caller's listing shows: a suggestion must not undo its filtering.
             let caller = if lists_all(&cx) {
                 None
@@ -614,8 +624,30 @@ impl McpServer {
     /// The page of `tools/list` that `cursor` asks for (the first without one), or an error
     /// for a cursor this server did not give. The base context's caller, if it has one, sees
     /// only the tools it may call.
-    pub(super) fn list_page(&self, cursor: Option<&str>, era: Era) -> Result<Page, McpError> {
-        self.list_page_for(cursor, self.shared.base.principal(), false, era)
+    pub(super) fn list_page(
+        &self,
+        cursor: Option<&str>,
+        era: Era,
+        views: bool,
+    ) -> Result<Page, McpError> {
+        self.list_page_for(cursor, self.shared.base.principal(), false, era, views)
+    }
+
+    /// Whether the client of a request renders views (declared `io.modelcontextprotocol/ui`):
+    /// in 2026-07-28 in the request's capabilities, in a session in its `initialize`.
+    pub(super) fn views_for(&self, cx: &RequestContext<RoleServer>, era: Era) -> bool {
+        match era {
+            Era::Modern => views::declared(cx.meta.get(CLIENT_CAPABILITIES)),
+            Era::Session => cx
+                .peer
+                .peer_info()
+                .is_some_and(|info| views::declared_by(&info.capabilities)),
+        }
+    }
+
+    /// Whether the server shows the card for every tool without a view of its own.
+    pub(super) fn cards(&self) -> bool {
+        self.shared.options.cards
     }
 
     /// [`list_page`](Self::list_page) for `caller`: only the tools it may call, unless `all`.
@@ -625,18 +657,20 @@ impl McpServer {
         caller: Option<&Principal>,
         all: bool,
         era: Era,
+        views: bool,
     ) -> Result<Page, McpError> {
         let live = self.live();
+        let shown = if views { &live.listed } else { &live.for_model };
         let (listed, scope) = match caller {
             Some(caller) if live.scoped && !all => (
-                live.listed
+                shown
                     .iter()
                     .filter(|t| t.permits(Some(caller)))
                     .cloned()
                     .collect(),
                 CacheScope::Private,
             ),
-            _ => (live.listed.clone(), CacheScope::Public),
+            _ => (shown.clone(), CacheScope::Public),
         };
         let start = match cursor {
             None => 0,
@@ -654,7 +688,7 @@ impl McpServer {
         let end = start
             .saturating_add(self.shared.options.page_size.max(1))
             .min(listed.len());
-        let page = Page::new(listed, start..end);
+        let page = Page::new(listed, start..end).with_views(views.then_some(self.cards()));
         Ok(match era {
             Era::Session => page,
             Era::Modern => page.with_hints(Hints {
@@ -689,6 +723,11 @@ impl Live {
             })
             .cloned()
             .collect::<Arc<[Tool]>>();
+        let for_model = if listed.iter().all(Tool::to_model) {
+            listed.clone()
+        } else {
+            listed.iter().filter(|t| t.to_model()).cloned().collect()
+        };
         let scoped = listed.iter().any(|t| !t.scopes().is_empty());
         let mut tool_scopes: Vec<String> = Vec::new();
         for scope in executor.registry().tools().iter().flat_map(|t| t.scopes()) {
@@ -699,6 +738,7 @@ impl Live {
         Self {
             executor,
             listed,
+            for_model,
             scoped,
             tool_scopes: tool_scopes.into(),
         }
@@ -773,7 +813,14 @@ impl ServerHandler for McpServer {
         let all = lists_all(&cx);
         let cursor = request.and_then(|r| r.cursor);
         let era = Era::of_checked(cx.protocol_version().as_ref());
-        let mut page = self.list_page_for(cursor.as_deref(), self.caller(&cx), all, era)?;
+        let views = self.views_for(&cx, era).then_some(self.cards());
+        let mut page = self.list_page_for(
+            cursor.as_deref(),
+            self.caller(&cx),
+            all,
+            era,
+            views.is_some(),
+        )?;
         let next_cursor = page.next_cursor();
         let hints = page.take_hints();
         let modern = hints.is_some();
@@ -786,11 +833,11 @@ impl ServerHandler for McpServer {
         let tools: Vec<Option<rmcp::model::Tool>> = if page.tools().len() <= INLINE {
             page.tools()
                 .iter()
-                .map(|t| listed_tool(t, modern))
+                .map(|t| listed_tool(t, modern, views))
                 .collect()
         } else {
             tokio::task::spawn_blocking(move || {
-                let listed = |t: &Tool| listed_tool(t, modern);
+                let listed = |t: &Tool| listed_tool(t, modern, views);
                 tool_core::parallel::map_in_parallel(page.tools(), INLINE, listed)
             })
             .await

@@ -26,6 +26,8 @@ use super::question::AnswerError;
 const PAGE: &str = include_str!("page.html");
 /// Where the page gets the secret its answers carry.
 const SECRET_SLOT: &str = "__PRESENCE_SECRET__";
+/// Where the page takes the card's stylesheet, which MCP views share (tool-core's).
+const CARD_SLOT: &str = "/*__CARD_CSS__*/";
 /// The largest answer, in bytes.
 const ANSWER_BYTES: usize = 4096;
 
@@ -118,7 +120,9 @@ impl Presence {
     /// page cannot be framed by another (`frame-ancestors 'none'`), nor read by another origin.
     pub fn router(&self, options: &PresenceOptions, shutdown: CancellationToken) -> axum::Router {
         let secret = new_secret();
-        let page_text = PAGE.replace(SECRET_SLOT, secret.as_deref().unwrap_or_default());
+        let page_text = PAGE
+            .replace(CARD_SLOT, tool_core::render::CARD_CSS)
+            .replace(SECRET_SLOT, secret.as_deref().unwrap_or_default());
         let guard = Guard::new(&options.allowed_hosts, &options.allowed_origins);
         let app = Arc::new(App {
             presence: self.clone(),

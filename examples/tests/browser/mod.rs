@@ -54,6 +54,9 @@ impl Browser {
                 "--no-first-run",
                 "--hide-scrollbars",
                 "--remote-debugging-pipe",
+                // A sandboxed frame (an MCP App's view) in the page's own process, where the
+                // page's session reaches it (Chromium moves them to one of their own).
+                "--disable-features=IsolateSandboxedIframes",
             ])
             .arg(format!("--window-size={width},{height}"))
             .arg(format!("--user-data-dir={}", profile.path().display()))
@@ -156,6 +159,75 @@ impl Browser {
             panic!("{expression}: {exception}");
         }
         result["result"]["value"].clone()
+    }
+
+    /// The value of a JavaScript expression in the document of the page's first child frame
+    /// (an iframe), in a world of its own: it sees the frame's DOM, not its scripts' globals.
+    pub fn eval_in_frame(&mut self, expression: &str) -> Value {
+        let tree = self.call("Page.getFrameTree", json!({}));
+        let frame = tree["frameTree"]["childFrames"][0]["frame"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("the page has no frame: {tree}"))
+            .to_owned();
+        let world = self.call(
+            "Page.createIsolatedWorld",
+            json!({"frameId": frame, "worldName": "test"}),
+        );
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true,
+                   "contextId": world["executionContextId"]}),
+        );
+        if let Some(exception) = result.get("exceptionDetails") {
+            panic!("{expression}: {exception}");
+        }
+        result["result"]["value"].clone()
+    }
+
+    /// Waits (up to `within`) until `expression` is true in the page's first frame (one that
+    /// throws, or a frame not there yet, is not).
+    pub fn wait_in_frame(&mut self, expression: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        let test =
+            format!("(() => {{ try {{ return !!({expression}); }} catch {{ return false; }} }})()");
+        loop {
+            let tree = self.call("Page.getFrameTree", json!({}));
+            let framed = tree["frameTree"]["childFrames"][0]["frame"]["id"].is_string();
+            if framed && self.eval_in_frame(&test) == json!(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let body = if framed {
+                    self.eval_in_frame("document.body ? document.body.outerHTML : ''")
+                } else {
+                    json!("(no frame)")
+                };
+                panic!("`{expression}` never held in the frame; its body:\n{body}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Clicks the middle of the element `selector` finds in the page's first frame, which
+    /// `frame` (a selector in the page) shows, as a person does.
+    pub fn click_in_frame(&mut self, frame: &str, selector: &str) {
+        let outer = self.eval(&format!(
+            "(() => {{ const f = document.querySelector({frame:?}); f.scrollIntoView({{block: 'start'}}); \
+             const r = f.getBoundingClientRect(); return [r.left + f.clientLeft, r.top + f.clientTop]; }})()"
+        ));
+        let inner = self.eval_in_frame(&format!(
+            "(() => {{ const e = document.querySelector({selector:?}); if (!e) return null; \
+             e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
+             return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+        ));
+        let at = |v: &Value, i: usize| v[i].as_f64().unwrap_or_else(|| panic!("no `{selector}`"));
+        let (x, y) = (at(&outer, 0) + at(&inner, 0), at(&outer, 1) + at(&inner, 1));
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            );
+        }
     }
 
     /// Waits (up to `within`) until `expression` is true in the page (one that throws, as

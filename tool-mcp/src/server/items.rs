@@ -28,13 +28,20 @@ use super::{McpServer, request_id};
 use crate::ask::{Round, RoundEnd};
 use crate::request::Era;
 use crate::sync::lock;
+use crate::views;
 
 impl McpServer {
-    /// Advertises resources, prompts and completion when the registry has any.
+    /// Advertises resources, prompts and completion when the registry has any (resources too
+    /// when a tool has a view, which is one).
     pub(super) fn item_capabilities(&self, capabilities: &mut ServerCapabilities) {
         let live = self.live();
         let registry = live.executor.registry();
-        if registry.resources().is_empty() {
+        let cards = self.cards();
+        let views = live
+            .listed
+            .iter()
+            .any(|t| crate::views::html(t, cards).is_some());
+        if registry.resources().is_empty() && !views {
             capabilities.resources = None;
         }
         if registry.prompts().is_empty() {
@@ -97,7 +104,12 @@ impl McpServer {
                 listed.mime_type = r.mime().map(str::to_owned);
                 listed
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut resources = resources;
+        if self.views_for(&cx, self.era(&cx)) {
+            resources.extend(self.views_listed(&live.listed, caller));
+            scoped |= live.scoped;
+        }
         let mut result = ListResourcesResult::with_all_items(resources);
         if let Some((ttl, scope)) = self.list_hints(self.era(&cx), scoped && caller.is_some()) {
             result.ttl_ms = Some(ttl);
@@ -152,6 +164,9 @@ impl McpServer {
         let live = self.live();
         let ctx = self.item_context(&cx, None);
         let uri = request.uri;
+        if let Some(result) = self.read_view(&live, &uri, &cx, era) {
+            return Ok(result.into());
+        }
         let scoped = live
             .executor
             .registry()
@@ -389,6 +404,62 @@ impl McpServer {
         });
     }
 
+    /// The views of the tools `caller` may call, as `resources/list` shows them to a client
+    /// that renders views.
+    fn views_listed<'a>(
+        &'a self,
+        tools: &'a [tool_core::Tool],
+        caller: Option<&'a tool_core::context::Principal>,
+    ) -> impl Iterator<Item = rmcp::model::Resource> + 'a {
+        let cards = self.cards();
+        tools
+            .iter()
+            .filter(move |t| t.permits(caller) && views::html(t, cards).is_some())
+            .map(|t| {
+                let mut listed = rmcp::model::Resource::new(views::uri(t.name()), t.name())
+                    .with_description(format!("The view of the tool `{}`", t.name()));
+                listed.title = Some(t.label().to_owned());
+                listed.mime_type = Some(views::MIME_TYPE.to_owned());
+                listed.meta = meta_object(views::resource_meta(t));
+                listed
+            })
+    }
+
+    /// `resources/read` of a tool's view, for a client that renders views and a caller the
+    /// tool permits; `None` for any other URI or client, which the registry's resources answer
+    /// (a view's URI is then not found).
+    fn read_view(
+        &self,
+        live: &super::Live,
+        uri: &str,
+        cx: &RequestContext<RoleServer>,
+        era: Era,
+    ) -> Option<ReadResourceResult> {
+        let name = views::tool_of(uri)?;
+        if !self.views_for(cx, era) {
+            return None;
+        }
+        let tool = live.listed.iter().find(|t| t.name() == name)?;
+        let html = views::html(tool, self.cards())?;
+        if !tool.permits(self.caller(cx)) {
+            return None;
+        }
+        let mut result = ReadResourceResult::new(vec![ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some(views::MIME_TYPE.to_owned()),
+            text: html.to_owned(),
+            meta: meta_object(views::resource_meta(tool)),
+        }]);
+        if era == Era::Modern {
+            // A view changes only with the build: it may be kept as long as the listing.
+            let (ttl, scope) = self.list_hints(era, !tool.scopes().is_empty())?;
+            result.ttl_ms = Some(ttl);
+            result.cache_scope = Some(scope);
+            result.meta = Some(self.shared.server_info.added_to(None));
+        }
+        Some(result)
+    }
+
     fn era(&self, cx: &RequestContext<RoleServer>) -> Era {
         Era::of_checked(cx.protocol_version().as_ref())
     }
@@ -420,6 +491,13 @@ fn wire_contents(content: ResourceContent) -> ResourceContents {
             blob: base64(&bytes),
             meta: None,
         },
+    }
+}
+
+fn meta_object(value: Value) -> Option<rmcp::model::MetaObject> {
+    match value {
+        Value::Object(map) => Some(rmcp::model::MetaObject(map)),
+        _ => None,
     }
 }
 

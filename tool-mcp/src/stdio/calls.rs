@@ -206,13 +206,18 @@ impl Calls {
                     Ok(params) => params.unwrap_or_default(),
                     Err(message) => return refuse(self, message),
                 };
-                let era = match self.route(&params.meta.unwrap_or_default()) {
-                    Route::Here(_, era) => era,
+                let meta = params.meta.unwrap_or_default();
+                let (views, era) = match self.route(&meta) {
+                    Route::Here(peer, era) => {
+                        let mut cx = RequestContext::new(id.clone(), peer);
+                        cx.meta = meta;
+                        (self.server.views_for(&cx, era), era)
+                    }
                     Route::ToSdk => return Taken::ToSdk,
                     Route::Refused(error) => return self.refuse_with(id, error),
                 };
                 if waited || !self.must_wait(&id, line) {
-                    self.list(id, params.cursor.as_deref(), era);
+                    self.list(id, params.cursor.as_deref(), era, views);
                 }
                 Taken::Done
             }
@@ -332,8 +337,8 @@ impl Calls {
 
     /// Writes the page of `tools/list` asked for straight from the registry (see
     /// [`crate::listing`]), in a task of its own: a large page takes a millisecond.
-    fn list(&mut self, id: RequestId, cursor: Option<&str>, era: Era) {
-        let page = self.server.list_page(cursor, era);
+    fn list(&mut self, id: RequestId, cursor: Option<&str>, era: Era, views: bool) {
+        let page = self.server.list_page(cursor, era, views);
         self.spawn(id, None, async move {
             move |out: &Output, id| match page {
                 Ok(page) => out.queue(&JsonRpcResponse {

@@ -65,6 +65,25 @@ fn official_python_client_reads_resources_gets_prompts_and_completes_in_every_er
     );
 }
 
+/// Views for MCP Apps hosts (`examples/tests/mcp/views.py`), with the official Python client
+/// declaring `io.modelcontextprotocol/ui` and not, in both eras, over stdio, Streamable HTTP with
+/// sessions, and stateless: a client without the extension gets the listing and results of one
+/// with it, less `_meta.ui` and the tool for views only; views are read by a client with it
+/// alone; the tool for views only runs for it, once, after its approval.
+#[test]
+fn official_python_client_sees_views_only_when_it_declares_the_extension() {
+    let server = env!("CARGO_BIN_EXE_views-server");
+    let with_sessions = HttpServer::start(server, &["--views"]);
+    let stateless = HttpServer::start(server, &["--views", "--stateless"]);
+    let stdio = format!("stdio:{server} --views");
+    let stateless_url = format!("stateless:{}", stateless.url);
+    run_mcp_script(
+        "views.py",
+        &[&stdio, &with_sessions.url, &stateless_url],
+        Some(15),
+    );
+}
+
 /// A mounted server's resources and prompts through toolctl: `toolctl --mount
 /// conf=conformance-server serve --stdio`, read and got by the Python client in both eras.
 #[test]

@@ -216,3 +216,21 @@ fn a_mounted_servers_view_passes_through() {
     let (_host, url) = host(&["--stdio", TOOLCTL, "--mount", &mount, "serve", "--stdio"]);
     forecast_view(&url, "w__", "forecast-mounted");
 }
+
+/// tool-mcp's copy of ext-apps' `App` (its card's script) is the npm package's file, byte for
+/// byte: the version scripts/package.json pins.
+#[test]
+fn the_cards_app_is_the_pinned_ext_apps_bundle() {
+    let vendored =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-mcp/src/views/ext-apps-app.js");
+    let package = node_modules().join("@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js");
+    let (vendored, package) = (
+        std::fs::read(&vendored).expect("the vendored bundle"),
+        std::fs::read(&package).expect("ext-apps in the node-env"),
+    );
+    assert!(
+        vendored == package,
+        "tool-mcp/src/views/ext-apps-app.js differs from the installed ext-apps' app-with-deps.js: \
+         copy it again after changing the pinned version"
+    );
+}

@@ -283,6 +283,9 @@ pub use tokio_util::sync::CancellationToken;
 /// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through the catalog's search (`tool-catalog`) | deferred |
 /// | `name` | the tool's name, when it is not the function's; it follows [the name rule](#names) | the function's name |
 /// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
+/// | `view` | the HTML file (a path from the crate's folder, read at compile time; a missing file is an error on the path) a host that renders MCP Apps shows for the tool's calls: an MCP App that gets each call's input and result and may call the server's tools ([`Tool::view`]) | none |
+/// | `card` | flag: the framework's card as the tool's view (its label, input and result, as the presence page shows a call); not with `view` | false |
+/// | `visibility` | who the tool is offered to: `"both"`, `"model"` (views cannot call it) or `"app"` (only views call it: the model, provider exports and clients without MCP Apps never see it) ([`definition::Visibility`]) | `"both"` |
 /// | `icon` | an icon a client can show for the tool (MCP's `icons`): a link, `icon = "https://example.com/icon.png"`, or its parts, `icon(src = "...", mime_type = "image/png", sizes("48x48", "96x96"), theme = "dark")`. Repeatable: each `icon` adds one. [The rules](#icons) | none |
 /// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
 /// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |

@@ -237,6 +237,11 @@ mod tests {
                     ),
                 DynamicTool::new("get_unpictured", "Gets nothing.", json!({"type": "object"}))
                     .icon(ToolIcon::new("not a link")),
+                // Views: one of its own, and a tool for views only.
+                DynamicTool::new("get_viewed", "Gets a view.", json!({"type": "object"}))
+                    .view(tool_core::definition::ToolView::Html("<p>x</p>".into())),
+                DynamicTool::new("press_button", "Presses.", json!({"type": "object"}))
+                    .visibility(tool_core::definition::Visibility::App),
             ])
             .unwrap();
         registry
@@ -247,19 +252,20 @@ mod tests {
         let registry = registry();
         assert!(registry.tools().iter().any(|t| t.output_schema().is_some()));
         for modern in [false, true] {
-            let pictured = listed_tool(registry.get("get_pictured").unwrap(), modern).unwrap();
+            let pictured =
+                listed_tool(registry.get("get_pictured").unwrap(), modern, None).unwrap();
             assert_eq!(
                 pictured.icons.as_ref().map(Vec::len),
                 Some(3),
                 "the sepia one is left out"
             );
-            let unpictured = listed_tool(registry.get("get_unpictured").unwrap(), modern);
+            let unpictured = listed_tool(registry.get("get_unpictured").unwrap(), modern, None);
             assert_eq!(unpictured.unwrap().icons, None);
         }
         for tool in registry.tools() {
             let def = render::mcp(tool);
             let expected: rmcp::model::Tool = serde_json::from_value(def.clone()).unwrap();
-            let listed = listed_tool(tool, false).unwrap();
+            let listed = listed_tool(tool, false, None).unwrap();
             assert_eq!(listed, expected, "{}", tool.name());
             assert_eq!(
                 serde_json::to_value(&listed).unwrap(),
@@ -287,18 +293,21 @@ mod tests {
             server_info: info.clone(),
         };
         let eras = [None, Some(CacheScope::Public), Some(CacheScope::Private)];
-        for (range, era) in [0..n, 0..1, 1..n - 1, n..n]
+        // Without views, and for a client that renders them, with and without the card.
+        let shown = [None, Some(false), Some(true)];
+        for (range, era, views) in [0..n, 0..1, 1..n - 1, n..n]
             .into_iter()
             .flat_map(|r| eras.map(|e| (r.clone(), e)))
+            .flat_map(|(r, e)| shown.map(|v| (r.clone(), e, v)))
         {
-            let mut page = Page::new(listed.clone(), range.clone());
+            let mut page = Page::new(listed.clone(), range.clone()).with_views(views);
             if let Some(scope) = era {
                 page = page.with_hints(hints(scope));
             }
             let mut sdk = ListToolsResult::with_all_items(
                 page.tools()
                     .iter()
-                    .filter_map(|t| listed_tool(t, era.is_some()))
+                    .filter_map(|t| listed_tool(t, era.is_some(), views))
                     .collect(),
             );
             sdk.next_cursor = page.next_cursor();
@@ -322,7 +331,7 @@ mod tests {
                 })
                 .unwrap()
             }
-            assert_eq!(answer(page), answer(sdk), "{range:?} {era:?}");
+            assert_eq!(answer(page), answer(sdk), "{range:?} {era:?} {views:?}");
         }
     }
 
@@ -331,10 +340,16 @@ mod tests {
     fn a_non_object_output_schema_is_wrapped_only_for_the_session_era() {
         let registry = registry();
         let tool = registry.get("get_thing").unwrap();
-        let modern = listed_tool(tool, true).unwrap().output_schema.unwrap();
+        let modern = listed_tool(tool, true, None)
+            .unwrap()
+            .output_schema
+            .unwrap();
         assert_ne!(modern.get("type"), Some(&json!("object")), "{modern:?}");
         assert!(modern.get("properties").is_none(), "{modern:?}");
-        let session = listed_tool(tool, false).unwrap().output_schema.unwrap();
+        let session = listed_tool(tool, false, None)
+            .unwrap()
+            .output_schema
+            .unwrap();
         assert_eq!(session["type"], "object");
         assert!(session["properties"]["result"].is_object(), "{session:?}");
     }
@@ -372,8 +387,8 @@ mod tests {
             let tool = &registry.tools()[0];
             // serde refuses the rendering too: MCP has no way to carry it.
             assert!(serde_json::from_value::<rmcp::model::Tool>(render::mcp(tool)).is_err());
-            assert_eq!(listed_tool(tool, false), None, "{schema}");
-            assert_eq!(listed_tool(tool, true), None, "{schema}");
+            assert_eq!(listed_tool(tool, false, None), None, "{schema}");
+            assert_eq!(listed_tool(tool, true, None), None, "{schema}");
         }
     }
 }

@@ -30,8 +30,9 @@ use serde_json::Value;
 use super::ask::McpPeer;
 use super::level::from_mcp_level;
 use super::sync::lock;
+use super::views;
 use tool_core::FromContext as _;
-use tool_core::definition::{ScopeListProblem, scope_list_problems};
+use tool_core::definition::{ScopeListProblem, ToolView, Visibility, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
     DynamicTool, Registry, ToolContext, ToolError, ToolOutput, defs, output::Media,
@@ -407,6 +408,10 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
             .map_err(boxed)
     })
     .await?;
+    let shown = within(&name, "reading the tools' views failed", async {
+        Ok(views_of(client.service.peer(), &listed).await)
+    })
+    .await?;
     let origin = format!("mounted MCP server `{name}` ({})", spec.target);
     let domain_description = format!("Tools of the MCP server mounted as `{name}`");
     let tools = listed
@@ -415,11 +420,22 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
             let remote_name = remote.name.to_string();
             let mut def = serde_json::to_value(&remote).ok()?;
             def["name"] = Value::String(format!("{name}__{remote_name}"));
+            // A remote tool that needs approval asks for it itself, and its question reaches
+            // the caller's person through the relay: asking here too would ask twice for one
+            // call. (This server's own approval policy still applies to the mounted tool.)
+            if let Some(Value::Object(meta)) = def.get_mut("_meta") {
+                meta.remove("tool-core/approval");
+            }
             let client = client.clone();
             let mut tool = defs::from_mcp_tool(&def, &origin);
             if serves_tasks {
                 tool = tool.task(true);
             }
+            let (view, visibility) = shown.get(&remote_name).cloned().unwrap_or_default();
+            if let Some(html) = view {
+                tool = tool.view(ToolView::Html(html.into()));
+            }
+            tool = tool.visibility(visibility);
             let tool = tool
                 .domain(name.clone(), domain_description.clone())
                 .scopes(spec.scopes.iter().cloned())
@@ -437,6 +453,50 @@ pub async fn mount(spec: &MountSpec) -> Result<Mounted, MountError> {
         resources,
         prompts,
     })
+}
+
+/// Each remote tool's view and audience (`_meta.ui`), by name: the view's HTML read from the
+/// server, to be served under the mounted tool's name. A view that cannot be read is left out,
+/// with a warning: the tool is still mounted.
+async fn views_of(
+    peer: &Peer<RoleClient>,
+    listed: &[rmcp::model::Tool],
+) -> HashMap<String, (Option<String>, Visibility)> {
+    let mut shown = HashMap::new();
+    for tool in listed {
+        let Some(ui) = tool.meta.as_ref().and_then(|m| m.0.get("ui")) else {
+            continue;
+        };
+        let audiences: Vec<&str> = ui
+            .get("visibility")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let visibility = match (audiences.contains(&"model"), audiences.contains(&"app")) {
+            (true, false) => Visibility::Model,
+            (false, true) => Visibility::App,
+            _ => Visibility::Both,
+        };
+        let mut html = None;
+        if let Some(uri) = ui.get("resourceUri").and_then(Value::as_str) {
+            let read = peer
+                .read_resource(rmcp::model::ReadResourceRequestParams::new(uri))
+                .await;
+            html = read.ok().and_then(|read| {
+                read.contents.into_iter().find_map(|c| match c {
+                    ResourceContents::TextResourceContents {
+                        mime_type, text, ..
+                    } if mime_type.as_deref() == Some(views::MIME_TYPE) => Some(text),
+                    _ => None,
+                })
+            });
+            if html.is_none() {
+                tracing::warn!(tool = %tool.name, %uri, "the mounted tool's view could not be read as {}; left out", views::MIME_TYPE);
+            }
+        }
+        shown.insert(tool.name.to_string(), (html, visibility));
+    }
+    shown
 }
 
 /// How a mount begins: `server/discover` and protocol 2026-07-28 with a server that speaks it,
@@ -805,10 +865,12 @@ impl ClientHandler for Relay {
         capabilities.elicitation = Some(Default::default());
         capabilities.sampling = Some(Default::default());
         // It follows a server's tasks to their end (`Client::follow_task`).
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .insert(rmcp::model::TASKS_EXTENSION_ID.into(), Default::default());
+        let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+        extensions.insert(rmcp::model::TASKS_EXTENSION_ID.into(), Default::default());
+        // It takes the server's views, to serve them with its tools (`views_of`).
+        let mut ui = serde_json::Map::new();
+        ui.insert("mimeTypes".into(), serde_json::json!([views::MIME_TYPE]));
+        extensions.insert(views::EXTENSION.into(), ui);
         let info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
         rmcp::model::ClientInfo::new(capabilities, info)
     }

@@ -232,4 +232,40 @@ mod tests {
             ["open_file", "read_mail", "send_mail", "wipe_disk"]
         );
     }
+
+    /// A tool for views only is neither loaded, found, rendered nor called by the model, core
+    /// or not; `render::mcp` keeps it for a server to list to hosts.
+    #[test]
+    fn a_tool_for_views_only_never_reaches_the_model() {
+        use tool_core::definition::Visibility;
+        let mut registry = Registry::empty();
+        let tool =
+            |name: &str| DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}));
+        registry
+            .register_all([
+                tool("open_file").core(true),
+                tool("press_button").core(true).visibility(Visibility::App),
+                tool("push_button").visibility(Visibility::App),
+            ])
+            .unwrap();
+        super::super::install(&mut registry).unwrap();
+        let mut session = ToolSession::new(registry.clone());
+        assert_eq!(session.loaded_names(), ["search_tools", "open_file"]);
+        assert!(!session.load("push_button") && !session.is_loaded("press_button"));
+        let found = ToolOutput::new(json!({"matches": [{"name": "push_button"}]}));
+        assert!(session.observe(SEARCH_TOOLS, &found).is_empty());
+        for deferral in [Deferral::Session, Deferral::Native] {
+            let sent = session.render(Format::OpenAi, RenderOptions::default(), deferral);
+            assert!(
+                !names(&sent).iter().any(|n| n.ends_with("_button")),
+                "{sent}"
+            );
+        }
+        let everything =
+            render::render_all(registry.tools(), Format::Mcp, RenderOptions::default());
+        assert_eq!(everything.as_array().map(Vec::len), Some(4));
+        let openai = render::render_all(registry.tools(), Format::OpenAi, RenderOptions::default());
+        assert_eq!(openai.as_array().map(Vec::len), Some(2));
+        assert!(registry.suggest("push_buton").is_empty());
+    }
 }

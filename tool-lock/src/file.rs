@@ -8,6 +8,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::items::{self, Kind, LockedItem};
+use tool_core::definition::{ToolView, Visibility};
 use tool_core::render::{self, Format, RenderOptions};
 use tool_core::{Registry, Tool};
 
@@ -275,6 +276,19 @@ fn locked(tool: &Tool) -> LockedTool {
     if let Value::Object(map) = &mut definition {
         if !tool.scopes().is_empty() {
             map.insert("scopes".into(), tool.scopes().into());
+        }
+        // Who sees the tool and what hosts show for it, when not the defaults.
+        if tool.visibility() != Visibility::Both {
+            map.insert("visibility".into(), tool.visibility().as_str().into());
+        }
+        match tool.view() {
+            Some(ToolView::Card) => {
+                map.insert("view".into(), "card".into());
+            }
+            Some(_) => {
+                map.insert("view".into(), "html".into());
+            }
+            None => {}
         }
         if !tool.examples().is_empty() {
             let examples = tool

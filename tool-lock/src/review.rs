@@ -77,6 +77,21 @@ pub const RULES: &[RuleInfo] = &[
     ),
     rule("tool.core", A, "a deferred tool became core"),
     rule(
+        "visibility.narrowed",
+        B,
+        "the model or views no longer see a tool (`visibility`)",
+    ),
+    rule(
+        "visibility.widened",
+        A,
+        "the model or views see a tool they did not (`visibility`)",
+    ),
+    rule(
+        "view.changed",
+        C,
+        "a tool's view for MCP Apps hosts was added, removed, or changed kind",
+    ),
+    rule(
         "tool.changed",
         B,
         "a field of the definition this review does not know changed",
@@ -964,6 +979,34 @@ fn compare_scopes(old: &Value, new: &Value, push: &mut impl FnMut(&'static str, 
     }
 }
 
+/// Who sees a tool, from its `visibility` (absent: the model and views): losing an audience
+/// breaks what it relied on, gaining one adds.
+fn compare_visibility(old: &Value, new: &Value, push: &mut impl FnMut(&'static str, &str, String)) {
+    let audiences = |v: &Value| -> BTreeSet<&'static str> {
+        match v.get("visibility").and_then(Value::as_str) {
+            Some("model") => BTreeSet::from(["the model"]),
+            Some("app") => BTreeSet::from(["views"]),
+            _ => BTreeSet::from(["the model", "views"]),
+        }
+    };
+    let (was, is) = (audiences(old), audiences(new));
+    let lost: Vec<&str> = was.difference(&is).copied().collect();
+    let gained: Vec<&str> = is.difference(&was).copied().collect();
+    if !lost.is_empty() {
+        push(
+            "visibility.narrowed",
+            "/visibility",
+            format!("{} no longer see the tool", lost.join(" and ")),
+        );
+    } else if !gained.is_empty() {
+        push(
+            "visibility.widened",
+            "/visibility",
+            format!("{} now see the tool", gained.join(" and ")),
+        );
+    }
+}
+
 fn change(rule: &'static str, tool: &str, pointer: &str, message: String) -> Change {
     Change {
         // Every rule this module emits is in RULES (a test holds it to that).
@@ -1157,7 +1200,9 @@ const META_KEYS: [&str; 6] = [
 ];
 
 /// The top-level keys of a definition compared by a rule of their own.
-const KNOWN_KEYS: [&str; 10] = [
+const KNOWN_KEYS: [&str; 12] = [
+    "visibility",
+    "view",
     "name",
     "title",
     "description",
@@ -1327,6 +1372,10 @@ fn compare_tools(tool: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
         );
     }
     compare_scopes(old, new, &mut push);
+    compare_visibility(old, new, &mut push);
+    if text(old, "view") != text(new, "view") {
+        push("view.changed", "/view", "the view changed".into());
+    }
     annotations(old, new, &mut push);
     // Fields this review does not know: any change may matter.
     let keys = |v: &Value| -> BTreeSet<String> {

@@ -94,6 +94,15 @@ fn cases() -> Vec<Case> {
             one(set(b(), "/_meta/tool-core~1core", json!(false)), b()),
         ),
         (
+            "visibility.narrowed",
+            one(b(), set(b(), "/visibility", json!("app"))),
+        ),
+        (
+            "visibility.widened",
+            one(set(b(), "/visibility", json!("model")), b()),
+        ),
+        ("view.changed", one(b(), set(b(), "/view", json!("card")))),
+        (
             "tool.changed",
             one(
                 b(),

@@ -398,11 +398,10 @@ impl McpServer {
     ) -> Result<CallAnswer, McpError> {
         let live = self.live();
         let registry = live.executor.registry();
-        let views = self.views_for(&cx, era);
         // A tool for views only is unknown to a client that renders none.
         let found = registry
             .get(&request.name)
-            .filter(|t| views || t.to_model());
+            .filter(|t| t.to_model() || self.views_for(&cx, era));
         let Some(tool) = found else {
             // Only names the caller's listing shows: a suggestion must not undo its filtering.
             let caller = if lists_all(&cx) {

@@ -30,7 +30,7 @@ pub(crate) fn declared(capabilities: Option<&Value>) -> bool {
     capabilities
         .and_then(|c| c.get("extensions"))
         .and_then(|e| e.get(EXTENSION))
-        .is_some_and(takes_views)
+        .is_some_and(|settings| takes_views(settings.get("mimeTypes")))
 }
 
 /// Whether a session's capabilities (its `initialize`) declare the extension.
@@ -39,13 +39,13 @@ pub(crate) fn declared_by(capabilities: &ClientCapabilities) -> bool {
         .extensions
         .as_ref()
         .and_then(|e| e.get(EXTENSION))
-        .is_some_and(|settings| takes_views(&Value::Object(settings.clone())))
+        .is_some_and(|settings| takes_views(settings.get("mimeTypes")))
 }
 
 /// The extension's settings take this server's views: they list no MIME types (every host
 /// takes the one the extension defines), or list it.
-fn takes_views(settings: &Value) -> bool {
-    match settings.get("mimeTypes").and_then(Value::as_array) {
+fn takes_views(mime_types: Option<&Value>) -> bool {
+    match mime_types.and_then(Value::as_array) {
         None => true,
         Some(types) => types.iter().any(|t| t.as_str() == Some(MIME_TYPE)),
     }

@@ -173,12 +173,14 @@ mod tests {
     use super::*;
     use tool_core::DynamicTool;
 
+    fn tool(name: &str) -> DynamicTool {
+        DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}))
+    }
+
     /// `open_file` (core) and `read_mail` need no scope; `wipe_disk` (core) and `send_mail`
     /// need `admin` and `mail:send`.
     fn session() -> ToolSession {
         let mut registry = Registry::empty();
-        let tool =
-            |name: &str| DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}));
         registry
             .register_all([
                 tool("open_file").core(true),
@@ -239,8 +241,6 @@ mod tests {
     fn a_tool_for_views_only_never_reaches_the_model() {
         use tool_core::definition::Visibility;
         let mut registry = Registry::empty();
-        let tool =
-            |name: &str| DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}));
         registry
             .register_all([
                 tool("open_file").core(true),

@@ -439,7 +439,7 @@ impl McpServer {
         if !self.views_for(cx, era) {
             return None;
         }
-        let tool = live.listed.iter().find(|t| t.name() == name)?;
+        let tool = live.executor.registry().get(name)?;
         let html = views::html(tool, self.cards())?;
         if !tool.permits(self.caller(cx)) {
             return None;

@@ -113,6 +113,8 @@ pub fn install_with(
         json!({"query": "open a pull request"}),
     )
     .origin(INSTALLED_BY)
+    // The catalog's own code: it reads, as it says.
+    .vouched(true)
     .handler(move |input, ctx| {
         let catalog = searched.clone();
         // Only what the caller may call: a tool it lacks the scopes for is not offered.

@@ -26,6 +26,12 @@ pub struct ToolArgs {
     /// every tool of the mount need those OAuth scopes.
     #[arg(long, global = true, value_name = "NAME[SCOPES]=COMMAND|URL")]
     pub mount: Vec<MountSpec>,
+    /// Vouch for what the mount NAME says of its tools (read-only, destructive, idempotent,
+    /// open world): without it they are claims, and its tools count as ones that write, may
+    /// destroy and reach the world for --approval, the audit, retries and filters
+    /// (repeatable).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub trust_mount: Vec<String>,
     /// Offer only the tools FILTER matches: a tool's name, domain:NAME, read_only, write,
     /// destructive or open_world, several with commas (repeatable: each narrows further).
     #[arg(long, global = true, value_name = "FILTER")]

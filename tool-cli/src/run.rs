@@ -131,10 +131,23 @@ impl ToolArgs {
                 set_aside(registry.register(tool), err);
             }
         }
+        if let Some(name) = self
+            .trust_mount
+            .iter()
+            .find(|name| !self.mount.iter().any(|spec| spec.name == **name))
+        {
+            return Err(usage(
+                err,
+                format!("--trust-mount {name}: no --mount is named `{name}`"),
+            ));
+        }
         for spec in &self.mount {
-            let mounted = mcp::mount(spec)
+            let mut mounted = mcp::mount(spec)
                 .await
                 .map_err(|e| usage(err, format!("--mount {e}")))?;
+            if self.trust_mount.contains(&spec.name) {
+                mounted = mounted.vouch();
+            }
             for resource in mounted.resources() {
                 set_aside(registry.add_resource(resource.clone()), err);
             }

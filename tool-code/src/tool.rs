@@ -64,6 +64,8 @@ impl CodeMode {
         .core(true)
         .task(true)
         .annotations(reach(self.executor().registry().tools()))
+        // Worked out here from what the application trusts of each tool.
+        .vouched(true)
         .handler(move |input, ctx| {
             let code = code.clone();
             async move {
@@ -152,7 +154,7 @@ fn reach<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> Annotations {
     let mut destructive = false;
     let mut open_world = false;
     for tool in tools {
-        let a = tool.annotations();
+        let a = tool.trusted_annotations();
         read_only &= a.read_only;
         destructive |= a.destructive;
         open_world |= a.open_world;

@@ -115,8 +115,35 @@ pub struct Whole<T> {
 pub const fn whole<T: ToolParam>() -> Whole<T> {
     Whole {
         decode: crate::call::decode::<T>,
-        schema: crate::schema::root_schema::<T>,
+        schema: crate::schema::closed_root_schema::<T>,
     }
+}
+
+/// The keys an `#[input]` type takes, read once from its schema by the tool's first call: a
+/// static of each tool's expansion (a generic function has no static of its own per type).
+pub struct InputKeys(std::sync::OnceLock<Option<Box<[String]>>>);
+
+impl InputKeys {
+    /// Not read yet.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(std::sync::OnceLock::new())
+    }
+}
+
+/// Decodes an `#[input]` parameter: a key its schema does not list is refused with a
+/// did-you-mean, as plain parameters refuse one, when the schema is closed (it lists its
+/// properties and allows no others; `additionalProperties: false` then says so); then serde
+/// decodes the rest.
+pub fn decode_whole<T>(input: Value, keys: &InputKeys, whole: &Whole<T>) -> Result<T, ToolError> {
+    let keys = keys
+        .0
+        .get_or_init(|| crate::schema::closed_keys(&(whole.schema)().to_value()));
+    if let (Some(keys), Value::Object(fields)) = (keys, &input) {
+        let known: Vec<&str> = keys.iter().map(String::as_str).collect();
+        crate::call::refuse_unknown_keys(fields, &known)?;
+    }
+    (whole.decode)(input)
 }
 
 /// A parameter's default, as JSON for the schema.

@@ -54,6 +54,16 @@ impl Default for Annotations {
 }
 
 impl Annotations {
+    /// What MCP assumes of a tool that says nothing of itself, and what the application
+    /// assumes of a tool whose annotations it does not vouch for (a remote server's, a
+    /// definitions file's): it writes, may destroy, is not idempotent and reaches the world.
+    pub const UNTRUSTED: Self = Self {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
+
     /// The default: a read-only, non-destructive, idempotent, closed-world tool.
     pub const READ_ONLY: Self = Self {
         read_only: true,

@@ -223,6 +223,21 @@ impl Fields {
     }
 }
 
+/// Refuses the keys of `fields` that are not in `keys`: each with a did-you-mean, all at once
+/// (as [`Fields`] reports them).
+pub(crate) fn refuse_unknown_keys(fields: &Map<String, Value>, keys: &[&str]) -> Result<(), ToolError> {
+    let problems = fields
+        .keys()
+        .filter(|k| !keys.contains(&k.as_str()))
+        .map(|k| unknown_parameter(k, keys))
+        .collect();
+    Fields {
+        map: Map::new(),
+        problems,
+    }
+    .finish()
+}
+
 fn unknown_parameter(key: &str, keys: &[&str]) -> ToolError {
     let nearest = keys
         .iter()

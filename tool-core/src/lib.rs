@@ -288,9 +288,9 @@ pub use tokio_util::sync::CancellationToken;
 /// | `visibility` | who the tool is offered to: `"both"`, `"model"` (views cannot call it) or `"app"` (only views call it: the model, provider exports and clients without MCP Apps never see it) ([`definition::Visibility`]) | `"both"` |
 /// | `icon` | an icon a client can show for the tool (MCP's `icons`): a link, `icon = "https://example.com/icon.png"`, or its parts, `icon(src = "...", mime_type = "image/png", sizes("48x48", "96x96"), theme = "dark")`. Repeatable: each `icon` adds one. [The rules](#icons) | none |
 /// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
-/// | `read_only` | flag: the tool changes nothing | true, unless `destructive` |
-/// | `destructive` | flag: the tool may delete or overwrite; never together with `read_only` | false |
-/// | `idempotent` | flag: calling again with the same input has no further effect | the `read_only` value |
+/// | `read_only` | flag: the tool changes nothing | true, unless `destructive` or `idempotent` |
+/// | `destructive` | flag: the tool may delete or overwrite, so it writes (not read-only); never together with `read_only` | false |
+/// | `idempotent` | flag: the tool writes, and calling it again with the same input has no further effect. It makes the tool one that writes (audited, asked under `--approval write`), as `destructive` does: idempotence says something only of a write | the `read_only` value |
 /// | `open_world` | flag: the tool reaches an open world (the web, other people) | false |
 /// | `voiced` | flag: a voice UI speaks the label while the tool runs | false |
 /// | `blocking` | flag, sync functions only: the tool may block for long (file walks, subprocesses), so it runs on Tokio's blocking pool instead of the caller's task | false |

@@ -217,6 +217,9 @@ struct ToolInner {
     /// Whether the handler is async (a sync handler runs when its call starts).
     is_async: bool,
     origin: Origin,
+    /// Whether the application vouches for the annotations: they are its own code's (a
+    /// `#[tool]`), or it said so of a tool made at run time. Otherwise they are a claim.
+    vouched: bool,
     /// Arguments a transform took out of the schema, filled in on every call.
     hidden: Arc<[HiddenArg]>,
 }
@@ -298,6 +301,7 @@ impl Tool {
                 handler: Handler::Linked(def.handler),
                 is_async: def.is_async,
                 origin,
+                vouched: true,
                 hidden: Arc::new([]),
             }),
         })
@@ -498,6 +502,25 @@ impl Tool {
     /// Where the tool was defined.
     pub fn origin(&self) -> &Origin {
         &self.inner.origin
+    }
+
+    /// Whether the application vouches for the tool's annotations: every `#[tool]`, and a
+    /// tool made at run time that it [vouched for](DynamicTool::vouched).
+    pub fn vouched(&self) -> bool {
+        self.inner.vouched
+    }
+
+    /// The annotations the application's decisions rest on (who is asked to approve a call,
+    /// what is audited, what is retried, what a filter keeps): the tool's own when the
+    /// application [vouches](Self::vouched) for them, else [`Annotations::UNTRUSTED`], what
+    /// MCP assumes of a tool that says nothing. Clients are still shown
+    /// [`annotations`](Self::annotations), what the tool says of itself.
+    #[inline]
+    pub fn trusted_annotations(&self) -> Annotations {
+        match self.inner.vouched {
+            true => self.inner.annotations,
+            false => Annotations::UNTRUSTED,
+        }
     }
 
     /// The arguments a [transform](crate::transform) hid from the model, in the order hidden:
@@ -728,6 +751,7 @@ impl DynamicTool {
                 handler: Handler::Dynamic(definition_only),
                 is_async: true,
                 origin: Origin::Dynamic("the host program".to_owned()),
+                vouched: false,
                 hidden: Arc::new([]),
             },
         }
@@ -929,9 +953,40 @@ impl DynamicTool {
         self
     }
 
-    /// Sets the behaviour hints.
+    /// Sets the behaviour hints. Clients are shown them as given; the application's own
+    /// decisions (approval, audit, retries, filters) rest on them only once it
+    /// [vouches](Self::vouched) for the tool (see [`Tool::trusted_annotations`]).
     pub fn annotations(mut self, annotations: Annotations) -> Self {
         self.inner.annotations = annotations;
+        self
+    }
+
+    /// Whether the application vouches for the tool's [annotations](Self::annotations): its
+    /// own code made the tool, or it trusts where the tool came from (a mounted server it
+    /// runs, say). Not by default: the annotations of a tool made at run time (from a
+    /// definitions file, a remote server, a plugin) are a claim, and the application treats
+    /// the tool as MCP treats one that says nothing of itself ([`Annotations::UNTRUSTED`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::{DynamicTool, Registry, definition::Annotations};
+    /// let mut registry = Registry::empty();
+    /// let claims = DynamicTool::new("get_note", "Gets a note.", json!({"type": "object"}))
+    ///     .annotations(Annotations::READ_ONLY);
+    /// registry.register(claims).unwrap();
+    /// let tool = registry.get("get_note").unwrap();
+    /// assert!(tool.annotations().read_only); // what clients are shown
+    /// assert!(!tool.trusted_annotations().read_only); // what approval and audit go by
+    ///
+    /// let mut registry = Registry::empty();
+    /// let ours = DynamicTool::new("get_note", "Gets a note.", json!({"type": "object"}))
+    ///     .annotations(Annotations::READ_ONLY)
+    ///     .vouched(true);
+    /// registry.register(ours).unwrap();
+    /// assert!(registry.get("get_note").unwrap().trusted_annotations().read_only);
+    /// ```
+    pub fn vouched(mut self, vouched: bool) -> Self {
+        self.inner.vouched = vouched;
         self
     }
 

@@ -67,8 +67,11 @@ pub enum ToolFilter {
 
 impl ToolFilter {
     /// Whether `tool` is one of those the filter names.
+    /// Annotations are read as the application trusts them
+    /// ([`Tool::trusted_annotations`]): `read_only` keeps a remote tool only when the
+    /// application vouched for its claim.
     pub fn matches(&self, tool: &Tool) -> bool {
-        let a = tool.annotations();
+        let a = tool.trusted_annotations();
         match self {
             Self::Name(name) => tool.name() == name,
             Self::Domain(domain) => tool.domain().name == *domain,
@@ -434,12 +437,8 @@ mod tests {
             "properties": {"owner": {"type": "string"}, "number": {"type": "integer"}},
             "required": ["owner", "number"],
         });
-        r.register(DynamicTool::new(
-            "get_issue",
-            "Gets an issue.",
-            schema.clone(),
-        ))
-        .unwrap();
+        r.register(DynamicTool::new("get_issue", "Gets an issue.", schema.clone()).vouched(true))
+            .unwrap();
         r.register(
             DynamicTool::new("close_issue", "Closes an issue.", schema).annotations(
                 crate::definition::Annotations {
@@ -448,7 +447,8 @@ mod tests {
                     idempotent: true,
                     open_world: false,
                 },
-            ),
+            )
+            .vouched(true),
         )
         .unwrap();
         r
@@ -468,6 +468,21 @@ mod tests {
             .unwrap();
         assert_eq!(names(&r), ["read_issue"]);
         assert!(r.get("read_issue").unwrap().hidden_args().is_empty());
+    }
+
+    /// A filter goes by what the application trusts: a tool that only claims to read is
+    /// one that writes until the application vouches for it.
+    #[test]
+    fn filters_read_claims_as_the_application_trusts_them() {
+        let mut r = registry();
+        let claims = DynamicTool::new("list_issues", "Lists issues.", json!({"type": "object"}))
+            .annotations(crate::definition::Annotations::READ_ONLY);
+        r.register(claims).unwrap();
+        let kept = Transforms::new()
+            .keep(ToolFilter::ReadOnly)
+            .apply(r)
+            .unwrap();
+        assert_eq!(names(&kept), ["get_issue"]);
     }
 
     #[test]

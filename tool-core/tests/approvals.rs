@@ -63,6 +63,13 @@ async fn clean_branch(ctx: &ToolContext, branch: String) -> Result<String, ToolE
     Ok(out.echo().into_owned())
 }
 
+/// Renames a branch: `idempotent` alone, which makes it a tool that writes.
+#[tool(domain = repo, label = "Renaming", hint = "Rename a branch", idempotent)]
+fn rename_branch(branch: String, to: String) -> String {
+    DELETED.lock().unwrap().push(format!("renamed:{branch}"));
+    to
+}
+
 /// Answers as scripted, counting the questions and keeping what it was shown.
 struct Scripted {
     answer: Decision,
@@ -299,6 +306,31 @@ async fn the_policy_covers_tools_that_declare_nothing() {
     }
     assert_eq!(deleted("merged:p-2"), 0);
     assert_eq!(approver.asked.load(Ordering::Relaxed), 4);
+}
+
+/// `idempotent` alone makes a tool that writes: audited, and asked about under `write`.
+#[tokio::test]
+async fn an_idempotent_tool_writes_so_it_is_audited_and_asked() {
+    let registry = Registry::linked().unwrap();
+    let annotations = registry.get("rename_branch").unwrap().annotations();
+    assert!(!annotations.read_only && annotations.idempotent && !annotations.destructive);
+    let approver = Scripted::new(Decision::approved());
+    let audit = Arc::new(Audit::default());
+    let ctx = context(Some(approver.clone()), &audit);
+    executor(ApprovalPolicy::never())
+        .call("rename_branch", json!({"branch": "i-1", "to": "i-2"}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(approver.asked.load(Ordering::Relaxed), 0);
+    assert_eq!(audit.0.lock().unwrap().len(), 1, "a write is audited");
+    executor("write".parse().unwrap())
+        .call("rename_branch", json!({"branch": "i-3", "to": "i-4"}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(approver.asked.load(Ordering::Relaxed), 1);
+    assert_eq!(deleted("renamed:i-3"), 1);
+    let records = audit.0.lock().unwrap().clone();
+    assert_eq!(records[1].approval.as_deref(), Some("approved"));
 }
 
 /// The person's time is not the tool's: a tool with a 200 ms limit runs after a longer wait.

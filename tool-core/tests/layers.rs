@@ -58,7 +58,21 @@ async fn clean_secret(ctx: &ToolContext, name: String) -> Result<String, ToolErr
     Ok(out.echo().into_owned())
 }
 
-/// Every `value` in a result becomes `[redacted]`.
+/// A team's secret, as a resource: its text names the value.
+#[resource(uri = "vault://{team}/{name}", mime_type = "text/plain")]
+fn secret_text(team: String, name: String) -> String {
+    RUNS.lock().unwrap().push(format!("read:{name}"));
+    format!("{team}/{name}: hunter2")
+}
+
+/// A prompt that hands the model a secret.
+#[prompt]
+fn use_secret(name: String) -> String {
+    RUNS.lock().unwrap().push(format!("prompt:{name}"));
+    format!("Log in as {name} with hunter2")
+}
+
+/// Every `value` in a result becomes `[redacted]`, and the secret in any text.
 struct Redact;
 
 impl Layer for Redact {
@@ -69,6 +83,9 @@ impl Layer for Redact {
                 && data.contains_key("value")
             {
                 data.insert("value".into(), json!("[redacted]"));
+            }
+            for text in out.texts_mut() {
+                *text = text.replace("hunter2", "[redacted]");
             }
             Ok(out)
         })
@@ -109,7 +126,7 @@ impl Layer for Trace {
         self.seen
             .lock()
             .unwrap()
-            .push(format!("{} in {}", self.name, call.tool().name()));
+            .push(format!("{} in {}", self.name, call.item().name()));
         Box::pin(async move {
             let result = next.run(call).await;
             self.seen.lock().unwrap().push(format!("{} out", self.name));
@@ -457,4 +474,141 @@ async fn transforms_reach_listing_and_calls() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::PermissionDenied);
     assert_eq!(runs("read:hidden_2"), 0);
+}
+
+/// The audit's digest is of the input as it ran: the same for the call given as text (in any
+/// key order, with any spacing) and as a value, and, for a call a layer rewrote, that of the
+/// rewritten input.
+#[tokio::test]
+async fn the_audit_digest_is_of_the_input_as_it_ran() {
+    let audit = Arc::new(Audit::default());
+    let ctx = ToolContext::builder()
+        .audit(audit.clone())
+        .approver(Arc::new(Yes::default()))
+        .build();
+    let plain = Executor::new(Registry::linked().unwrap());
+    let sha = |value: Value| {
+        use sha2::Digest;
+        let canonical = tool_core::json::canonical(&value);
+        let hex: String = sha2::Sha256::digest(&canonical)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("sha256:{hex}")
+    };
+    plain
+        .call("clean_secret", json!({"name": "digest_1"}), &ctx)
+        .await
+        .unwrap();
+    plain
+        .call("clean_secret", "{ \"name\" :\"digest_1\" }", &ctx)
+        .await
+        .unwrap();
+    // The layered way: `pin_team` rewrites the team, so the audit digests `core`.
+    executor()
+        .call(
+            "delete_secret",
+            r#"{"name": "digest_2", "team": "other"}"#,
+            &ctx,
+        )
+        .await
+        .unwrap();
+    let records = audit.0.lock().unwrap().clone();
+    let of = |tool: &str| -> Vec<String> {
+        records
+            .iter()
+            .filter(|r| r.tool == tool)
+            .map(|r| r.input_digest.clone())
+            .collect()
+    };
+    let cleaned = of("clean_secret");
+    assert_eq!(cleaned.len(), 2, "{records:?}");
+    assert_eq!(cleaned[0], sha(json!({"name": "digest_1"})));
+    assert_eq!(cleaned[0], cleaned[1], "text and value give one digest");
+    let deleted = of("delete_secret");
+    assert!(deleted.contains(&sha(json!({"team": "core", "name": "digest_2"}))), "{deleted:?}");
+    assert!(!deleted.contains(&sha(json!({"team": "other", "name": "digest_2"}))));
+}
+
+/// Reads, prompts and completions pass the same layers as calls: the redaction that hides a
+/// tool's secret hides it in a read's contents and a prompt's messages; the layer that refuses
+/// `prod_` names refuses a read of one (audited: the resource needs no scope, so not here) and
+/// its reader never runs; a layer that rewrites a read's URI has the rewritten URI read.
+#[tokio::test]
+async fn reads_and_prompts_pass_the_same_layers() {
+    let ctx = ToolContext::new();
+    let read = executor()
+        .read_resource("vault://core/layered_1", &ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        read[0].body,
+        tool_core::resource::Body::Text("core/layered_1: [redacted]".into())
+    );
+    let args: tool_core::prompt::PromptArgs = [("name", "layered_2")].into_iter().collect();
+    let got = executor().get_prompt("use_secret", args, &ctx).await.unwrap();
+    assert_eq!(
+        got.messages[0].content,
+        tool_core::prompt::PromptContent::Text("Log in as layered_2 with [redacted]".into())
+    );
+    assert_eq!(runs("prompt:layered_2"), 1);
+
+    let refuse_prod_reads = layer_fn(|call, next| {
+        let prod = call.input()["uri"]
+            .as_str()
+            .is_some_and(|u| u.contains("/prod_"));
+        match prod {
+            true => Box::pin(async { Err(ToolError::refused("production secrets stay put")) }),
+            false => next.run(call),
+        }
+    });
+    let refusing = Executor::builder(Registry::linked().unwrap())
+        .layer(refuse_prod_reads)
+        .build();
+    let err = refusing
+        .read_resource("vault://core/prod_db", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    assert_eq!(runs("read:prod_db"), 0);
+
+    // A layer sees which kind of item it has, and may point a read elsewhere.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kinds = seen.clone();
+    let to_staging = layer_fn(move |mut call, next| {
+        kinds
+            .lock()
+            .unwrap()
+            .push(format!("{} {}", call.item().kind(), call.item().name()));
+        if let tool_core::exec::Item::Resource(_) = call.item() {
+            call.input_mut()["uri"] = json!("vault://staging/layered_3");
+        }
+        next.run(call)
+    });
+    let rewriting = Executor::builder(Registry::linked().unwrap())
+        .layer(to_staging)
+        .build();
+    let read = rewriting
+        .read_resource("vault://core/layered_3", &ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        read[0].body,
+        tool_core::resource::Body::Text("staging/layered_3: hunter2".into())
+    );
+    assert_eq!(read[0].uri.as_deref(), Some("vault://staging/layered_3"));
+    let completed = rewriting
+        .complete(
+            tool_core::exec::CompletionRef::Prompt("use_secret"),
+            "name",
+            "x",
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert!(completed.is_empty());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["resource vault://{team}/{name}", "completion use_secret"]
+    );
 }

@@ -184,6 +184,9 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                 consts.push(quote_spanned! {ty.span()=>
                     const __W: #p::Whole<#ty> = #p::whole::<#ty>();
                 });
+                consts.push(quote! {
+                    static __KEYS: #p::InputKeys = #p::InputKeys::new();
+                });
                 whole = Some(ty);
                 call_args.push(quote!(__whole));
             }
@@ -212,7 +215,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
         (
             quote!(__W.schema),
             quote! {
-                let __whole = match (__W.decode)(__input) {
+                let __whole = match #p::decode_whole(__input, &__KEYS, &__W) {
                     ::core::result::Result::Ok(v) => v,
                     ::core::result::Result::Err(e) => return #p::fail(e),
                 };

@@ -581,10 +581,13 @@ fn check_required(cx: &mut Ctxt, attrs: &ToolAttrs) {
     }
 }
 
-/// Resolves read_only/destructive: read-only is the default, and destructive implies not
-/// read-only; saying both is an error.
+/// Resolves read_only/destructive: read-only is the default; `destructive` and `idempotent`
+/// each imply a tool that writes (idempotence says what a second identical write does, so it
+/// means something only for a tool that writes), unless `read_only` is given; `read_only`
+/// with `destructive` is an error.
 fn check_annotations(cx: &mut Ctxt, attrs: &ToolAttrs) -> (bool, bool) {
     let destructive = attrs.destructive.is_some_and(|f| f.value);
+    let idempotent = attrs.idempotent.is_some_and(|f| f.value);
     match attrs.read_only {
         Some(ro) if ro.value && destructive => {
             cx.error_at(
@@ -594,7 +597,7 @@ fn check_annotations(cx: &mut Ctxt, attrs: &ToolAttrs) -> (bool, bool) {
             (false, true)
         }
         Some(ro) => (ro.value, destructive),
-        None => (!destructive, destructive),
+        None => (!(destructive || idempotent), destructive),
     }
 }
 

@@ -299,6 +299,19 @@ impl Mounted {
         &self.prompts
     }
 
+    /// Vouches for what the server says of its tools (`readOnlyHint`, `destructiveHint`,
+    /// `idempotentHint`, `openWorldHint`): the application's approval policy, audit,
+    /// retries and filters then go by them. Without it they are a claim, shown to clients as
+    /// the server gave them, and every tool of the mount counts as one that writes, may
+    /// destroy and reaches the world ([`Annotations::UNTRUSTED`](tool_core::definition::Annotations::UNTRUSTED)):
+    /// a server that says its tool only reads is not spared the question `--approval write`
+    /// asks. `toolctl --trust-mount NAME` calls it.
+    #[must_use]
+    pub fn vouch(mut self) -> Self {
+        self.tools = self.tools.into_iter().map(|t| t.vouched(true)).collect();
+        self
+    }
+
     /// The server's tools, to register one by one (its [`resources`](Self::resources) and
     /// [`prompts`](Self::prompts) are added apart).
     pub fn into_tools(self) -> Vec<DynamicTool> {

@@ -110,8 +110,11 @@ impl ApprovalPolicy {
 
     /// Whether the policy itself asks for approval of `tool`'s calls (not counting the tool's
     /// own declaration: see [`needs`](Self::needs)).
+    /// It goes by what the application trusts of the tool
+    /// ([`Tool::trusted_annotations`]): a remote server's claim that its tool only reads
+    /// does not spare a person the question.
     pub fn covers(&self, tool: &Tool) -> bool {
-        let a = tool.annotations();
+        let a = tool.trusted_annotations();
         (self.destructive && a.destructive && !a.read_only)
             || (self.write && !a.read_only)
             || self.tools.iter().any(|t| t == tool.name())
@@ -231,7 +234,7 @@ pub(crate) async fn ask(
         call_id,
         arguments,
         message: &message,
-        annotations: tool.annotations(),
+        annotations: tool.trusted_annotations(),
         deadline: Some(deadline),
         context: ctx,
     };

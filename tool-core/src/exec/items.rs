@@ -1,20 +1,29 @@
-//! Reading a resource and getting a prompt through the executor: the same door as a call.
+//! Reading a resource, getting a prompt and completing an argument through the executor: the
+//! same door as a call.
 //!
-//! A read or a get passes the stages of a call that fit it: the caller's scopes before anything
-//! runs, a time limit (the policy's), cancellation, panic isolation, an error sanitised for the
-//! client, audit for what needs scopes (protected data), and a tracing span. It takes no layers
-//! and no person's approval: those stand between a model and an action, and neither reads nor
-//! prompts act.
+//! A read, a get or a completion passes the stages of a call that fit it: the caller's scopes
+//! before anything runs, the application's [layers](super::Layer) (which see what kind of item
+//! it is, and may refuse it, rewrite its input or redact what it returns), a time limit (the
+//! policy's, starting under the layers as a tool's does), cancellation, panic isolation, an
+//! error sanitised for the client, audit for what needs scopes (protected data), and a tracing
+//! span. It takes no person's approval: that stands between a model and an action, and neither
+//! reads nor prompts act.
 
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use super::pipeline::{CatchPanic, Stopped, digest, for_model, missing_scopes, panic_message};
-use super::{CallInput, Executor};
+use serde_json::{Value, json};
+
+use super::Executor;
+use super::layer::{Call, Item, Next, Reply};
+use super::pipeline::{
+    CatchPanic, Stopped, digest, for_model, last_stage, missing_scopes, panic_message,
+};
 use crate::context::{AuditRecord, ToolContext};
 use crate::error::{ErrorKind, ToolError};
-use crate::prompt::{PromptArgs, PromptReply};
-use crate::resource::{Body, ResourceContent};
+use crate::prompt::{Prompt, PromptArgs, PromptReply};
+use crate::resource::{Body, Resource, ResourceContent, ResourceRequest};
 
 /// What `completion/complete` asks about: a prompt's argument or a resource template's
 /// variable.
@@ -60,52 +69,96 @@ impl Executor {
         uri: &str,
         ctx: &ToolContext,
     ) -> Result<Vec<ResourceContent>, ToolError> {
-        let Some((resource, request)) = self.registry().resource_for(uri) else {
-            return Err(ToolError::not_found(format!(
-                "no resource has the URI `{uri}`"
-            )));
+        let Some((resource, _)) = self.registry().resource_for(uri) else {
+            return Err(no_resource(uri));
         };
-        let missing = resource.missing_scopes(ctx.principal());
         let audited = !resource.scope_list().is_empty();
-        let refused = (!missing.is_empty())
-            .then(|| missing_scopes(format_args!("reading `{uri}`"), &missing));
         let span = tracing::info_span!("read_resource", resource.uri = %uri, error.type = tracing::field::Empty);
         let started = Instant::now();
-        let result = match refused {
-            Some(refused) => Err(refused),
-            None => {
-                let ctx = self.item_context(ctx);
-                let read = CatchPanic::start(|| resource.read(request, ctx.clone()));
-                self.race(read, &ctx, Subject::Resource(uri))
-                    .await
-                    .and_then(|contents| {
-                        if contents.is_empty() {
-                            // MCP: a read never answers with no contents (SEP-2164).
-                            Err(ToolError::not_found(format!(
-                                "the resource `{uri}` has no contents"
-                            )))
-                        } else {
-                            Ok(contents)
-                        }
+        let ran = Mutex::new(json!({ "uri": uri }));
+        let result = match self.resolve(uri, ctx) {
+            Err(refused) => Err(refused),
+            Ok(_) => {
+                let last = last_stage(|call: Call<'_>| {
+                    let ran = &ran;
+                    Box::pin(async move {
+                        let input = call.into_input();
+                        *ran.lock().unwrap_or_else(PoisonError::into_inner) = input.clone();
+                        // A layer may have pointed the read elsewhere: what the URI names now,
+                        // held to its own scopes.
+                        let uri = input
+                            .get("uri")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| {
+                                ToolError::invalid_input("a read names its `uri`, a string")
+                                    .with_path("/uri")
+                            })?;
+                        let (resource, request) = self.resolve(uri, ctx)?;
+                        self.read_now(resource, request, ctx)
+                            .await
+                            .map(Reply::Resource)
                     })
+                });
+                Next::new(self.layer_stack(), &last)
+                    .run(Call::new(Item::Resource(resource), ctx, json!({ "uri": uri })))
+                    .await
+                    .and_then(Reply::into_resource)
             }
         };
-        let result = self.settle(
+        let ran = ran.into_inner().unwrap_or_else(PoisonError::into_inner);
+        self.settle(
             result,
             ctx,
             &span,
             audited.then(|| Audit {
                 name: resource.name(),
-                input: serde_json::json!({ "uri": uri }),
+                input: ran,
                 started,
             }),
-        );
-        let contents = result?;
+        )
+    }
+
+    /// The resource `uri` names, if the caller holds its scopes.
+    fn resolve(
+        &self,
+        uri: &str,
+        ctx: &ToolContext,
+    ) -> Result<(&Resource, ResourceRequest), ToolError> {
+        let (resource, request) = self
+            .registry()
+            .resource_for(uri)
+            .ok_or_else(|| no_resource(uri))?;
+        let missing = resource.missing_scopes(ctx.principal());
+        if !missing.is_empty() {
+            return Err(missing_scopes(format_args!("reading `{uri}`"), &missing));
+        }
+        Ok((resource, request))
+    }
+
+    /// Reads `resource` within the time limit, which starts here: each content with its URI
+    /// (the one read, unless it names its own) and MIME type (the resource's, unless it names
+    /// its own).
+    async fn read_now(
+        &self,
+        resource: &Resource,
+        request: ResourceRequest,
+        ctx: &ToolContext,
+    ) -> Result<Vec<ResourceContent>, ToolError> {
+        let uri = request.uri().to_owned();
+        let ctx = self.item_context(ctx);
+        let read = CatchPanic::start(|| resource.read(request, ctx.clone()));
+        let contents = self.race(read, &ctx, Subject::Resource(&uri)).await?;
+        if contents.is_empty() {
+            // MCP: a read never answers with no contents (SEP-2164).
+            return Err(ToolError::not_found(format!(
+                "the resource `{uri}` has no contents"
+            )));
+        }
         let mime = resource.mime();
         Ok(contents
             .into_iter()
             .map(|mut c| {
-                c.uri.get_or_insert_with(|| uri.to_owned());
+                c.uri.get_or_insert_with(|| uri.clone());
                 if c.mime_type.is_none() {
                     c.mime_type = mime.map(str::to_owned).or_else(|| match c.body {
                         Body::Text(_) => Some("text/plain".to_owned()),
@@ -153,43 +206,64 @@ impl Executor {
         let audited = !prompt.scope_list().is_empty();
         let span = tracing::info_span!("get_prompt", prompt.name = %name, error.type = tracing::field::Empty);
         let started = Instant::now();
-        let input = audited.then(|| {
-            let args: serde_json::Map<String, serde_json::Value> = prompt
-                .arguments()
-                .iter()
-                .filter_map(|a| Some((a.name.to_string(), args.get(&a.name)?.into())))
-                .collect();
-            serde_json::Value::Object(args)
-        });
+        let input = Value::Object(
+            args.iter()
+                .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
+                .collect(),
+        );
+        let ran = Mutex::new(input.clone());
         let result = if !missing.is_empty() {
             Err(missing_scopes(
                 format_args!("getting the prompt `{name}`"),
                 &missing,
             ))
-        } else if let Err(e) = prompt.check_args(&args) {
-            Err(e)
         } else {
-            let ctx = self.item_context(ctx);
-            let get = CatchPanic::start(|| prompt.get(args, ctx.clone()));
-            self.race(get, &ctx, Subject::Prompt(name)).await
+            let last = last_stage(|call: Call<'_>| {
+                let ran = &ran;
+                Box::pin(async move {
+                    let input = call.into_input();
+                    *ran.lock().unwrap_or_else(PoisonError::into_inner) = input.clone();
+                    let args = prompt_args(input)?;
+                    self.get_now(prompt, args, ctx).await.map(Reply::Prompt)
+                })
+            });
+            Next::new(self.layer_stack(), &last)
+                .run(Call::new(Item::Prompt(prompt), ctx, input))
+                .await
+                .and_then(Reply::into_prompt)
         };
+        let ran = ran.into_inner().unwrap_or_else(PoisonError::into_inner);
         self.settle(
             result,
             ctx,
             &span,
-            input.map(|input| Audit {
+            audited.then(|| Audit {
                 name: prompt.name(),
-                input,
+                input: ran,
                 started,
             }),
         )
+    }
+
+    /// Gets `prompt` with `args` (checked against its arguments) within the time limit, which
+    /// starts here.
+    async fn get_now(
+        &self,
+        prompt: &Prompt,
+        args: PromptArgs,
+        ctx: &ToolContext,
+    ) -> Result<PromptReply, ToolError> {
+        prompt.check_args(&args)?;
+        let ctx = self.item_context(ctx);
+        let get = CatchPanic::start(|| prompt.get(args, ctx.clone()));
+        self.race(get, &ctx, Subject::Prompt(prompt.name())).await
     }
 
     /// Suggestions for an argument of a prompt or a variable of a resource template, given
     /// what has been typed: the completer's values, or none when it has no completer. The
     /// prompt or template must exist and the caller must hold its scopes (`not_found`
     /// otherwise: a completion must not tell what scopes hide).
-    pub fn complete(
+    pub async fn complete(
         &self,
         of: CompletionRef<'_>,
         argument: &str,
@@ -201,22 +275,49 @@ impl Executor {
             CompletionRef::Prompt(name) => self
                 .registry()
                 .prompt(name)
-                .filter(|p| p.permits(principal))
-                .map(|p| p.completions(argument, typed)),
+                .is_some_and(|p| p.permits(principal)),
             CompletionRef::Resource(uri) => self
                 .registry()
                 .resources()
                 .iter()
-                .find(|r| r.uri() == uri && r.permits(principal))
-                .map(|r| r.completions(argument, typed)),
+                .any(|r| r.uri() == uri && r.permits(principal)),
         };
-        match found {
-            Some(values) => Ok(values.unwrap_or_default()),
-            None => Err(ToolError::not_found(match of {
+        if !found {
+            return Err(ToolError::not_found(match of {
                 CompletionRef::Prompt(name) => format!("no prompt is named `{name}`"),
                 CompletionRef::Resource(uri) => format!("no resource template is `{uri}`"),
-            })),
+            }));
         }
+        let last = last_stage(|call: Call<'_>| {
+            Box::pin(async move {
+                let input = call.into_input();
+                let text = |key: &str| {
+                    input.get(key).and_then(Value::as_str).ok_or_else(|| {
+                        ToolError::invalid_input(format!("a completion names its `{key}`, a string"))
+                            .with_path(format!("/{key}"))
+                    })
+                };
+                let (argument, typed) = (text("argument")?, text("value")?);
+                let values = match of {
+                    CompletionRef::Prompt(name) => self
+                        .registry()
+                        .prompt(name)
+                        .and_then(|p| p.completions(argument, typed)),
+                    CompletionRef::Resource(uri) => self
+                        .registry()
+                        .resources()
+                        .iter()
+                        .find(|r| r.uri() == uri)
+                        .and_then(|r| r.completions(argument, typed)),
+                };
+                Ok(Reply::Completion(values.unwrap_or_default()))
+            })
+        });
+        let input = json!({ "argument": argument, "value": typed });
+        Next::new(self.layer_stack(), &last)
+            .run(Call::new(Item::Completion(of), ctx, input))
+            .await
+            .and_then(Reply::into_completion)
     }
 
     /// The context a reader or getter runs in: the caller's, with this executor to call tools
@@ -274,7 +375,7 @@ impl Executor {
                 tool: audit.name.to_owned(),
                 call_id: ctx.call_id().to_owned(),
                 principal: ctx.principal().map(|p| p.subject().to_owned()),
-                input_digest: digest(&CallInput::Value(audit.input)),
+                input_digest: digest(&audit.input),
                 outcome: match &result {
                     Ok(_) => "ok".to_owned(),
                     Err(e) => e.kind().as_str().to_owned(),
@@ -289,6 +390,29 @@ impl Executor {
         }
         result
     }
+}
+
+/// A prompt's arguments from a call's input: an object of strings.
+fn prompt_args(input: Value) -> Result<PromptArgs, ToolError> {
+    let Value::Object(fields) = input else {
+        return Err(ToolError::invalid_input(
+            "a prompt's arguments are an object of strings",
+        ));
+    };
+    fields
+        .into_iter()
+        .map(|(name, value)| match value {
+            Value::String(text) => Ok((name, text)),
+            _ => Err(ToolError::invalid_input(format!(
+                "the argument `{name}` of a prompt is a string"
+            ))
+            .with_path(format!("/{name}"))),
+        })
+        .collect()
+}
+
+fn no_resource(uri: &str) -> ToolError {
+    ToolError::not_found(format!("no resource has the URI `{uri}`"))
 }
 
 /// What an audit record of a read or get says.
@@ -423,22 +547,25 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::Timeout);
     }
 
-    #[test]
-    fn completion_needs_the_prompt_and_its_scopes() {
+    #[tokio::test]
+    async fn completion_needs_the_prompt_and_its_scopes() {
         let e = executor();
         let ctx = ToolContext::new();
         assert_eq!(
             e.complete(CompletionRef::Prompt("plan_trip"), "city", "pa", &ctx)
+                .await
                 .unwrap(),
             ["paris", "park"]
         );
         assert!(
             e.complete(CompletionRef::Prompt("plan_trip"), "other", "pa", &ctx)
+                .await
                 .unwrap()
                 .is_empty()
         );
         assert_eq!(
             e.complete(CompletionRef::Prompt("nope"), "city", "", &ctx)
+                .await
                 .unwrap_err()
                 .kind(),
             ErrorKind::NotFound
@@ -452,6 +579,7 @@ mod tests {
                     .principal(Principal::new("bob"))
                     .build()
             )
+            .await
             .unwrap_err()
             .kind(),
             ErrorKind::NotFound

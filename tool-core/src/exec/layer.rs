@@ -1,8 +1,9 @@
-//! Layers: behaviour that runs around every call an [`Executor`](super::Executor) makes, as
-//! tower's middleware runs around a service. A layer sees a call after the caller's scopes and
-//! the input's size and shape were checked, and before the call is checked against the tool's
-//! schema, put to a person and run; it may rewrite the arguments, refuse the call, or pass it
-//! on and rewrite (or redact) what comes back. The executor's own stages stand around and
+//! Layers: behaviour that runs around every call an [`Executor`](super::Executor) makes (a
+//! tool's call, a resource's read, a prompt's get, a completion), as tower's middleware runs
+//! around a service. A layer sees a call after the caller's scopes and the input's size and
+//! shape were checked, and before the call is checked against the tool's schema, put to a
+//! person and run; it may rewrite the input, refuse the call, or pass it on and rewrite (or
+//! redact) what comes back. The executor's own stages stand around and
 //! under the layers in a fixed order (see [`Executor`](super::Executor)), so no layer can skip
 //! a scope check, an approval or a time limit, and a tool's calls to other tools pass the
 //! same layers.
@@ -17,29 +18,192 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::call::CallResult;
+use super::items::CompletionRef;
 use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::prompt::{Prompt, PromptContent, PromptReply};
 use crate::registry::Tool;
+use crate::resource::{Body, Resource, ResourceContent};
 
 /// The future a layer returns.
-pub type LayerFuture<'a> = Pin<Box<dyn Future<Output = CallResult> + Send + 'a>>;
+pub type LayerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ToolError>> + Send + 'a>>;
 
-/// One call as a layer sees it: the tool, the call's context and its arguments (parsed, within
-/// the executor's size and depth limits, not yet checked against the tool's schema).
+/// What a call reaches: a tool, a resource read, a prompt got, or the completion of an
+/// argument. A layer matches on it to treat each kind as it needs.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Item<'a> {
+    /// A tool's call; the input is its arguments.
+    Tool(&'a Tool),
+    /// A resource's read; the input is `{"uri": "..."}`, the URI read.
+    Resource(&'a Resource),
+    /// A prompt's get; the input is its arguments, an object of strings.
+    Prompt(&'a Prompt),
+    /// Suggestions for an argument of a prompt or a variable of a resource template; the
+    /// input is `{"argument": "...", "value": "..."}`, the value typed so far.
+    Completion(CompletionRef<'a>),
+}
+
+impl Item<'_> {
+    /// What the call names: the tool's or the prompt's name, the resource's URI (as
+    /// registered: a template's, for a read of a URI it matches), the prompt or template
+    /// completed.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Tool(tool) => tool.name(),
+            Self::Resource(resource) => resource.uri(),
+            Self::Prompt(prompt) => prompt.name(),
+            Self::Completion(CompletionRef::Prompt(name) | CompletionRef::Resource(name)) => name,
+        }
+    }
+
+    /// `tool`, `resource`, `prompt` or `completion`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => "tool",
+            Self::Resource(_) => "resource",
+            Self::Prompt(_) => "prompt",
+            Self::Completion(_) => "completion",
+        }
+    }
+}
+
+/// What a call gives back, as a layer sees it: a tool's output, a read's contents, a prompt's
+/// messages or completion values. [`texts_mut`](Self::texts_mut) and
+/// [`data_mut`](Self::data_mut) reach into any of them, so one redaction covers every kind.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// A tool's output.
+    Tool(ToolOutput),
+    /// A resource's contents.
+    Resource(Vec<ResourceContent>),
+    /// A prompt's messages.
+    Prompt(PromptReply),
+    /// Completion values, best first.
+    Completion(Vec<String>),
+}
+
+impl Reply {
+    /// A tool's structured data, when the reply is a tool's and has any.
+    pub fn data_mut(&mut self) -> Option<&mut Value> {
+        match self {
+            Self::Tool(output) => output.data_mut(),
+            _ => None,
+        }
+    }
+
+    /// Every text of the reply, to read or rewrite in place: a tool's echo where it has one
+    /// of its own (else the model reads its data), each text content of a read, each text of a prompt's messages (embedded
+    /// resources' too), each completion value. A tool's structured data is not text: reach
+    /// it with [`data_mut`](Self::data_mut).
+    ///
+    /// ```
+    /// use tool_core::exec::Reply;
+    /// use tool_core::resource::{Body, ResourceContent};
+    /// let mut reply = Reply::Resource(vec![ResourceContent::text("key=hunter2")]);
+    /// for text in reply.texts_mut() {
+    ///     *text = text.replace("hunter2", "[redacted]");
+    /// }
+    /// let Reply::Resource(contents) = reply else { unreachable!() };
+    /// assert_eq!(contents[0].body, Body::Text("key=[redacted]".into()));
+    /// ```
+    pub fn texts_mut(&mut self) -> Vec<&mut String> {
+        fn body(content: &mut ResourceContent) -> Option<&mut String> {
+            match &mut content.body {
+                Body::Text(text) => Some(text),
+                Body::Blob(_) => None,
+            }
+        }
+        match self {
+            Self::Tool(output) => output.echo_mut().into_iter().collect(),
+            Self::Resource(contents) => contents.iter_mut().filter_map(body).collect(),
+            Self::Prompt(reply) => reply
+                .messages
+                .iter_mut()
+                .filter_map(|m| match &mut m.content {
+                    PromptContent::Text(text) => Some(text),
+                    PromptContent::Resource(content) => body(content),
+                    _ => None,
+                })
+                .collect(),
+            Self::Completion(values) => values.iter_mut().collect(),
+        }
+    }
+
+    /// The tool's output, for the stage that expects one; any other kind is an error a layer
+    /// made.
+    pub(super) fn into_tool(self) -> Result<ToolOutput, ToolError> {
+        match self {
+            Self::Tool(output) => Ok(output),
+            other => Err(mismatch("a tool's call", &other)),
+        }
+    }
+
+    pub(super) fn into_resource(self) -> Result<Vec<ResourceContent>, ToolError> {
+        match self {
+            Self::Resource(contents) => Ok(contents),
+            other => Err(mismatch("a resource's read", &other)),
+        }
+    }
+
+    pub(super) fn into_prompt(self) -> Result<PromptReply, ToolError> {
+        match self {
+            Self::Prompt(reply) => Ok(reply),
+            other => Err(mismatch("a prompt's get", &other)),
+        }
+    }
+
+    pub(super) fn into_completion(self) -> Result<Vec<String>, ToolError> {
+        match self {
+            Self::Completion(values) => Ok(values),
+            other => Err(mismatch("a completion", &other)),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Tool(_) => "a tool's output",
+            Self::Resource(_) => "a resource's contents",
+            Self::Prompt(_) => "a prompt's messages",
+            Self::Completion(_) => "completion values",
+        }
+    }
+}
+
+#[cold]
+fn mismatch(what: &str, reply: &Reply) -> ToolError {
+    ToolError::internal(format!(
+        "a layer answered {what} with {}",
+        reply.kind()
+    ))
+}
+
+/// One call as a layer sees it: what it reaches, the call's context and its input (parsed,
+/// within the executor's size and depth limits, not yet checked against a tool's schema).
 pub struct Call<'a> {
-    tool: &'a Tool,
+    item: Item<'a>,
     ctx: &'a ToolContext,
     input: Value,
 }
 
 impl<'a> Call<'a> {
-    pub(crate) fn new(tool: &'a Tool, ctx: &'a ToolContext, input: Value) -> Self {
-        Self { tool, ctx, input }
+    pub(crate) fn new(item: Item<'a>, ctx: &'a ToolContext, input: Value) -> Self {
+        Self { item, ctx, input }
     }
 
-    /// The tool called.
-    pub fn tool(&self) -> &'a Tool {
-        self.tool
+    /// What the call reaches.
+    pub fn item(&self) -> Item<'a> {
+        self.item
+    }
+
+    /// The tool called, for a tool's call; `None` for a read, a get or a completion.
+    pub fn tool(&self) -> Option<&'a Tool> {
+        match self.item {
+            Item::Tool(tool) => Some(tool),
+            _ => None,
+        }
     }
 
     /// The call's context: its id, the caller's principal, headers and extensions.
@@ -47,13 +211,15 @@ impl<'a> Call<'a> {
         self.ctx
     }
 
-    /// The arguments.
+    /// The input: a tool's arguments, a read's `{"uri"}`, a prompt's arguments, a
+    /// completion's `{"argument", "value"}` (see [`Item`]).
     pub fn input(&self) -> &Value {
         &self.input
     }
 
-    /// The arguments, to rewrite before the call goes on. What a layer writes here is what the
-    /// schema check, the person asked and the tool see.
+    /// The input, to rewrite before the call goes on. What a layer writes here is what the
+    /// schema check, the person asked and the tool (or reader, or getter) see; a read whose
+    /// URI a layer changed reads what the new URI names, held to its scopes.
     pub fn input_mut(&mut self) -> &mut Value {
         &mut self.input
     }
@@ -66,7 +232,7 @@ impl<'a> Call<'a> {
 impl fmt::Debug for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Call")
-            .field("tool", &self.tool.name())
+            .field(self.item.kind(), &self.item.name())
             .field("call_id", &self.ctx.call_id())
             .finish_non_exhaustive()
     }
@@ -104,24 +270,32 @@ impl fmt::Debug for Next<'_> {
     }
 }
 
-/// Behaviour around every call an executor makes. Implement it on a type, or wrap a closure
+/// Behaviour around every call an executor makes: tool calls, resource reads, prompt gets and
+/// completions alike ([`Call::item`] says which). Implement it on a type, or wrap a closure
 /// with [`layer_fn`].
 ///
 /// A layer that refuses returns an error without running `next` (the call ends with that error,
-/// audited and shown as any other); one that rewrites the arguments changes
-/// [`Call::input_mut`] first; one that redacts maps the result `next` returns.
+/// audited and shown as any other); one that rewrites the input changes [`Call::input_mut`]
+/// first; one that redacts maps the [`Reply`] `next` returns ([`Reply::texts_mut`] and
+/// [`Reply::data_mut`] reach into every kind, so one redaction covers reads and prompts too).
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::exec::{Call, Executor, Layer, LayerFuture, Next};
+/// use tool_core::exec::{Call, Executor, Item, Layer, LayerFuture, Next};
+/// use tool_core::resource::{Resource, ResourceContent};
 /// use tool_core::{DynamicTool, Registry, ToolContext, ToolError, ToolOutput};
 ///
-/// /// Refuses every call whose `path` leaves /srv.
+/// /// Refuses every call and every read whose path leaves /srv.
 /// struct StayInSrv;
 ///
 /// impl Layer for StayInSrv {
 ///     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> LayerFuture<'a> {
-///         let outside = call.input()["path"].as_str().is_some_and(|p| !p.starts_with("/srv/"));
+///         // A tool's `path`, or a read's URI: the same rule for both.
+///         let path = match call.item() {
+///             Item::Resource(_) => call.input()["uri"].as_str().and_then(|u| u.strip_prefix("file://")),
+///             _ => call.input()["path"].as_str(),
+///         };
+///         let outside = path.is_some_and(|p| !p.starts_with("/srv/"));
 ///         if outside {
 ///             return Box::pin(async { Err(ToolError::refused("only files under /srv/ may be read")) });
 ///         }
@@ -133,10 +307,15 @@ impl fmt::Debug for Next<'_> {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("read_file", "Reads a file.", json!({"type": "object"}))
 ///     .handler(|input, _| async move { Ok(ToolOutput::new(input)) })).unwrap();
+/// registry.add_resource(Resource::new("file:///{name}", "file", "A file.", |_, _| async {
+///     Ok(vec![ResourceContent::text("...")])
+/// }).unwrap()).unwrap();
 /// let executor = Executor::builder(registry).layer(StayInSrv).build();
 /// let ctx = ToolContext::new();
 /// assert!(executor.call("read_file", json!({"path": "/srv/a.txt"}), &ctx).await.is_ok());
 /// let refused = executor.call("read_file", json!({"path": "/etc/passwd"}), &ctx).await.unwrap_err();
+/// assert_eq!(refused.kind(), tool_core::ErrorKind::Refused);
+/// let refused = executor.read_resource("file:///passwd", &ctx).await.unwrap_err();
 /// assert_eq!(refused.kind(), tool_core::ErrorKind::Refused);
 /// # });
 /// ```
@@ -160,13 +339,17 @@ pub trait Layer: Send + Sync + 'static {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("get_user", "Finds a user.", json!({"type": "object"}))
 ///     .handler(|_, _| async { Ok(ToolOutput::new(json!({"name": "Ada", "email": "ada@example.com"}))) })).unwrap();
-/// // Redacts every `email` in a result.
+/// // Redacts every `email` in a result, and the address in any text: a tool's echo, a
+/// // resource's contents, a prompt's messages.
 /// let redact = layer_fn(|call, next| Box::pin(async move {
-///     let mut out = next.run(call).await?;
-///     if let Some(email) = out.data_mut().and_then(|data| data.get_mut("email")) {
+///     let mut reply = next.run(call).await?;
+///     if let Some(email) = reply.data_mut().and_then(|data| data.get_mut("email")) {
 ///         *email = json!("[redacted]");
 ///     }
-///     Ok(out)
+///     for text in reply.texts_mut() {
+///         *text = text.replace("ada@example.com", "[redacted]");
+///     }
+///     Ok(reply)
 /// }));
 /// let executor = Executor::builder(registry).layer(redact).build();
 /// let out = executor.call("get_user", json!({}), &ToolContext::new()).await.unwrap();

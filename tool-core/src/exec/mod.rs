@@ -11,7 +11,7 @@ pub mod retry;
 
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
 pub use items::CompletionRef;
-pub use layer::{Call, Layer, LayerFn, LayerFuture, Next, layer_fn};
+pub use layer::{Call, Item, Layer, LayerFn, LayerFuture, Next, Reply, layer_fn};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 
 pub use crate::call::{

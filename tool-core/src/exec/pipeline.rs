@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_util::task::AbortOnDropHandle;
 use tracing::Instrument;
 
-use super::layer::{Call, Layer, LayerFuture, Next};
+use super::layer::{Call, Item, Layer, LayerFuture, Next, Reply};
 use super::{approval, limits, retry};
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{AuditRecord, NestedCalls, ToolContext, ToolEvent};
@@ -305,6 +305,11 @@ impl Executor {
         }
     }
 
+    /// Its layers, outermost first.
+    pub(super) fn layer_stack(&self) -> &[Arc<dyn Layer>] {
+        &self.inner.layers
+    }
+
     /// The names of its layers, outermost first.
     pub fn layers(&self) -> impl Iterator<Item = &str> {
         self.inner.layers.iter().map(|l| l.name())
@@ -437,7 +442,7 @@ impl Executor {
             error.type = tracing::field::Empty,
         );
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
-        let digest = (needs_approval || !tool.annotations().read_only).then(|| digest(&input));
+        let audited = needs_approval || !tool.trusted_annotations().read_only;
         // A layered call starts (for its events) once it passed the layers and a person: until
         // then it may never run.
         if !layered {
@@ -448,23 +453,40 @@ impl Executor {
         // attempt, retry or timer.
         if let Some(refused) = refusal(tool, &ctx) {
             let asked = needs_approval.then(Approved::default);
+            let digest = audited.then(|| unparsed_digest(&input));
             return self.finish(tool, &ctx, &span, started, digest, asked, Err(refused));
         }
+        let input = match self.parse(input) {
+            Ok(input) => input,
+            Err((error, input)) => {
+                let asked = needs_approval.then(Approved::default);
+                let digest = audited.then(|| unparsed_digest(&input));
+                return self.finish(tool, &ctx, &span, started, digest, asked, Err(error));
+            }
+        };
         if !layered {
+            // The input runs as it came: its digest is the audit's.
+            let digest = audited.then(|| digest(&input));
             // Boxed: a call's future is moved whole (into a spawned task, by a server's
             // dispatch) before it is first polled, and this part is most of it.
-            let attempts = self.attempts(tool, input, &ctx).instrument(span.clone());
+            let attempts = self.retrying(tool, input, &ctx).instrument(span.clone());
             let result = Box::pin(attempts).await;
             return self.finish(tool, &ctx, &span, started, digest, None, result);
         }
-        let stages = Stages::default();
+        let stages = Stages {
+            audited,
+            ..Stages::default()
+        };
         let result = Box::pin(self.layered(tool, input, &ctx, &span, &stages)).await;
         let Stages {
             asked,
             started: ran,
+            digest,
+            ..
         } = stages;
         let asked = asked.into_inner().unwrap_or_else(PoisonError::into_inner);
         let ran = ran.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let digest = digest.into_inner().unwrap_or_else(PoisonError::into_inner);
         let asked = needs_approval.then(|| asked.unwrap_or_default());
         self.finish(
             tool,
@@ -485,36 +507,48 @@ impl Executor {
             .min(self.inner.policy.max_timeout)
     }
 
-    /// The longer way: the input parsed within the limits, the arguments a transform hid filled
-    /// in, then the application's layers, then [`gate`](Self::gate). `ctx` has no deadline yet.
+    /// The longer way: the arguments a transform hid filled in, then the application's
+    /// layers, then [`gate`](Self::gate). `ctx` has no deadline yet.
     #[cold]
     async fn layered(
         &self,
         tool: &Tool,
-        input: CallInput,
+        mut input: Value,
         ctx: &ToolContext,
         span: &tracing::Span,
         stages: &Stages,
     ) -> CallResult {
-        let mut input = self.parse(input)?;
         // Hidden arguments first: every layer, the person asked and the audit see the call as
         // it will run.
         if !tool.hidden_args().is_empty() {
             tool.fill_hidden(&mut input, ctx)?;
         }
-        let last = last_stage(|call: Call<'_>| Box::pin(self.gate(call, span, stages)));
+        // Until the call passes the layers, the audit knows it as they received it.
+        stages.digest(&input);
+        let last = last_stage(|call: Call<'_>| {
+            Box::pin(async move { self.gate(tool, call, span, stages).await.map(Reply::Tool) })
+        });
         Next::new(&self.inner.layers, &last)
-            .run(Call::new(tool, ctx, input))
+            .run(Call::new(Item::Tool(tool), ctx, input))
             .await
+            .and_then(Reply::into_tool)
     }
 
     /// Under the layers: the input as a layer left it, held to the same limits; for a call
     /// that needs a person's yes, checked as the tool would decode it and then put to the
     /// approver on `ctx`; then run within the time limit, which starts here.
-    async fn gate(&self, call: Call<'_>, span: &tracing::Span, stages: &Stages) -> CallResult {
-        let (tool, ctx) = (call.tool(), call.context());
+    async fn gate(
+        &self,
+        tool: &Tool,
+        call: Call<'_>,
+        span: &tracing::Span,
+        stages: &Stages,
+    ) -> CallResult {
+        let ctx = call.context();
         let input = call.into_input();
         let policy = &self.inner.policy;
+        // The call as it runs, layers' rewrites and all.
+        stages.digest(&input);
         limits::check_value(&input, policy.max_input_bytes, policy.max_input_depth)?;
         if policy.approval.needs(tool) {
             validate(tool, &input, ctx).await?;
@@ -537,30 +571,30 @@ impl Executor {
         Box::pin(attempts).await
     }
 
-    /// Parses a call's input as the policy allows: size and depth checked first.
-    fn parse(&self, input: CallInput) -> Result<Value, ToolError> {
+    /// Parses a call's input as the policy allows: size and depth checked first. A refused
+    /// input comes back with its error, for the audit's digest.
+    fn parse(&self, input: CallInput) -> Result<Value, (ToolError, CallInput)> {
         let policy = &self.inner.policy;
-        match input {
-            CallInput::Text(text) => policy.parse(&text),
+        let checked = match &input {
+            CallInput::Text(text) => policy.parse(text),
             CallInput::Value(value) => {
-                limits::check_value(&value, policy.max_input_bytes, policy.max_input_depth)?;
-                Ok(value)
+                limits::check_value(value, policy.max_input_bytes, policy.max_input_depth)
+                    .map(|()| Value::Null)
             }
+        };
+        match (checked, input) {
+            (Ok(parsed), CallInput::Text(_)) => Ok(parsed),
+            (Ok(_), CallInput::Value(value)) => Ok(value),
+            (Err(error), input) => Err((error, input)),
         }
-    }
-
-    /// Parses and runs, retrying transient failures of tools that may be retried, within the
-    /// call's deadline.
-    async fn attempts(&self, tool: &Tool, input: CallInput, ctx: &ToolContext) -> CallResult {
-        let input = self.parse(input)?;
-        self.retrying(tool, input, ctx).await
     }
 
     /// Runs, retrying transient failures of tools that may be retried, within the call's
     /// deadline.
     async fn retrying(&self, tool: &Tool, input: Value, ctx: &ToolContext) -> CallResult {
         let policy = &self.inner.policy;
-        let retryable = tool.annotations().read_only || tool.annotations().idempotent;
+        let trusted = tool.trusted_annotations();
+        let retryable = trusted.read_only || trusted.idempotent;
         let max_attempts = if retryable { 1 + tool.retries() } else { 1 };
         let mut attempt = 1;
         let mut input = Some(input);
@@ -791,16 +825,28 @@ fn started_event(tool: &Tool, ctx: &ToolContext) {
 }
 
 /// What the stages under the layers tell the audit record of a layered call: what was asked,
-/// and when the run (and its clock) started.
+/// when the run (and its clock) started, and the input as it ran.
 #[derive(Default)]
 struct Stages {
+    /// Whether the call is audited, so needs a digest.
+    audited: bool,
     asked: Mutex<Option<Approved>>,
     started: Mutex<Option<Instant>>,
+    digest: Mutex<Option<String>>,
+}
+
+impl Stages {
+    /// The audit's digest of the call, as far as it got: `input` as this stage has it.
+    fn digest(&self, input: &Value) {
+        if self.audited {
+            *self.digest.lock().unwrap_or_else(PoisonError::into_inner) = Some(digest(input));
+        }
+    }
 }
 
 /// The stage under the layers, as [`Next`] takes it: one lifetime for the call and the future,
 /// which a closure's own signature cannot name.
-fn last_stage<'a, F>(f: F) -> F
+pub(super) fn last_stage<'a, F>(f: F) -> F
 where
     F: Fn(Call<'a>) -> LayerFuture<'a> + Send + Sync + 'a,
 {
@@ -876,17 +922,36 @@ pub(super) fn missing_scopes(action: std::fmt::Arguments<'_>, missing: &[&str]) 
     ))
 }
 
-/// A SHA-256 of the input as received, for audit records (never the input itself).
-pub(super) fn digest(input: &CallInput) -> String {
-    use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
+/// A SHA-256 of the input as the call ran it, for audit records (never the input itself): over
+/// its canonical JSON (keys sorted, no spaces), so one input has one digest whether it came as
+/// text or as a value, and whatever the order of its keys.
+pub(super) fn digest(input: &Value) -> String {
+    sha256(&crate::json::canonical(input))
+}
+
+/// The digest of an input refused before it was parsed (or because it could not be): that of
+/// its value, when it is JSON at all; else of its bytes.
+#[cold]
+fn unparsed_digest(input: &CallInput) -> String {
     match input {
-        CallInput::Text(text) => hasher.update(text.as_bytes()),
-        CallInput::Value(value) => hasher.update(value.to_string().as_bytes()),
+        CallInput::Value(value) => digest(value),
+        CallInput::Text(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => digest(&value),
+            Err(_) => sha256(text.as_bytes()),
+        },
     }
-    let bytes = hasher.finalize();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let bytes = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(7 + 64);
+    hex.push_str("sha256:");
+    for b in bytes {
+        use std::fmt::Write;
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
 }
 
 /// What a finished attempt returns: the tool's result, or why it stopped.

@@ -207,6 +207,58 @@ pub fn root_schema<T: JsonSchema>() -> Schema {
         .into_root_schema_for::<T>()
 }
 
+/// The root schema of an `#[input]` type: [`root_schema`], closed (`additionalProperties:
+/// false`) when it lists its properties and says nothing of others, as the input of plain
+/// parameters is. A schema that allows other keys (a flattened map), or builds its object
+/// from parts (`allOf`, `oneOf`, `anyOf`, `$ref`), is left as it is.
+pub fn closed_root_schema<T: JsonSchema>() -> Schema {
+    let mut schema = root_schema::<T>();
+    if let Some(root) = schema.as_object_mut()
+        && closable(root)
+    {
+        root.insert("additionalProperties".into(), false.into());
+    }
+    schema
+}
+
+/// The keys an object schema takes when it takes no others: its `properties`, when it is
+/// closed (`additionalProperties: false`) or says nothing of other keys and is built of no
+/// parts; `None` otherwise.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::schema::closed_keys;
+/// let keys = closed_keys(&json!({"type": "object", "properties": {"a": {}, "b": {}}}));
+/// assert_eq!(keys.as_deref(), Some(&["a".to_owned(), "b".to_owned()][..]));
+/// let open = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": true});
+/// assert_eq!(closed_keys(&open), None);
+/// ```
+pub fn closed_keys(schema: &Value) -> Option<Box<[String]>> {
+    let root = schema.as_object()?;
+    let closed = root.get("additionalProperties") == Some(&Value::Bool(false)) || closable(root);
+    let properties = root.get("properties")?.as_object()?;
+    closed.then(|| properties.keys().cloned().collect())
+}
+
+/// Whether an object schema says nothing of keys beyond its `properties`, and is built of no
+/// parts whose keys `additionalProperties` would not see.
+fn closable(root: &Map<String, Value>) -> bool {
+    root.get("properties").is_some_and(Value::is_object)
+        && ![
+            "additionalProperties",
+            "patternProperties",
+            "unevaluatedProperties",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "$ref",
+            "if",
+            "dependentSchemas",
+        ]
+        .iter()
+        .any(|k| root.contains_key(*k))
+}
+
 /// Builds the input schema of a tool from its parameters, one property each, sharing one
 /// generator so that types used twice are defined once in `$defs`.
 ///

@@ -307,6 +307,7 @@ impl McpServer {
         let mut values = live
             .executor
             .complete(of, &request.argument.name, &request.argument.value, &ctx)
+            .await
             .map_err(|e| item_error(e, None))?;
         let total = u32::try_from(values.len()).unwrap_or(u32::MAX);
         let more = values.len() > CompletionInfo::MAX_VALUES;

@@ -149,7 +149,7 @@ impl McpServer {
             tool: tool.name().to_owned(),
             arguments,
             origin: tasks::origin(caller, cx.meta.get(CLIENT_CAPABILITIES)),
-            idempotent: tool.annotations().idempotent,
+            idempotent: tool.trusted_annotations().idempotent,
             status_message: status.take_new(),
             now_ms: now,
             ttl_ms: tasks.ttl_ms(),

@@ -151,7 +151,8 @@ fn official_python_client_follows_tasks_in_every_era() {
 /// (`examples/tests/mcp/layers.py`): the renamed tool is listed without its hidden argument, a
 /// call's key is rewritten before the tool runs with the hidden value filled in, its secret is
 /// redacted in the structured content and the text, and a forbidden key is refused with the
-/// layer's reason.
+/// layer's reason; the same layers redact a read's contents and a prompt's messages and refuse
+/// a read.
 #[test]
 fn official_python_client_sees_layers_and_transforms_in_every_era() {
     let server = env!("CARGO_BIN_EXE_task-server");
@@ -171,7 +172,7 @@ fn official_python_client_sees_layers_and_transforms_in_every_era() {
     run_mcp_script(
         "layers.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(18),
+        Some(24),
     );
 }
 
@@ -282,7 +283,7 @@ fn official_python_client_runs_scripts_in_code_mode_in_every_era() {
     run_mcp_script(
         "code_mode.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(18),
+        Some(24),
     );
 }
 

@@ -669,7 +669,7 @@ async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose(
 fn layered(base: &str, provider: Provider) -> Agent {
     use tool_core::exec::layer_fn;
     let to_ops = layer_fn(|mut call, next| {
-        if call.tool().name() == "send_email" {
+        if call.item().name() == "send_email" {
             call.input_mut()["to"] = json!("ops@example.com");
         }
         next.run(call)
@@ -677,13 +677,13 @@ fn layered(base: &str, provider: Provider) -> Agent {
     let redact = layer_fn(|call, next| {
         Box::pin(async move {
             let mut out = next.run(call).await?;
-            if let Some(echo) = out.echo_mut() {
-                *echo = echo.replace("sunny", "[redacted]");
+            for text in out.texts_mut() {
+                *text = text.replace("sunny", "[redacted]");
             }
             Ok(out)
         })
     });
-    let no_stocks = layer_fn(|call, next| match call.tool().name() {
+    let no_stocks = layer_fn(|call, next| match call.item().name() {
         "get_stock" => Box::pin(async { Err(ToolError::refused("no trading today")) }),
         _ => next.run(call),
     });

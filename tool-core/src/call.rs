@@ -225,7 +225,10 @@ impl Fields {
 
 /// Refuses the keys of `fields` that are not in `keys`: each with a did-you-mean, all at once
 /// (as [`Fields`] reports them).
-pub(crate) fn refuse_unknown_keys(fields: &Map<String, Value>, keys: &[&str]) -> Result<(), ToolError> {
+pub(crate) fn refuse_unknown_keys(
+    fields: &Map<String, Value>,
+    keys: &[&str],
+) -> Result<(), ToolError> {
     let problems = fields
         .keys()
         .filter(|k| !keys.contains(&k.as_str()))

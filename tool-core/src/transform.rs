@@ -440,15 +440,14 @@ mod tests {
         r.register(DynamicTool::new("get_issue", "Gets an issue.", schema.clone()).vouched(true))
             .unwrap();
         r.register(
-            DynamicTool::new("close_issue", "Closes an issue.", schema).annotations(
-                crate::definition::Annotations {
+            DynamicTool::new("close_issue", "Closes an issue.", schema)
+                .annotations(crate::definition::Annotations {
                     read_only: false,
                     destructive: true,
                     idempotent: true,
                     open_world: false,
-                },
-            )
-            .vouched(true),
+                })
+                .vouched(true),
         )
         .unwrap();
         r

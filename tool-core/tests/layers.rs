@@ -526,7 +526,10 @@ async fn the_audit_digest_is_of_the_input_as_it_ran() {
     assert_eq!(cleaned[0], sha(json!({"name": "digest_1"})));
     assert_eq!(cleaned[0], cleaned[1], "text and value give one digest");
     let deleted = of("delete_secret");
-    assert!(deleted.contains(&sha(json!({"team": "core", "name": "digest_2"}))), "{deleted:?}");
+    assert!(
+        deleted.contains(&sha(json!({"team": "core", "name": "digest_2"}))),
+        "{deleted:?}"
+    );
     assert!(!deleted.contains(&sha(json!({"team": "other", "name": "digest_2"}))));
 }
 
@@ -546,7 +549,10 @@ async fn reads_and_prompts_pass_the_same_layers() {
         tool_core::resource::Body::Text("core/layered_1: [redacted]".into())
     );
     let args: tool_core::prompt::PromptArgs = [("name", "layered_2")].into_iter().collect();
-    let got = executor().get_prompt("use_secret", args, &ctx).await.unwrap();
+    let got = executor()
+        .get_prompt("use_secret", args, &ctx)
+        .await
+        .unwrap();
     assert_eq!(
         got.messages[0].content,
         tool_core::prompt::PromptContent::Text("Log in as layered_2 with [redacted]".into())

@@ -16,7 +16,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use tool_core::exec::{Call, layer_fn};
+use tool_core::exec::{Call, Item, layer_fn};
 use tool_core::prelude::*;
 
 tool_core::domain!(jobs, "Long jobs");
@@ -116,11 +116,33 @@ fn read_secret(key: String, vault: String) -> serde_json::Value {
     serde_json::json!({"key": key, "vault": vault, "value": format!("secret-{vault}-{key}")})
 }
 
-/// The layers every call of the `secrets` domain passes, as an application would add them:
-/// the key is trimmed and lowercased, a key under `forbidden` is refused, and the result's
-/// secret is redacted.
+/// The secret stored under `key` in `vault`, as a resource.
+#[resource(uri = "vault://{vault}/{key}", mime_type = "text/plain")]
+fn secret_entry(vault: String, key: String) -> String {
+    format!("{vault}/{key}: secret-{vault}-{key}")
+}
+
+/// A prompt that hands the model the secret stored under `key`.
+#[prompt]
+fn use_secret(key: String) -> String {
+    format!("Log in with secret-main-{key}")
+}
+
+/// Whether a call reaches the vault: a tool of the `secrets` domain, a read of a `vault://`
+/// URI, or the prompt that hands a secret out.
+fn secrets(call: &Call<'_>) -> bool {
+    match call.item() {
+        Item::Tool(tool) => tool.domain().name == "secrets",
+        Item::Resource(resource) => resource.uri().starts_with("vault://"),
+        Item::Prompt(prompt) => prompt.name() == "use_secret",
+        _ => false,
+    }
+}
+
+/// The layers every call that reaches the vault passes, as an application would add them: the
+/// key is trimmed and lowercased, a key under `forbidden` is refused (a read of one too), and
+/// every secret is redacted, in a tool's result, a read's contents and a prompt's messages.
 fn with_layers(args: tool_cli::ToolArgs) -> tool_cli::ToolArgs {
-    let secrets = |call: &Call<'_>| call.tool().domain().name == "secrets";
     args.layer(layer_fn(move |mut call, next| {
         Box::pin(async move {
             if secrets(&call)
@@ -134,11 +156,13 @@ fn with_layers(args: tool_cli::ToolArgs) -> tool_cli::ToolArgs {
     }))
     .layer(layer_fn(move |call, next| {
         Box::pin(async move {
-            if secrets(&call)
-                && call.input()["key"]
+            let key = match call.item() {
+                Item::Resource(_) => call.input()["uri"]
                     .as_str()
-                    .is_some_and(|k| k.starts_with("forbidden"))
-            {
+                    .and_then(|u| u.rsplit('/').next()),
+                _ => call.input()["key"].as_str(),
+            };
+            if secrets(&call) && key.is_some_and(|k| k.starts_with("forbidden")) {
                 return Err(ToolError::refused(
                     "keys under `forbidden` are not read here",
                 ));
@@ -155,14 +179,31 @@ fn with_layers(args: tool_cli::ToolArgs) -> tool_cli::ToolArgs {
                     *value = "[redacted]".into();
                 }
                 // The text the model reads says what the structured content says.
-                let text = out.data().map(ToString::to_string);
-                if let (Some(echo), Some(text)) = (out.echo_mut(), text) {
-                    *echo = text;
+                let data = out.data_mut().map(|d| d.to_string());
+                for text in out.texts_mut() {
+                    *text = match &data {
+                        Some(data) => data.clone(),
+                        None => redact(text),
+                    };
                 }
             }
             Ok(out)
         })
     }))
+}
+
+/// `text` with every `secret-...` word replaced.
+fn redact(text: &str) -> String {
+    text.split(' ')
+        .map(|w| {
+            if w.starts_with("secret-") {
+                "[redacted]"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn main() -> ExitCode {

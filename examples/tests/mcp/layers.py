@@ -14,7 +14,10 @@ target and era (`auto`: 2026-07-28; `legacy`: the session era):
 - a call with a key in capitals and spaces runs with the key rewritten and the hidden vault
   filled in, and returns the secret redacted, in the structured content and in the text;
 - a call with a forbidden key (in capitals: the rewrite runs first) is refused with the layer's
-  reason, as a tool error.
+  reason, as a tool error;
+- the same layers stand around reads and prompts: a read of a `vault://` resource and the
+  prompt `use_secret` come back with the secret redacted, and a read of a forbidden key is
+  refused with the layer's reason (-32600).
 
 Prints `ok <name>` per check and `all N checks passed`; the first failure prints
 `FAIL <name>: <reason>` and exits 1.
@@ -31,6 +34,7 @@ import anyio
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from checks import expect, run_checks
 
@@ -78,6 +82,23 @@ async def refused(server: Any, mode: str) -> None:
     expect("secret-" not in text(result), f"the tool ran: {text(result)}")
 
 
+async def reads_and_prompts(server: Any, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        read = (await client.read_resource("vault://main/payroll")).contents[0]
+        prompt = await client.get_prompt("use_secret", {"key": "payroll"})
+        try:
+            await client.read_resource("vault://main/forbidden-keys")
+            refused = None
+        except MCPError as e:
+            refused = e.error
+    expect(isinstance(read, types.TextResourceContents), f"read: {read}")
+    expect(read.text == "main/payroll: [redacted]", f"the read shows: {read.text}")
+    said = [m.content.text for m in prompt.messages if isinstance(m.content, types.TextContent)]
+    expect(said == ["Log in with [redacted]"], f"the prompt says: {said}")
+    expect(refused is not None and refused.code == -32600, f"forbidden read: {refused}")
+    expect("not read here" in refused.message, f"the layer's reason is missing: {refused.message}")
+
+
 def main() -> int:
     if len(sys.argv) < 2:
         print(f"usage: {sys.argv[0]} TARGET [TARGET...]", file=sys.stderr)
@@ -98,6 +119,7 @@ def main() -> int:
             checks.append((f"{label} {era} listing", bound(listed)))
             checks.append((f"{label} {era} rewritten and redacted", bound(rewritten_and_redacted)))
             checks.append((f"{label} {era} refused", bound(refused)))
+            checks.append((f"{label} {era} reads and prompts", bound(reads_and_prompts)))
     return anyio.run(run_checks, checks, CHECK_TIMEOUT)
 
 

@@ -86,13 +86,10 @@ impl Executor {
                         *ran.lock().unwrap_or_else(PoisonError::into_inner) = input.clone();
                         // A layer may have pointed the read elsewhere: what the URI names now,
                         // held to its own scopes.
-                        let uri = input
-                            .get("uri")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| {
-                                ToolError::invalid_input("a read names its `uri`, a string")
-                                    .with_path("/uri")
-                            })?;
+                        let uri = input.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                            ToolError::invalid_input("a read names its `uri`, a string")
+                                .with_path("/uri")
+                        })?;
                         let (resource, request) = self.resolve(uri, ctx)?;
                         self.read_now(resource, request, ctx)
                             .await
@@ -100,7 +97,11 @@ impl Executor {
                     })
                 });
                 Next::new(self.layer_stack(), &last)
-                    .run(Call::new(Item::Resource(resource), ctx, json!({ "uri": uri })))
+                    .run(Call::new(
+                        Item::Resource(resource),
+                        ctx,
+                        json!({ "uri": uri }),
+                    ))
                     .await
                     .and_then(Reply::into_resource)
             }
@@ -293,8 +294,10 @@ impl Executor {
                 let input = call.into_input();
                 let text = |key: &str| {
                     input.get(key).and_then(Value::as_str).ok_or_else(|| {
-                        ToolError::invalid_input(format!("a completion names its `{key}`, a string"))
-                            .with_path(format!("/{key}"))
+                        ToolError::invalid_input(format!(
+                            "a completion names its `{key}`, a string"
+                        ))
+                        .with_path(format!("/{key}"))
                     })
                 };
                 let (argument, typed) = (text("argument")?, text("value")?);

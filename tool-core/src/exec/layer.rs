@@ -174,10 +174,7 @@ impl Reply {
 
 #[cold]
 fn mismatch(what: &str, reply: &Reply) -> ToolError {
-    ToolError::internal(format!(
-        "a layer answered {what} with {}",
-        reply.kind()
-    ))
+    ToolError::internal(format!("a layer answered {what} with {}", reply.kind()))
 }
 
 /// One call as a layer sees it: what it reaches, the call's context and its input (parsed,

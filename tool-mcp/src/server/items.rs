@@ -553,7 +553,7 @@ fn item_error(error: ToolError, uri: Option<&str>) -> McpError {
             error.message().to_owned(),
             error.path().map(|p| json!({ "path": p })),
         ),
-        (ErrorKind::PermissionDenied, _) => {
+        (ErrorKind::PermissionDenied | ErrorKind::Refused, _) => {
             McpError::invalid_request(error.message().to_owned(), None)
         }
         _ => McpError::internal_error(error.message().to_owned(), None),

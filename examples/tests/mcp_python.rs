@@ -100,6 +100,34 @@ fn a_mounted_servers_resources_and_prompts_pass_through_toolctl() {
     run_mcp_script("items.py", &[&target], Some(2));
 }
 
+/// What a mounted server says of its tools is a claim (`examples/tests/mcp/claims.py`): a
+/// Python SDK server's tool that says it only reads and writes is asked about under
+/// `--approval write` (refused for a client that cannot be asked, run once after a yes), in both
+/// eras, and runs unasked only once the application vouches for the mount (`--trust-mount`).
+#[test]
+fn a_mounted_servers_claim_of_reading_does_not_spare_the_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    let server = support::workspace_root().join("examples/tests/mcp/py_claims_server.py");
+    let mount = format!(
+        "py={} {} {}",
+        support::python().display(),
+        server.display(),
+        notes.display()
+    );
+    let toolctl = env!("CARGO_BIN_EXE_toolctl");
+    let untrusted = format!(
+        "{toolctl} --approval write --mount {}",
+        shell_quote(&mount)
+    );
+    let trusted = format!("{untrusted} --trust-mount py");
+    run_mcp_script(
+        "claims.py",
+        &[notes.to_str().unwrap(), &untrusted, &trusted],
+        Some(6),
+    );
+}
+
 /// `text` as one shell word.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))

@@ -116,10 +116,7 @@ fn a_mounted_servers_claim_of_reading_does_not_spare_the_question() {
         notes.display()
     );
     let toolctl = env!("CARGO_BIN_EXE_toolctl");
-    let untrusted = format!(
-        "{toolctl} --approval write --mount {}",
-        shell_quote(&mount)
-    );
+    let untrusted = format!("{toolctl} --approval write --mount {}", shell_quote(&mount));
     let trusted = format!("{untrusted} --trust-mount py");
     run_mcp_script(
         "claims.py",

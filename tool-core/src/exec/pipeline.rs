@@ -453,14 +453,15 @@ impl Executor {
         // attempt, retry or timer.
         if let Some(refused) = refusal(tool, &ctx) {
             let asked = needs_approval.then(Approved::default);
-            let digest = audited.then(|| unparsed_digest(&input));
+            let digest = audited.then(|| self.unparsed_digest(&input));
             return self.finish(tool, &ctx, &span, started, digest, asked, Err(refused));
         }
         let input = match self.parse(input) {
             Ok(input) => input,
-            Err((error, input)) => {
+            Err(refused) => {
+                let (error, input) = *refused;
                 let asked = needs_approval.then(Approved::default);
-                let digest = audited.then(|| unparsed_digest(&input));
+                let digest = audited.then(|| self.unparsed_digest(&input));
                 return self.finish(tool, &ctx, &span, started, digest, asked, Err(error));
             }
         };
@@ -571,9 +572,22 @@ impl Executor {
         Box::pin(attempts).await
     }
 
+    /// The digest of an input refused before it was parsed (or because it could not be): that
+    /// of its value, when it is JSON within the policy's limits; else of its bytes.
+    #[cold]
+    fn unparsed_digest(&self, input: &CallInput) -> String {
+        match input {
+            CallInput::Value(value) => digest(value),
+            CallInput::Text(text) => match self.inner.policy.parse(text) {
+                Ok(value) => digest(&value),
+                Err(_) => sha256(text.as_bytes()),
+            },
+        }
+    }
+
     /// Parses a call's input as the policy allows: size and depth checked first. A refused
     /// input comes back with its error, for the audit's digest.
-    fn parse(&self, input: CallInput) -> Result<Value, (ToolError, CallInput)> {
+    fn parse(&self, input: CallInput) -> Result<Value, Box<(ToolError, CallInput)>> {
         let policy = &self.inner.policy;
         let checked = match &input {
             CallInput::Text(text) => policy.parse(text),
@@ -585,7 +599,7 @@ impl Executor {
         match (checked, input) {
             (Ok(parsed), CallInput::Text(_)) => Ok(parsed),
             (Ok(_), CallInput::Value(value)) => Ok(value),
-            (Err(error), input) => Err((error, input)),
+            (Err(error), input) => Err(Box::new((error, input))),
         }
     }
 
@@ -927,19 +941,6 @@ pub(super) fn missing_scopes(action: std::fmt::Arguments<'_>, missing: &[&str]) 
 /// text or as a value, and whatever the order of its keys.
 pub(super) fn digest(input: &Value) -> String {
     sha256(&crate::json::canonical(input))
-}
-
-/// The digest of an input refused before it was parsed (or because it could not be): that of
-/// its value, when it is JSON at all; else of its bytes.
-#[cold]
-fn unparsed_digest(input: &CallInput) -> String {
-    match input {
-        CallInput::Value(value) => digest(value),
-        CallInput::Text(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value) => digest(&value),
-            Err(_) => sha256(text.as_bytes()),
-        },
-    }
 }
 
 fn sha256(bytes: &[u8]) -> String {

@@ -308,7 +308,7 @@ fn official_python_client_runs_scripts_in_code_mode_in_every_era() {
     run_mcp_script(
         "code_mode.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(24),
+        Some(18),
     );
 }
 

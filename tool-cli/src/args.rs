@@ -108,7 +108,7 @@ impl ToolArgs {
     /// let cli = Cli::parse_from(["my-agent", "list"]);
     /// let args = cli.tools.layer(layer_fn(|call, next| {
     ///     Box::pin(async move {
-    ///         if call.tool().name().starts_with("delete_") {
+    ///         if call.item().name().starts_with("delete_") {
     ///             return Err(ToolError::refused("deleting is off today"));
     ///         }
     ///         next.run(call).await

@@ -86,8 +86,9 @@ pub fn main() -> ExitCode {
 ///     tool_cli::main_with(|args| {
 ///         args.layer(layer_fn(|call, next| {
 ///             Box::pin(async move {
+///                 // Every text of a tool's result, a read or a prompt.
 ///                 let mut out = next.run(call).await?;
-///                 if let Some(text) = out.echo_mut() {
+///                 for text in out.texts_mut() {
 ///                     *text = text.replace("secret", "[redacted]");
 ///                 }
 ///                 Ok(out)

@@ -43,6 +43,7 @@ fn tools() -> Registry {
             DynamicTool::new("wait_ms", "Waits.", object.clone())
                 .task(true)
                 .annotations(idempotent)
+                .vouched(true)
                 .handler(|input, ctx| async move {
                     let ms = input["ms"].as_u64().unwrap_or(0);
                     ctx.progress(0, Some(ms), "started waiting");
@@ -55,6 +56,7 @@ fn tools() -> Registry {
             DynamicTool::new("send_report", "Sends a report.", object.clone())
                 .task(true)
                 .annotations(writes)
+                .vouched(true)
                 .handler(|input, _| async move {
                     let ms = input["ms"].as_u64().unwrap_or(0);
                     tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -91,6 +93,7 @@ fn tools() -> Registry {
             // Needs a person's yes; counts its runs.
             DynamicTool::new("remove_item", "Removes an item.", item_schema.clone())
                 .annotations(writes)
+                .vouched(true)
                 .approval(ToolApproval::with_message("Remove the item {item}?"))
                 .handler(|input, _| async move {
                     REMOVED.fetch_add(1, Ordering::SeqCst);
@@ -101,6 +104,7 @@ fn tools() -> Registry {
             DynamicTool::new("tidy_late", "Tidies late.", item_schema)
                 .task(true)
                 .annotations(writes)
+                .vouched(true)
                 .handler(|input, ctx: ToolContext| async move {
                     tokio::time::sleep(Duration::from_millis(150)).await;
                     ctx.call_tool("remove_item", json!({"item": input["item"]}))

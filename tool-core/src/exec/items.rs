@@ -16,7 +16,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::Executor;
-use super::layer::{Call, Item, Next, Reply};
+use super::layer::{Call, CompletionRef, Item, Next, Reply};
 use super::pipeline::{
     CatchPanic, Stopped, digest, for_model, last_stage, missing_scopes, panic_message,
 };
@@ -24,16 +24,6 @@ use crate::context::{AuditRecord, ToolContext};
 use crate::error::{ErrorKind, ToolError};
 use crate::prompt::{Prompt, PromptArgs, PromptReply};
 use crate::resource::{Body, Resource, ResourceContent, ResourceRequest};
-
-/// What `completion/complete` asks about: a prompt's argument or a resource template's
-/// variable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompletionRef<'a> {
-    /// The prompt with this name.
-    Prompt(&'a str),
-    /// The resource template with this URI template.
-    Resource(&'a str),
-}
 
 impl Executor {
     /// Reads the resource at `uri` (a resource's own URI, or one a template matches), through

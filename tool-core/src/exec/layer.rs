@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::items::CompletionRef;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -28,6 +27,16 @@ use crate::resource::{Body, Resource, ResourceContent};
 
 /// The future a layer returns.
 pub type LayerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ToolError>> + Send + 'a>>;
+
+/// What `completion/complete` asks about: a prompt's argument or a resource template's
+/// variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionRef<'a> {
+    /// The prompt with this name.
+    Prompt(&'a str),
+    /// The resource template with this URI template.
+    Resource(&'a str),
+}
 
 /// What a call reaches: a tool, a resource read, a prompt got, or the completion of an
 /// argument. A layer matches on it to treat each kind as it needs.

@@ -10,8 +10,7 @@ mod pipeline;
 pub mod retry;
 
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
-pub use items::CompletionRef;
-pub use layer::{Call, Item, Layer, LayerFn, LayerFuture, Next, Reply, layer_fn};
+pub use layer::{Call, CompletionRef, Item, Layer, LayerFn, LayerFuture, Next, Reply, layer_fn};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 
 pub use crate::call::{

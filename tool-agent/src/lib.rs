@@ -39,7 +39,7 @@ use tool_core::exec::{CallInput, Executor, ToolCall};
 use tool_core::render::RenderOptions;
 use tool_core::{
     ToolContext, ToolError,
-    context::{ApprovalScope, Approver, Remembering},
+    context::{ApprovalScope, Approver, Audience, Remembering},
     output::MediaKind,
 };
 
@@ -357,11 +357,10 @@ impl Agent {
                 )
             })
             .collect();
-        let mut results = self
-            .executor
-            .call_batch(batch, &self.context)
-            .await
-            .into_iter();
+        // The model's calls reach what a model may: a tool for views only is refused at the
+        // executor, whatever the model names.
+        let model = self.context.for_audience(Audience::Model);
+        let mut results = self.executor.call_batch(batch, &model).await.into_iter();
         let mut feeds_back = false;
         let mut replies = Vec::new();
         let mut tags = Vec::new();

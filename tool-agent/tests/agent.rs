@@ -767,3 +767,46 @@ async fn layers_rewrite_redact_and_refuse_what_the_model_called_anthropic() {
     assert!(text(1).contains("no trading today"), "{}", text(1));
     assert!(text(2).contains("sent to ops@example.com"), "{}", text(2));
 }
+
+/// A tool for views only is refused to the model, by name too: it is not offered, and a call
+/// the model makes to it anyway comes back as an error and never runs.
+#[tokio::test]
+async fn a_tool_for_views_only_is_refused_to_the_model() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pressed = Arc::new(AtomicUsize::new(0));
+    let mut registry = registry();
+    let p = pressed.clone();
+    registry
+        .register(
+            DynamicTool::new(
+                "press_button",
+                "A card's button.",
+                json!({"type": "object"}),
+            )
+            .core(true)
+            .visibility(tool_core::definition::Visibility::App)
+            .handler(move |_, _| {
+                p.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ToolOutput::text("pressed")) }
+            }),
+        )
+        .unwrap();
+    let (base, script) = serve(vec![
+        openai_calls(&[("b1", "press_button", "{}")]),
+        openai_text("I cannot press it."),
+    ])
+    .await;
+    let config = ProviderConfig::new(&base, "scripted").api_key("test-key");
+    let mut agent = Agent::new(Executor::new(registry), Provider::OpenAi, config);
+    let answer = agent.run("Press the button.").await.unwrap();
+    assert_eq!(answer.text, "I cannot press it.");
+    let requests = script.requests();
+    assert!(!tool_names(&requests[0].1).contains(&"press_button".to_owned()));
+    let messages = requests[1].1["messages"].as_array().unwrap();
+    let result = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert!(
+        result["content"].as_str().unwrap().contains("press_button"),
+        "{result}"
+    );
+    assert_eq!(pressed.load(Ordering::SeqCst), 0);
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use monty_types::{ExcType, MontyException, MontyObject, ResourceLimits};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
-use tool_core::context::Rerun;
+use tool_core::context::{Audience, Rerun};
 use tool_core::exec::{CallResult, Executor, ToolCall};
 use tool_core::{Tool, ToolContext};
 
@@ -180,7 +180,9 @@ impl CodeMode {
     /// Code mode over `executor`'s tools, with the default [`CodeLimits`].
     pub fn new(executor: Executor) -> Self {
         let mut functions = HashMap::new();
-        for tool in executor.registry().tools() {
+        // A tool for views only is not a model's, so not a script's: the executor would
+        // refuse it anyway (a script's calls are made for a model).
+        for tool in executor.registry().tools().iter().filter(|t| t.to_model()) {
             // Two tools whose names differ only in characters Python cannot spell: the first
             // keeps the name (the stubs show which).
             functions
@@ -570,15 +572,13 @@ impl<'a> Run<'a> {
             results.push(replayed);
         }
         let executor = &self.code.executor;
+        // A model wrote the script: its calls reach what a model may, and are calls made
+        // within the script's own (one level deeper, bounded, under it in the audit).
+        let script = self.ctx.for_audience(Audience::Model);
         let outcomes = match tokio::time::timeout_at(self.deadline, async {
-            match calls.as_slice() {
-                [] => Vec::new(),
-                [one] => {
-                    let ctx = self.ctx.for_call(one.id.clone());
-                    let input = inputs[0].1.clone();
-                    vec![executor.call(&one.name, input, &ctx).await]
-                }
-                _ => executor.call_batch(calls, self.ctx).await,
+            match calls.is_empty() {
+                true => Vec::new(),
+                false => executor.call_batch_within(calls, &script).await,
             }
         })
         .await

@@ -547,3 +547,80 @@ async fn a_paused_script_resumes_without_making_its_calls_again() {
     assert_eq!(shop.runs.load(Ordering::SeqCst), 4);
     assert_eq!(run.tool_calls, 5);
 }
+
+/// A script's calls are made for a model: a tool for views only is no function of a script,
+/// and a tool the script calls cannot reach one either (the executor refuses it to the script's
+/// audience, whoever asks). And they are calls within the script's call: the depth limit holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
+    use tool_core::definition::Visibility;
+    let pressed = Arc::new(AtomicUsize::new(0));
+    let mut registry = Registry::empty();
+    let p = pressed.clone();
+    registry
+        .register(
+            DynamicTool::new(
+                "press_button",
+                "A card's button.",
+                json!({"type": "object"}),
+            )
+            .visibility(Visibility::App)
+            .handler(move |_, _| {
+                p.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ToolOutput::text("pressed")) }
+            }),
+        )
+        .unwrap();
+    registry
+        .register(
+            DynamicTool::new(
+                "press_for_me",
+                "Presses the button.",
+                json!({"type": "object"}),
+            )
+            .handler(|_, ctx| async move { ctx.call_tool("press_button", json!({})).await }),
+        )
+        .unwrap();
+    let code = CodeMode::new(Executor::new(registry.clone()));
+    let ctx = ToolContext::new();
+    let run = code.run("await press_button()", &ctx).await;
+    let Err(ScriptError::Raised { exception, .. }) = &run.result else {
+        panic!("{:?}", run.result)
+    };
+    assert_eq!(exception, "NameError");
+    let run = code.run("await press_for_me()", &ctx).await;
+    let Err(ScriptError::Raised {
+        exception, message, ..
+    }) = &run.result
+    else {
+        panic!("{:?}", run.result)
+    };
+    assert_eq!(exception, "NameError", "{message}");
+    assert!(
+        message.contains("no tool is named `press_button`"),
+        "{message}"
+    );
+    assert_eq!(pressed.load(Ordering::SeqCst), 0);
+    // The application itself may press it.
+    Executor::new(registry)
+        .call("press_for_me", json!({}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(pressed.load(Ordering::SeqCst), 1);
+
+    // The script's call is one level deep: no deeper is allowed here, so it is refused, and
+    // a script one level down (its call made by a tool) meets the limit one call sooner.
+    let shop = shop();
+    let shallow = tool_core::exec::ExecPolicy::default().max_call_depth(0);
+    let code = CodeMode::new(Executor::with_policy(shop.registry.clone(), shallow));
+    let run = code.run("await count_up()", &ctx).await;
+    let Err(ScriptError::Raised { message, .. }) = &run.result else {
+        panic!("{:?}", run.result)
+    };
+    assert!(message.contains("levels deep"), "{message}");
+    assert_eq!(shop.runs.load(Ordering::SeqCst), 0);
+    let one = tool_core::exec::ExecPolicy::default().max_call_depth(1);
+    let code = CodeMode::new(Executor::with_policy(shop.registry.clone(), one));
+    let run = code.run("await count_up()", &ctx).await;
+    assert_eq!(run.result, Ok(json!(0)));
+}

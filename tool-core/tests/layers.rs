@@ -618,3 +618,52 @@ async fn reads_and_prompts_pass_the_same_layers() {
         ["resource vault://{team}/{name}", "completion use_secret"]
     );
 }
+
+/// The caller's audience is checked at the door: a tool for views only is unknown to a model's
+/// calls (and to the calls its tools make), and known to the application and to views.
+#[tokio::test]
+async fn a_tool_for_views_only_is_refused_to_a_models_calls() {
+    use tool_core::context::Audience;
+    use tool_core::definition::Visibility;
+    let mut registry = Registry::empty();
+    registry
+        .register(
+            DynamicTool::new(
+                "press_button",
+                "A card's button.",
+                json!({"type": "object"}),
+            )
+            .visibility(Visibility::App)
+            .handler(|_, _| async { Ok(ToolOutput::text("pressed")) }),
+        )
+        .unwrap();
+    let executor = Executor::new(registry);
+    let model = ToolContext::new().for_audience(Audience::Model);
+    let err = executor
+        .call("press_button", json!({}), &model)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownTool);
+    let err = executor
+        .call_batch(vec![ToolCall::new("c1", "press_button", json!({}))], &model)
+        .await
+        .remove(0)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::UnknownTool);
+    // A context derived from the model's stays the model's.
+    let derived = model.derive().audience(Audience::Any).build();
+    assert!(
+        executor
+            .call("press_button", json!({}), &derived)
+            .await
+            .is_err()
+    );
+    for allowed in [Audience::Any, Audience::View] {
+        let ctx = ToolContext::builder().audience(allowed).build();
+        let out = executor
+            .call("press_button", json!({}), &ctx)
+            .await
+            .unwrap();
+        assert_eq!(out.echo(), "pressed");
+    }
+}

@@ -9,6 +9,7 @@
 //! names the other); `approval` (keeping a person's answers) and `extract` build on it.
 
 mod approval;
+mod audience;
 mod audit;
 mod decision;
 mod events;
@@ -20,6 +21,7 @@ mod root;
 mod tool_context;
 
 pub use approval::{ApprovalScope, Remembering};
+pub use audience::Audience;
 pub use audit::{AuditRecord, AuditSink, JsonLinesAudit, TracingAudit};
 pub use decision::{Decision, Remember};
 pub use events::{BroadcastEvents, EventSink, LogLevel, ToolEvent, TracingEvents};

@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::audience::Audience;
 use super::audit::{AuditSink, TracingAudit};
 use super::decision::Decision;
 use super::events::{EventSink, LogLevel, ToolEvent, TracingEvents};
@@ -56,6 +57,8 @@ struct Inner {
     deadline: Option<Instant>,
     /// How many tool calls enclose this one (0 for a call from a model).
     depth: usize,
+    /// Who the call is made for: the tools it may reach.
+    audience: Audience,
     /// What runs the call, for calls a tool makes to other tools.
     caller: Option<Arc<dyn NestedCalls>>,
     headers: RequestHeaders,
@@ -122,6 +125,7 @@ impl ToolContext {
                 root: inner.root.clone(),
                 deadline: inner.deadline,
                 depth: inner.depth,
+                audience: inner.audience,
                 caller: inner.caller.clone(),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
@@ -169,6 +173,7 @@ impl ToolContext {
             audit: inner.audit.clone(),
             events: inner.events.clone(),
             approver: inner.approver.clone(),
+            audience: inner.audience,
         }
     }
 
@@ -191,6 +196,30 @@ impl ToolContext {
     /// How many tool calls enclose this one (0 for a call from a model).
     pub fn depth(&self) -> usize {
         self.inner.depth
+    }
+
+    /// Who the call is made for ([`Audience`]): the executor refuses a tool it may not see.
+    pub fn audience(&self) -> Audience {
+        self.inner.audience
+    }
+
+    /// This context for calls made for `audience`, [narrowed](Audience::narrowed) from this
+    /// one's (never wider): the same call, id and cancellation. What an agent loop gives the
+    /// model's calls, and code mode a script's.
+    ///
+    /// ```
+    /// use tool_core::{ToolContext, context::Audience};
+    /// let model = ToolContext::new().for_audience(Audience::Model);
+    /// assert_eq!(model.audience(), Audience::Model);
+    /// assert_eq!(model.for_audience(Audience::Any).audience(), Audience::Model);
+    /// ```
+    #[must_use]
+    pub fn for_audience(&self, audience: Audience) -> Self {
+        let mut inner = Inner::clone(&self.inner);
+        inner.audience = inner.audience.narrowed(audience);
+        Self {
+            inner: Arc::new(inner),
+        }
     }
 
     /// Calls another tool from inside a tool (a "skill" that aggregates tools): the inner call
@@ -225,6 +254,7 @@ impl ToolContext {
                 root: inner.root.clone(),
                 deadline,
                 depth: inner.depth + usize::from(nested),
+                audience: inner.audience,
                 caller: Some(caller),
                 headers: inner.headers.clone(),
                 cancel: inner.cancel.child_token(),
@@ -370,6 +400,7 @@ pub struct ContextBuilder {
     audit: Arc<dyn AuditSink>,
     events: Arc<dyn EventSink>,
     approver: Option<Arc<dyn Approver>>,
+    audience: Audience,
 }
 
 impl Default for ContextBuilder {
@@ -384,6 +415,7 @@ impl Default for ContextBuilder {
             audit: Arc::new(TracingAudit),
             events: Arc::new(TracingEvents),
             approver: None,
+            audience: Audience::Any,
         }
     }
 }
@@ -445,6 +477,13 @@ impl ContextBuilder {
         self
     }
 
+    /// Sets who the calls are made for (default: [`Audience::Any`]); a context derived from
+    /// one narrower keeps the narrower.
+    pub fn audience(mut self, audience: Audience) -> Self {
+        self.audience = self.audience.narrowed(audience);
+        self
+    }
+
     /// Finishes the context.
     pub fn build(self) -> ToolContext {
         static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -458,6 +497,7 @@ impl ContextBuilder {
                 root: self.root,
                 deadline: None,
                 depth: 0,
+                audience: self.audience,
                 caller: None,
                 headers: self.headers,
                 cancel: match self.cancel {

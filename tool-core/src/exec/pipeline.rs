@@ -356,6 +356,44 @@ impl Executor {
     /// Runs a batch of calls concurrently (at most `max_concurrency` at once) and returns the
     /// results in call order; one failure does not fail the others.
     pub async fn call_batch(&self, calls: Vec<ToolCall>, ctx: &ToolContext) -> Vec<CallResult> {
+        self.batch(calls, ctx, false).await
+    }
+
+    /// Runs calls made on behalf of the call `parent` runs (a script's calls in code mode), as
+    /// [`call_batch`](Self::call_batch) does, but each as a nested call: one level deeper than
+    /// `parent`, refused past the policy's `max_call_depth`, a child of `parent` in the audit
+    /// and events. A single call runs in the caller's task.
+    pub async fn call_batch_within(
+        &self,
+        calls: Vec<ToolCall>,
+        parent: &ToolContext,
+    ) -> Vec<CallResult> {
+        self.batch(calls, parent, true).await
+    }
+
+    async fn batch(
+        &self,
+        calls: Vec<ToolCall>,
+        ctx: &ToolContext,
+        nested: bool,
+    ) -> Vec<CallResult> {
+        if nested && ctx.depth() + 1 > self.inner.policy.max_call_depth {
+            return calls
+                .iter()
+                .map(|call| Err(self.too_deep(&call.name)))
+                .collect();
+        }
+        if nested && let [_] = calls.as_slice() {
+            let Some(call) = calls.into_iter().next() else {
+                return Vec::new();
+            };
+            let within = Within::Child {
+                parent: ctx,
+                call_id: call.id,
+                nested,
+            };
+            return vec![self.run(within, &call.name, call.input).await];
+        }
         let limit = Arc::new(tokio::sync::Semaphore::new(
             self.inner.policy.max_concurrency.max(1),
         ));
@@ -369,7 +407,7 @@ impl Executor {
                 let within = Within::Child {
                     parent: &ctx,
                     call_id: call.id,
-                    nested: false,
+                    nested,
                 };
                 executor.run(within, &call.name, call.input).await
             })));
@@ -389,10 +427,7 @@ impl Executor {
     /// A call made by a tool through [`ToolContext::call_tool`].
     async fn call_nested(&self, name: &str, input: Value, parent: &ToolContext) -> CallResult {
         if parent.depth() + 1 > self.inner.policy.max_call_depth {
-            return Err(ToolError::failed(format!(
-                "tools may call tools {} levels deep; `{name}` would be one more",
-                self.inner.policy.max_call_depth
-            )));
+            return Err(self.too_deep(name));
         }
         let within = Within::Child {
             parent,
@@ -402,17 +437,30 @@ impl Executor {
         self.run(within, name, CallInput::Value(input)).await
     }
 
+    #[cold]
+    fn too_deep(&self, name: &str) -> ToolError {
+        ToolError::failed(format!(
+            "tools may call tools {} levels deep; `{name}` would be one more",
+            self.inner.policy.max_call_depth
+        ))
+    }
+
     async fn run(&self, within: Within<'_>, name: &str, input: CallInput) -> CallResult {
         let registry = &self.inner.registry;
-        let Some(tool) = registry.get(name) else {
+        let caller = match &within {
+            Within::Child { parent, .. } => *parent,
+            Within::Own(ctx) => ctx,
+        };
+        // A tool the caller's audience may not see (one for views only, to a model or its
+        // script) is as unknown to it as a name no tool has.
+        let Some(tool) = registry
+            .get(name)
+            .filter(|t| caller.audience().sees(t.visibility()))
+        else {
             // Only tools the caller may call: a suggestion must not name what its scopes hide.
-            let caller = match &within {
-                Within::Child { parent, .. } => parent.principal(),
-                Within::Own(ctx) => ctx.principal(),
-            };
             return Err(call::unknown_tool(
                 name,
-                &registry.suggest_for(name, caller),
+                &registry.suggest_for(name, caller.principal()),
             ));
         };
         let needs_approval = self.inner.policy.approval.needs(tool);

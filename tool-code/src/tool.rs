@@ -27,9 +27,12 @@ impl CodeMode {
     /// The tool a model writes scripts with, named `name` ([`RUN_CODE`] in the agent loop,
     /// [`EXECUTE_CODE`] over MCP): its description says how to write a script and carries the
     /// [stubs](crate::stubs) of the core tools (with `search_tools`, where a catalog is
-    /// installed, whose matches in a script carry their stubs). Its annotations are the
-    /// reachable tools' together: read-only only if every one is, destructive or open-world if
-    /// any is.
+    /// installed, whose matches in a script carry their stubs). Its annotations, as clients
+    /// see them, are the reachable tools' together: read-only only if every one is,
+    /// destructive or open-world if any is. The application's approval policy judges a script
+    /// by its calls instead: each call is asked about (with its arguments) as any other, and
+    /// the code tool itself only when the policy names it (`--approval execute_code`), so a
+    /// script that only reads runs for a client that cannot be asked.
     ///
     /// A script that ends with an error still answers (as a code runner's exit status and
     /// stderr do): what it printed, then the error with its whole traceback, for the model to
@@ -63,9 +66,11 @@ impl CodeMode {
         .hint("Runs a Python script that calls tools")
         .core(true)
         .task(true)
+        // Clients are shown what a script may reach; the application's policy asks about
+        // each call a script makes, with its arguments, and about the script only when it
+        // names the code tool: by itself a script only reads.
         .annotations(reach(self.executor().registry().tools()))
-        // Worked out here from what the application trusts of each tool.
-        .vouched(true)
+        .trusted_as(Annotations::READ_ONLY.idempotent(false))
         .handler(move |input, ctx| {
             let code = code.clone();
             async move {

@@ -624,3 +624,112 @@ async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
     let run = code.run("await count_up()", &ctx).await;
     assert_eq!(run.result, Ok(json!(0)));
 }
+
+/// A person who says yes and keeps what they were shown.
+#[derive(Default)]
+struct Shown(std::sync::Mutex<Vec<(String, serde_json::Value)>>);
+
+impl Approver for Shown {
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> ApprovalFuture<'a> {
+        self.0
+            .lock()
+            .unwrap()
+            .push((request.tool.to_owned(), request.arguments.clone()));
+        Box::pin(async {
+            Decision::Approved {
+                remember: Remember::No,
+            }
+        })
+    }
+}
+
+/// Under `--approval destructive` a script is judged by its calls, not by what it might
+/// reach: the code tool is not asked about, so a script that reads, then deletes, runs its
+/// read for a caller no one can ask and stops at the delete; with someone to ask, the one
+/// question is the delete's, with its arguments. Naming the code tool asks about the script.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_is_judged_by_its_calls() {
+    use tool_core::definition::Annotations;
+    use tool_core::exec::{ApprovalPolicy, ExecPolicy};
+    let (reads, deletes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let mut registry = Registry::empty();
+    let r = reads.clone();
+    let d = deletes.clone();
+    registry
+        .register_all([
+            DynamicTool::new(
+                "count_records",
+                "Counts records.",
+                json!({"type": "object"}),
+            )
+            .core(true)
+            .vouched(true)
+            .handler(move |_, _| {
+                r.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ToolOutput::new(json!(3))) }
+            }),
+            DynamicTool::new(
+                "delete_record",
+                "Deletes a record.",
+                json!({"type": "object"}),
+            )
+            .core(true)
+            .annotations(Annotations::default().read_only(false).destructive(true))
+            .vouched(true)
+            .handler(move |_, _| {
+                d.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ToolOutput::text("deleted")) }
+            }),
+        ])
+        .unwrap();
+    let script = "n = await count_records()\nawait delete_record(id=n)\n'done'";
+    let under = |policy: &str| {
+        let policy = ExecPolicy::default().approval(policy.parse::<ApprovalPolicy>().unwrap());
+        let code = CodeMode::new(Executor::with_policy(registry.clone(), policy));
+        code.code_executor(tool_code::EXECUTE_CODE, &[]).unwrap()
+    };
+    let executor = under("destructive");
+    // The listing says what a script may reach; the policy does not ask about the script.
+    let code_tool = executor.registry().get(tool_code::EXECUTE_CODE).unwrap();
+    assert!(code_tool.annotations().destructive);
+    let input = json!({ "code": script });
+
+    // No one to ask: the read runs, the delete is refused, the script says why.
+    let out = executor
+        .call(tool_code::EXECUTE_CODE, input.clone(), &ToolContext::new())
+        .await
+        .unwrap();
+    assert!(out.echo().contains("PermissionError"), "{}", out.echo());
+    assert_eq!(
+        (reads.load(Ordering::SeqCst), deletes.load(Ordering::SeqCst)),
+        (1, 0)
+    );
+
+    // Someone to ask: one question, the delete's, with its arguments.
+    let person = Arc::new(Shown::default());
+    let ctx = ToolContext::builder()
+        .approver(person.clone() as Arc<dyn Approver>)
+        .build();
+    let out = executor
+        .call(tool_code::EXECUTE_CODE, input.clone(), &ctx)
+        .await
+        .unwrap();
+    assert!(out.echo().contains("done"), "{}", out.echo());
+    assert_eq!(
+        *person.0.lock().unwrap(),
+        [("delete_record".to_owned(), json!({"id": 3}))]
+    );
+    assert_eq!(
+        (reads.load(Ordering::SeqCst), deletes.load(Ordering::SeqCst)),
+        (2, 1)
+    );
+
+    // Naming the code tool asks about the script first.
+    let named = under(&format!("destructive {}", tool_code::EXECUTE_CODE));
+    let err = named
+        .call(tool_code::EXECUTE_CODE, input, &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), tool_core::ErrorKind::NotApproved, "{err}");
+    assert_eq!(reads.load(Ordering::SeqCst), 2, "the script never started");
+}

@@ -177,6 +177,17 @@ enum Handler {
     Dynamic(Arc<DynHandler>),
 }
 
+/// What the application's decisions take a tool's annotations to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// A claim: the tool counts as [`Annotations::UNTRUSTED`].
+    Claimed,
+    /// The tool's own: its code is linked, or the application vouched for it.
+    Vouched,
+    /// These, whatever clients are shown.
+    As(Annotations),
+}
+
 /// One tool in a registry: its definition with the canonical schemas. Cloning is cheap.
 #[derive(Clone)]
 pub struct Tool {
@@ -217,9 +228,8 @@ struct ToolInner {
     /// Whether the handler is async (a sync handler runs when its call starts).
     is_async: bool,
     origin: Origin,
-    /// Whether the application vouches for the annotations: they are its own code's (a
-    /// `#[tool]`), or it said so of a tool made at run time. Otherwise they are a claim.
-    vouched: bool,
+    /// What the application's decisions take the annotations to be.
+    trust: Trust,
     /// Arguments a transform took out of the schema, filled in on every call.
     hidden: Arc<[HiddenArg]>,
 }
@@ -301,7 +311,7 @@ impl Tool {
                 handler: Handler::Linked(def.handler),
                 is_async: def.is_async,
                 origin,
-                vouched: true,
+                trust: Trust::Vouched,
                 hidden: Arc::new([]),
             }),
         })
@@ -507,7 +517,7 @@ impl Tool {
     /// Whether the application vouches for the tool's annotations: every `#[tool]`, and a
     /// tool made at run time that it [vouched for](DynamicTool::vouched).
     pub fn vouched(&self) -> bool {
-        self.inner.vouched
+        !matches!(self.inner.trust, Trust::Claimed)
     }
 
     /// The annotations the application's decisions rest on (who is asked to approve a call,
@@ -517,9 +527,10 @@ impl Tool {
     /// [`annotations`](Self::annotations), what the tool says of itself.
     #[inline]
     pub fn trusted_annotations(&self) -> Annotations {
-        match self.inner.vouched {
-            true => self.inner.annotations,
-            false => Annotations::UNTRUSTED,
+        match self.inner.trust {
+            Trust::Vouched => self.inner.annotations,
+            Trust::Claimed => Annotations::UNTRUSTED,
+            Trust::As(annotations) => annotations,
         }
     }
 
@@ -751,7 +762,7 @@ impl DynamicTool {
                 handler: Handler::Dynamic(definition_only),
                 is_async: true,
                 origin: Origin::Dynamic("the host program".to_owned()),
-                vouched: false,
+                trust: Trust::Claimed,
                 hidden: Arc::new([]),
             },
         }
@@ -986,7 +997,19 @@ impl DynamicTool {
     /// assert!(registry.get("get_note").unwrap().trusted_annotations().read_only);
     /// ```
     pub fn vouched(mut self, vouched: bool) -> Self {
-        self.inner.vouched = vouched;
+        self.inner.trust = match vouched {
+            true => Trust::Vouched,
+            false => Trust::Claimed,
+        };
+        self
+    }
+
+    /// Vouches for the tool as `annotations`, apart from the [annotations](Self::annotations)
+    /// clients are shown: for a tool whose effects are all other calls', each decided on its
+    /// own, as code mode's script runner is (clients are shown what its scripts may reach; the
+    /// application asks about each call a script makes, not about the script).
+    pub fn trusted_as(mut self, annotations: Annotations) -> Self {
+        self.inner.trust = Trust::As(annotations);
         self
     }
 

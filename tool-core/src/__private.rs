@@ -12,7 +12,9 @@ pub use crate::call::{Fields, Missing};
 pub use crate::definition::{
     Annotations, Domain, Example, Icon, Location, is_blank, is_domain_name,
 };
-pub use crate::linked::{ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, ToolDef, ViewDef};
+pub use crate::linked::{
+    ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, Sealed, ToolDef, ViewDef,
+};
 pub use crate::schema::ObjectSchema;
 
 use std::cell::Cell;
@@ -455,8 +457,10 @@ impl MirrorCanBeOff for OutputSchemaFound {}
 pub fn mirror_off<Found: MirrorCanBeOff>(_: Found) {}
 
 /// A tool run bare (decoded and called, no scopes, layers, approval, limits or audit): the
-/// floor the call benchmarks measure the executor against. Not an API: every other caller
-/// goes through [`Executor`](crate::Executor), the one door.
+/// floor the call benchmarks measure the executor against, behind the feature `bench-floor`
+/// that they alone turn on. Not an API: every other caller goes through
+/// [`Executor`](crate::Executor), the one door.
+#[cfg(feature = "bench-floor")]
 pub fn bare_call(
     registry: &crate::Registry,
     name: &str,

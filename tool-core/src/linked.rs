@@ -80,6 +80,31 @@ pub type OutputSchemaFn = fn() -> Option<Schema>;
 /// clones it into its future, so a call that does not need it costs no reference count.
 pub type HandlerFn = fn(Value, &ToolContext) -> CallFuture;
 
+/// A function of a definition that only tool-core calls: the macro's expansion seals it with
+/// [`Sealed::new`] and nothing outside tool-core can take it out, so a definition collected
+/// with `inventory` gives no way to run a tool, read a resource or get a prompt past the
+/// executor.
+#[derive(Clone, Copy)]
+pub struct Sealed<F>(F);
+
+impl<F> Sealed<F> {
+    /// Seals `f`.
+    pub const fn new(f: F) -> Self {
+        Self(f)
+    }
+
+    /// The function, for tool-core alone.
+    pub(crate) fn open(self) -> F {
+        self.0
+    }
+}
+
+impl<F> std::fmt::Debug for Sealed<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sealed")
+    }
+}
+
 /// The definition of a tool written with `#[tool]`. Built by the macro only; read it through
 /// [`Tool`](crate::Tool) in a [`Registry`](crate::Registry).
 #[derive(Debug)]
@@ -147,7 +172,7 @@ pub struct ToolDef {
     /// `JsonSchema`).
     pub output_schema: OutputSchemaFn,
     /// Decode and run.
-    pub handler: HandlerFn,
+    pub handler: Sealed<HandlerFn>,
     /// Whether the handler is an `async fn`.
     pub is_async: bool,
     /// Where the tool was written.

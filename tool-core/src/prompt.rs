@@ -161,7 +161,7 @@ impl Prompt {
     }
 
     pub(crate) fn from_def(def: &'static PromptDef) -> Result<Self, DefinitionError> {
-        let get = def.get;
+        let get = def.get.open();
         let arguments = def
             .arguments
             .iter()
@@ -523,7 +523,7 @@ pub struct PromptDef {
     /// `scopes(..)`.
     pub scopes: &'static [&'static str],
     /// Writes its messages.
-    pub get: fn(PromptArgs, ToolContext) -> PromptFuture,
+    pub get: crate::linked::Sealed<fn(PromptArgs, ToolContext) -> PromptFuture>,
     /// Where it was written.
     pub location: crate::definition::Location,
 }

@@ -308,7 +308,7 @@ impl Tool {
                 input_schema,
                 output_schema,
                 body: def.body.map(Cow::Borrowed),
-                handler: Handler::Linked(def.handler),
+                handler: Handler::Linked(def.handler.open()),
                 is_async: def.is_async,
                 origin,
                 trust: Trust::Vouched,

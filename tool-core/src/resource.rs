@@ -163,7 +163,7 @@ impl Resource {
     }
 
     pub(crate) fn from_def(def: &'static ResourceDef) -> Result<Self, DefinitionError> {
-        let read = def.read;
+        let read = def.read.open();
         let resource = Self::build(
             Cow::Borrowed(def.uri),
             Cow::Borrowed(def.name),
@@ -519,7 +519,7 @@ pub struct ResourceDef {
     /// `#[arg(complete = ...)]` on template variables, by name.
     pub completions: &'static [(&'static str, CompleteFn)],
     /// Reads it.
-    pub read: fn(ResourceRequest, ToolContext) -> ReadFuture,
+    pub read: crate::linked::Sealed<fn(ResourceRequest, ToolContext) -> ReadFuture>,
     /// Where it was written.
     pub location: crate::definition::Location,
 }

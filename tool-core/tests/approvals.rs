@@ -70,6 +70,21 @@ fn rename_branch(branch: String, to: String) -> String {
     to
 }
 
+/// A context value whose extraction panics.
+struct Broken;
+
+impl tool_core::FromContext for Broken {
+    fn from_context(_: &ToolContext) -> Result<Self, ToolError> {
+        panic!("the extractor broke")
+    }
+}
+
+/// Needs approval, and a context value that cannot be taken.
+#[tool(domain = repo, label = "Breaking", hint = "Breaks before it asks", approval)]
+fn break_before_asking(#[ctx] _broken: Broken, branch: String) -> String {
+    branch
+}
+
 /// Answers as scripted, counting the questions and keeping what it was shown.
 struct Scripted {
     answer: Decision,
@@ -528,4 +543,21 @@ fn hidden_characters_in_the_arguments_are_shown() {
     let tool = registry.get("merge_branch").unwrap();
     let shown = tool_core::exec::approval_message(tool, &json!({"branch": "a\u{200b}b"}));
     assert!(shown.contains("a\\u{200b}b"), "{shown}");
+}
+
+/// The input is checked before a person is asked, and a panic there (in decoding or in taking
+/// a context value) is the call's `internal` error, as in the run itself: no one is asked, the
+/// caller goes on.
+#[tokio::test]
+async fn a_panic_while_checking_before_the_question_is_an_internal_error() {
+    let approver = Scripted::new(Decision::approved());
+    let audit = Arc::new(Audit::default());
+    let ctx = context(Some(approver.clone()), &audit);
+    let err = executor(ApprovalPolicy::never())
+        .call("break_before_asking", json!({"branch": "b"}), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Internal);
+    assert!(err.message().contains("panicked"), "{err}");
+    assert_eq!(approver.asked.load(Ordering::Relaxed), 0);
 }

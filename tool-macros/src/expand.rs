@@ -551,7 +551,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
                     body: #body,
                     input_schema: #input_schema,
                     output_schema: __output_schema,
-                    handler: __handler,
+                    handler: #krate::__private::Sealed::new(__handler),
                     is_async: #is_async,
                     location: #location,
                 }

@@ -625,7 +625,7 @@ fn write(
                         mime_type: #mime_type,
                         scopes: &[#(#scopes),*],
                         completions: &[#(#completions),*],
-                        read: __run,
+                        read: #p::Sealed::new(__run),
                         location: #location,
                     }
                 },
@@ -641,7 +641,7 @@ fn write(
                     description: #description,
                     arguments: &[#(#arg_defs),*],
                     scopes: &[#(#scopes),*],
-                    get: __run,
+                    get: #p::Sealed::new(__run),
                     location: #location,
                 }
             },

@@ -923,7 +923,10 @@ where
 async fn validate(tool: &Tool, input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
     if tool.has_linked_handler() {
         let checking = ctx.for_validation();
-        return tool.call(input.clone(), &checking).await.map(|_| ());
+        // Decoding and the context values run here too: a panic in either is the call's
+        // `internal` error, as in an attempt, never the caller's.
+        let checked = CatchPanic::start(|| tool.call(input.clone(), &checking)).await;
+        return settle(tool, checked).map(|_| ());
     }
     if tool.hidden_args().is_empty() {
         return validate_against_schema(tool, input);

@@ -1055,3 +1055,94 @@ async fn a_mounted_tool_keeps_its_icons_and_its_mirror() {
         .unwrap();
     assert_eq!(text(&out), r#"{"requests":7}"#);
 }
+
+/// A mounted server's resource and prompt pass the mounting server's layers, as its own items
+/// do: a redaction hides the remote's secret in a read (through the executor and to an MCP
+/// client) and in a prompt's messages, and a refusing layer refuses a read.
+#[cfg(feature = "mount")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounted_servers_items_pass_the_mounting_servers_layers() {
+    use tool_core::exec::{Item, layer_fn};
+    use tool_core::prompt::{Prompt, PromptArgs, PromptContent, PromptReply};
+    use tool_core::resource::{Body, Resource, ResourceContent};
+    let mut remote = Registry::empty();
+    remote
+        .add_resource(
+            Resource::new("vault://{key}", "secret", "A secret.", |r, _| async move {
+                let key = r.variable("key").unwrap_or_default().to_owned();
+                Ok(vec![ResourceContent::text(format!("{key}: hunter2"))])
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    remote
+        .add_prompt(
+            Prompt::new("log_in", "Logs in.", [], |_, _| async {
+                Ok(PromptReply::user("Log in with hunter2"))
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    let url = http_server(
+        McpServer::new(Executor::new(remote)),
+        HttpOptions::default(),
+    )
+    .await;
+    let mounted = mcp::mount(&format!("far={url}").parse().unwrap())
+        .await
+        .unwrap();
+    let mut registry = Registry::empty();
+    mounted.register(&mut registry).unwrap();
+    let layered = Executor::builder(registry)
+        .layer(layer_fn(|call, next| {
+            let prod = matches!(call.item(), Item::Resource(_))
+                && call.input()["uri"]
+                    .as_str()
+                    .is_some_and(|u| u.contains("prod"));
+            if prod {
+                return Box::pin(async { Err(ToolError::refused("production stays put")) });
+            }
+            Box::pin(async move {
+                let mut reply = next.run(call).await?;
+                for text in reply.texts_mut() {
+                    *text = text.replace("hunter2", "[redacted]");
+                }
+                Ok(reply)
+            })
+        }))
+        .build();
+    let ctx = tool_core::ToolContext::new();
+    let read = layered.read_resource("vault://db", &ctx).await.unwrap();
+    assert_eq!(read[0].body, Body::Text("db: [redacted]".into()));
+    let got = layered
+        .get_prompt("far__log_in", PromptArgs::default(), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        got.messages[0].content,
+        PromptContent::Text("Log in with [redacted]".into())
+    );
+    let err = layered
+        .read_resource("vault://prod", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), tool_core::ErrorKind::Refused);
+
+    // And to an MCP client of the mounting server.
+    let local = McpServer::new(layered);
+    let client = connect(&local, Recorder::default()).await;
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("vault://db"))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(text["text"], "db: [redacted]", "{text}");
+    let refused = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("vault://prod"))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("production stays put"),
+        "{refused}"
+    );
+}

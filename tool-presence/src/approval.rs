@@ -322,11 +322,7 @@ mod tests {
         assert!(waits.is_err(), "it waits for an answer");
         // More events than the replay keeps.
         for i in 0..5 {
-            presence.emit(&tool_core::context::ToolEvent::Started {
-                call_id: format!("c{i}"),
-                tool: "t".into(),
-                label: "T".into(),
-            });
+            presence.emit(&crate::lifecycle::started(&format!("c{i}"), "t", "T"));
         }
         let (frames, _) = presence.subscribe_after(None);
         assert_eq!(frames.len(), 4, "the question, then the replay");

@@ -558,6 +558,7 @@ fn presence_event(
             call_id,
             tool,
             label,
+            ..
         } => {
             running.insert(
                 call_id.clone(),
@@ -612,6 +613,7 @@ fn presence_event(
             tool,
             event,
             payload,
+            ..
         } => {
             let text = match payload {
                 Some(serde_json::Value::String(s)) => one_line(s),
@@ -632,6 +634,7 @@ fn presence_event(
             tool,
             kind,
             message,
+            ..
         } => {
             let e = PresenceEvent {
                 tool: Some(tool.clone()),
@@ -669,11 +672,7 @@ mod tests {
     use tool_core::{ErrorKind, ToolContext, context::LogLevel};
 
     fn started(id: &str) -> ToolEvent {
-        ToolEvent::Started {
-            call_id: id.into(),
-            tool: "get_current_time".into(),
-            label: "Reading the clock".into(),
-        }
+        crate::lifecycle::started(id, "get_current_time", "Reading the clock")
     }
 
     fn seqs(frames: &[Frame]) -> Vec<(u64, bool)> {
@@ -697,12 +696,16 @@ mod tests {
             total: Some(2),
             message: "halfway".into(),
         });
-        presence.emit(&ToolEvent::Finished {
-            call_id: "call_1".into(),
-            tool: "get_current_time".into(),
-            event: Some("clock".into()),
-            payload: Some(serde_json::json!({"timezone": "Asia/Tokyo"})),
-        });
+        presence.emit(&crate::lifecycle::ended(
+            "call_1",
+            "get_current_time",
+            || {
+                Ok(
+                    tool_core::ToolOutput::new(serde_json::json!({"timezone": "Asia/Tokyo"}))
+                        .with_event("clock"),
+                )
+            },
+        ));
         let (frames, _rx) = presence.subscribe_after(None);
         let json: Vec<serde_json::Value> = frames
             .iter()
@@ -769,12 +772,16 @@ mod tests {
             .build();
         presence.emit(&started("call_9"));
         ctx.log(LogLevel::Warning, "first line\nsecond line");
-        ctx.emit(ToolEvent::Failed {
-            call_id: "call_9".into(),
-            tool: "get_current_time".into(),
-            kind: ErrorKind::InvalidInput,
-            message: "`Mars` is not an IANA time zone name".into(),
-        });
+        presence.emit(&crate::lifecycle::ended(
+            "call_9",
+            "get_current_time",
+            || {
+                Err(tool_core::ToolError::new(
+                    ErrorKind::InvalidInput,
+                    "`Mars` is not an IANA time zone name",
+                ))
+            },
+        ));
         let recent = presence.recent();
         assert_eq!(recent[1].phase, Phase::Log);
         assert_eq!(recent[1].level.as_deref(), Some("warning"));
@@ -790,12 +797,9 @@ mod tests {
     #[test]
     fn an_event_for_an_unseen_call_still_names_what_it_can() {
         let presence = Presence::new();
-        presence.emit(&ToolEvent::Finished {
-            call_id: "late".into(),
-            tool: "read_file".into(),
-            event: None,
-            payload: Some("x".repeat(500).into()),
-        });
+        presence.emit(&crate::lifecycle::ended("late", "read_file", || {
+            Ok(tool_core::ToolOutput::new("x".repeat(500).into()))
+        }));
         let e = &presence.recent()[0];
         assert_eq!(e.tool.as_deref(), Some("read_file"));
         assert_eq!(e.label, None);

@@ -44,6 +44,8 @@
 mod approval;
 mod guard;
 mod hub;
+#[cfg(test)]
+mod lifecycle;
 mod question;
 mod serve;
 

@@ -460,11 +460,7 @@ mod tests {
     }
 
     fn started(id: &str) -> ToolEvent {
-        ToolEvent::Started {
-            call_id: id.into(),
-            tool: "wait_duration".into(),
-            label: "Waiting".into(),
-        }
+        crate::lifecycle::started(id, "wait_duration", "Waiting")
     }
 
     #[tokio::test]
@@ -492,12 +488,12 @@ mod tests {
         let mut live = Exchange::send(addr, &head).await;
         // The replay arrives first; then a live event; then the end.
         live.until("id: 1\n").await;
-        presence.emit(&ToolEvent::Failed {
-            call_id: "call_1".into(),
-            tool: "wait_duration".into(),
-            kind: tool_core::ErrorKind::Timeout,
-            message: "`wait_duration` did not finish in time".into(),
-        });
+        presence.emit(&crate::lifecycle::ended("call_1", "wait_duration", || {
+            Err(tool_core::ToolError::new(
+                tool_core::ErrorKind::Timeout,
+                "`wait_duration` did not finish in time",
+            ))
+        }));
         live.until("id: 2\n").await;
         server.shutdown().await.unwrap();
         let text = live.until("event: end").await;

@@ -5,7 +5,9 @@
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ToolEvent {
-    /// The call started; `label` is the tool's UI text.
+    /// The call started; `label` is the tool's UI text. Only the executor makes one (as
+    /// `Finished` and `Failed`): a tool reports logs and progress, never its own lifecycle.
+    #[non_exhaustive]
     Started {
         /// The call id.
         call_id: String,
@@ -35,6 +37,7 @@ pub enum ToolEvent {
         message: String,
     },
     /// The call succeeded.
+    #[non_exhaustive]
     Finished {
         /// The call id.
         call_id: String,
@@ -46,6 +49,7 @@ pub enum ToolEvent {
         payload: Option<serde_json::Value>,
     },
     /// The call failed.
+    #[non_exhaustive]
     Failed {
         /// The call id.
         call_id: String,

@@ -352,14 +352,10 @@ impl ToolContext {
         &*self.inner.events
     }
 
-    /// Emits a UI event for this call.
-    pub fn emit(&self, event: ToolEvent) {
-        self.emit_ref(&event);
-    }
-
-    /// [`emit`](Self::emit) for an event owned elsewhere (a sink passing events on).
-    pub(crate) fn emit_ref(&self, event: &ToolEvent) {
-        self.inner.events.emit(event);
+    /// Emits a UI event for this call: the executor's lifecycle events, and the logs and
+    /// progress a tool reports with [`log`](Self::log) and [`progress`](Self::progress).
+    pub(crate) fn emit(&self, event: ToolEvent) {
+        self.inner.events.emit(&event);
     }
 
     /// Whether the context's sink wants the executor's own events (see

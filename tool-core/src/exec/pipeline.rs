@@ -491,11 +491,6 @@ impl Executor {
         );
         // Only audited calls need a digest: do not hash (and serialize) every read-only input.
         let audited = needs_approval || !tool.trusted_annotations().read_only;
-        // A layered call starts (for its events) once it passed the layers and a person: until
-        // then it may never run.
-        if !layered {
-            started_event(tool, &ctx);
-        }
         // A caller without the tool's scopes is refused before its input is read: it gets no
         // decoding errors that describe the tool, no layer, no question to a person, no
         // attempt, retry or timer.
@@ -516,6 +511,9 @@ impl Executor {
         if !layered {
             // The input runs as it came: its digest is the audit's.
             let digest = audited.then(|| digest(&input));
+            // A call starts (for its events) where it runs: past its scopes and input here, past
+            // the layers and a person in `gate`. One refused before that only fails.
+            started_event(tool, &ctx);
             // Boxed: a call's future is moved whole (into a spawned task, by a server's
             // dispatch) before it is first polled, and this part is most of it.
             let attempts = self.retrying(tool, input, &ctx).instrument(span.clone());
@@ -875,7 +873,8 @@ struct Approved {
     message: Option<String>,
 }
 
-/// Tells the context's sink, when it wants the executor's own events, that the call runs.
+/// Tells the context's sink, when it wants the executor's own events, that the call runs: the
+/// one place a `Started` event is made, by either way through the pipeline.
 fn started_event(tool: &Tool, ctx: &ToolContext) {
     if ctx.wants_lifecycle() {
         ctx.emit(ToolEvent::Started {

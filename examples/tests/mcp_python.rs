@@ -61,7 +61,7 @@ fn official_python_client_reads_resources_gets_prompts_and_completes_in_every_er
     run_mcp_script(
         "items.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(24),
+        Some(29),
     );
 }
 

@@ -162,6 +162,30 @@ fn get_current_time_succeeds_for_a_zone_and_names_a_bad_field() {
     assert!(stderr(&out).contains("timezone: invalid type: integer `5`, expected a string"));
 }
 
+/// A tool whose input is one `#[input]` struct refuses a key its schema does not list, with a
+/// did-you-mean, from the command line as from any caller (conformance-server's
+/// `json_schema_2020_12_tool`).
+#[test]
+fn an_input_structs_unknown_key_gets_a_did_you_mean() {
+    let out = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .args([
+            "call",
+            "json_schema_2020_12_tool",
+            "--input",
+            r#"{"name": "Ada", "emial": "ada@example.com"}"#,
+        ])
+        .output()
+        .expect("conformance-server runs");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v["error"]["kind"], "invalid_input", "{v}");
+    assert!(
+        stderr(&out).contains("unknown parameter `emial` (did you mean `email`?)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn read_file_refuses_escapes_and_symlinks_out_of_the_root() {
     let dir = tempfile::tempdir().unwrap();

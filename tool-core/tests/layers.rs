@@ -667,3 +667,54 @@ async fn a_tool_for_views_only_is_refused_to_a_models_calls() {
         assert_eq!(out.echo(), "pressed");
     }
 }
+
+/// A layer hands typed values to what runs under it: the tool reads it as an extension of its
+/// context, and so does a resource's reader.
+#[tokio::test]
+async fn a_layer_hands_a_typed_value_to_the_tool_and_the_reader() {
+    use tool_core::resource::{Body, Resource, ResourceContent};
+    struct Tenant(&'static str);
+    let mut registry = Registry::empty();
+    registry
+        .register(
+            DynamicTool::new(
+                "show_tenant",
+                "Shows the tenant.",
+                json!({"type": "object"}),
+            )
+            .handler(|_, ctx| async move {
+                let tenant = ctx.extension::<Tenant>().map_or("none", |t| t.0);
+                Ok(ToolOutput::text(tenant))
+            }),
+        )
+        .unwrap();
+    registry
+        .add_resource(
+            Resource::new(
+                "tenant://name",
+                "tenant",
+                "The tenant.",
+                |_, ctx| async move {
+                    let tenant = ctx.extension::<Tenant>().map_or("none", |t| t.0);
+                    Ok(vec![ResourceContent::text(tenant)])
+                },
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let executor = Executor::builder(registry)
+        .layer(layer_fn(|mut call, next| {
+            call.extension(Tenant("acme"));
+            next.run(call)
+        }))
+        .build();
+    let ctx = ToolContext::new();
+    let out = executor.call("show_tenant", json!({}), &ctx).await.unwrap();
+    assert_eq!(out.echo(), "acme");
+    let read = executor.read_resource("tenant://name", &ctx).await.unwrap();
+    assert_eq!(read[0].body, Body::Text("acme".into()));
+    assert!(
+        ctx.extension::<Tenant>().is_none(),
+        "the caller's context is untouched"
+    );
+}

@@ -16,6 +16,8 @@ each, in its eras (`Client` in `auto` mode, protocol 2026-07-28, and in `legacy`
 - prompts: arguments quoted back, an embedded resource, an image, and a prompt that asks its
   user (elicitation: an `InputRequiredResult` in 2026-07-28, a request in a session);
 - completion of a prompt argument and of a template variable;
+- a tool whose input is one `#[input]` struct refuses a key its schema does not list, with a
+  did-you-mean, as a tool error;
 - where the target keeps a connection (not stateless), an update of a watched resource
   arrives: on a `subscriptions/listen` stream in 2026-07-28, after `resources/subscribe` in
   a session.
@@ -188,6 +190,16 @@ async def mounted(server: Any, mode: str) -> None:
     expect(texts(quoted.messages) == ["Prompt with arguments: arg1='a', arg2='b'"], f"{quoted}")
 
 
+async def unknown_key(server: Any, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        result = await client.call_tool(
+            "json_schema_2020_12_tool", {"name": "Ada", "emial": "ada@example.com"}
+        )
+    said = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    expect(result.is_error is True, f"an unknown key was taken: {said}")
+    expect("unknown parameter `emial` (did you mean `email`?)" in said, f"the error: {said}")
+
+
 def main() -> int:
     args = sys.argv[1:]
     if not args:
@@ -215,6 +227,7 @@ def main() -> int:
             checks.append((f"{label} {era} reads", check(reads)))
             checks.append((f"{label} {era} prompts", check(prompts)))
             checks.append((f"{label} {era} completions", check(completions)))
+            checks.append((f"{label} {era} an unknown key", check(unknown_key)))
             if not stateless:
                 checks.append((f"{label} {era} a watched resource's update", check(watched)))
     return anyio.run(run_checks, checks, CHECK_TIMEOUT)

@@ -267,6 +267,22 @@ impl ToolContext {
         }
     }
 
+    /// This context with `value` among its extensions (replacing one of the same type, for this
+    /// call and those made under it): the same call, id and cancellation. What a layer hands
+    /// the tool with [`Call::extension`](crate::exec::Call::extension).
+    pub(crate) fn with_extension<T: Send + Sync + 'static>(&self, value: T) -> Self {
+        let mut inner = Inner::clone(&self.inner);
+        let mut added = Extensions {
+            values: Vec::new(),
+            parent: Some(inner.extensions.clone()),
+        };
+        added.insert(value);
+        inner.extensions = Arc::new(added);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
     /// This context done by `deadline` at the latest: the same call (the same cancellation
     /// token, not a child), so a layer or an approver that kept the context sees what the tool
     /// does to it.

@@ -72,7 +72,8 @@ impl Executor {
                 let last = last_stage(|call: Call<'_>| {
                     let ran = &ran;
                     Box::pin(async move {
-                        let input = call.into_input();
+                        let (ctx, input) = call.into_parts();
+                        let ctx: &ToolContext = &ctx;
                         *ran.lock().unwrap_or_else(PoisonError::into_inner) = input.clone();
                         // A layer may have pointed the read elsewhere: what the URI names now,
                         // held to its own scopes.
@@ -212,7 +213,8 @@ impl Executor {
             let last = last_stage(|call: Call<'_>| {
                 let ran = &ran;
                 Box::pin(async move {
-                    let input = call.into_input();
+                    let (ctx, input) = call.into_parts();
+                    let ctx: &ToolContext = &ctx;
                     *ran.lock().unwrap_or_else(PoisonError::into_inner) = input.clone();
                     let args = prompt_args(input)?;
                     self.get_now(prompt, args, ctx).await.map(Reply::Prompt)
@@ -281,7 +283,7 @@ impl Executor {
         }
         let last = last_stage(|call: Call<'_>| {
             Box::pin(async move {
-                let input = call.into_input();
+                let (_, input) = call.into_parts();
                 let text = |key: &str| {
                     input.get(key).and_then(Value::as_str).ok_or_else(|| {
                         ToolError::invalid_input(format!(

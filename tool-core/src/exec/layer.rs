@@ -190,13 +190,34 @@ fn mismatch(what: &str, reply: &Reply) -> ToolError {
 /// within the executor's size and depth limits, not yet checked against a tool's schema).
 pub struct Call<'a> {
     item: Item<'a>,
-    ctx: &'a ToolContext,
+    ctx: CallContext<'a>,
     input: Value,
+}
+
+/// A call's context: the caller's, or one a layer added an extension to.
+pub(crate) enum CallContext<'a> {
+    Caller(&'a ToolContext),
+    Own(ToolContext),
+}
+
+impl std::ops::Deref for CallContext<'_> {
+    type Target = ToolContext;
+
+    fn deref(&self) -> &ToolContext {
+        match self {
+            Self::Caller(ctx) => ctx,
+            Self::Own(ctx) => ctx,
+        }
+    }
 }
 
 impl<'a> Call<'a> {
     pub(crate) fn new(item: Item<'a>, ctx: &'a ToolContext, input: Value) -> Self {
-        Self { item, ctx, input }
+        Self {
+            item,
+            ctx: CallContext::Caller(ctx),
+            input,
+        }
     }
 
     /// What the call reaches.
@@ -213,8 +234,47 @@ impl<'a> Call<'a> {
     }
 
     /// The call's context: its id, the caller's principal, headers and extensions.
-    pub fn context(&self) -> &'a ToolContext {
-        self.ctx
+    pub fn context(&self) -> &ToolContext {
+        &self.ctx
+    }
+
+    /// Hands `value` to what runs under this layer: the layers after it, the person asked and
+    /// the tool (or reader, or getter) read it as any extension of the context
+    /// (`ctx.extension::<T>()`; `#[ctx] State(s): State<S>` for an `Arc<S>`), and so do the
+    /// calls the tool makes. One of the same type is replaced for this call only.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tool_core::exec::{Executor, layer_fn};
+    /// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+    ///
+    /// /// Who the gateway says is calling.
+    /// struct Caller(String);
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let mut registry = Registry::empty();
+    /// registry.register(DynamicTool::new("who_am_i", "Says who calls.", json!({"type": "object"}))
+    ///     .handler(|_, ctx| async move {
+    ///         let caller = ctx.extension::<Caller>().map(|c| c.0.clone()).unwrap_or_default();
+    ///         Ok(ToolOutput::text(caller))
+    ///     })).unwrap();
+    /// let from_gateway = layer_fn(|mut call, next| {
+    ///     let caller = call.context().headers().get("x-user").unwrap_or("anyone").to_owned();
+    ///     call.extension(Caller(caller));
+    ///     next.run(call)
+    /// });
+    /// let executor = Executor::builder(registry).layer(from_gateway).build();
+    /// let out = executor.call("who_am_i", json!({}), &ToolContext::new()).await.unwrap();
+    /// assert_eq!(out.echo(), "anyone");
+    /// # });
+    /// ```
+    pub fn extension<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.ctx = CallContext::Own(self.ctx.with_extension(value));
+    }
+
+    /// The context and the input, for the stage under the layers.
+    pub(crate) fn into_parts(self) -> (CallContext<'a>, Value) {
+        (self.ctx, self.input)
     }
 
     /// The input: a tool's arguments, a read's `{"uri"}`, a prompt's arguments, a
@@ -228,10 +288,6 @@ impl<'a> Call<'a> {
     /// URI a layer changed reads what the new URI names, held to its scopes.
     pub fn input_mut(&mut self) -> &mut Value {
         &mut self.input
-    }
-
-    pub(crate) fn into_input(self) -> Value {
-        self.input
     }
 }
 

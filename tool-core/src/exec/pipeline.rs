@@ -591,8 +591,8 @@ impl Executor {
         span: &tracing::Span,
         stages: &Stages,
     ) -> CallResult {
-        let ctx = call.context();
-        let input = call.into_input();
+        let (ctx, input) = call.into_parts();
+        let ctx: &ToolContext = &ctx;
         let policy = &self.inner.policy;
         // The call as it runs, layers' rewrites and all.
         stages.digest(&input);

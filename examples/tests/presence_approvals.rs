@@ -14,9 +14,11 @@ use std::time::Duration;
 use serde_json::json;
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::{
-    DynamicTool, ErrorKind, Registry, ToolContext, ToolOutput,
+    Registry, ToolContext, ToolOutput,
     context::{ApprovalScope, Remembering},
     definition::Annotations,
+    error::ErrorKind,
+    registry::DynamicTool,
     registry::ToolApproval,
 };
 use tool_presence::{Presence, PresenceApprover, PresenceOptions};

@@ -9,7 +9,7 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 use tool_code::{CodeLimits, CodeMode, bridge};
-use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+use tool_core::{registry::DynamicTool, Executor, Registry, ToolContext, ToolOutput};
 
 fn setup() -> &'static (tokio::runtime::Runtime, CodeMode) {
     static SETUP: OnceLock<(tokio::runtime::Runtime, CodeMode)> = OnceLock::new();

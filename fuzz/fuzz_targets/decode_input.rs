@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tool_core::ErrorKind;
+use tool_core::error::ErrorKind;
 use tool_core::exec::{ExecPolicy, Fields, Missing, decode, decode_value};
 
 #[derive(Debug, serde::Deserialize)]

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tool_core::sanitize::sanitize;
+use tool_core::error::sanitize::sanitize;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

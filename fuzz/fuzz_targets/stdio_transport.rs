@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
 use tool_mcp::{McpServer, serve_io};
-use tool_core::{DynamicTool, Registry, ToolOutput};
+use tool_core::{registry::DynamicTool, Registry, ToolOutput};
 
 const HANDSHAKE: &str = concat!(
     r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}"#,

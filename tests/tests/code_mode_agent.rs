@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use tool_agent::{Agent, Provider, ProviderConfig};
 use tool_code::{CodeMode, RUN_CODE};
-use tool_core::{DynamicTool, Executor, Registry, ToolError, ToolOutput};
+use tool_core::{Executor, Registry, ToolError, ToolOutput, registry::DynamicTool};
 
 #[path = "../support/scripted_provider.rs"]
 mod scripted_provider;

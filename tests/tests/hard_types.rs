@@ -9,10 +9,10 @@
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use tool_core::check::{CheckOptions, Diagnostic, check_tool};
+use tool_core::definition::check::{CheckOptions, Diagnostic, check_tool};
+use tool_core::definition::schema::Severity;
 use tool_core::render::{Format, RenderOptions, render};
-use tool_core::schema::Severity;
-use tool_core::{Registry, Tool};
+use tool_core::{Registry, registry::Tool};
 
 use hard_types as _;
 

@@ -271,7 +271,7 @@ fn a_forbidden_crate_is_reported() {
 // path in its code (`crate::x::Y`, `super::Y`, `self::y::Z`, or through a child module or an
 // imported name). A name re-exported by a facade (`pub use` in `lib.rs` or a `mod.rs`) counts
 // as an edge to the module that defines it, so importing through the facade is importing from
-// the module below. Naming a module alone (`use crate::schema;`) is no edge; naming an item of
+// the module below. Naming a module alone (`use crate::definition::schema;`) is no edge; naming an item of
 // it through that name (`schema::strict`) is. An inline module (`mod tests { .. }`) is a module
 // of its own.
 

@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use tool_agent::{Agent, AgentError, Protocol, Provider, ProviderConfig};
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::{
-    DynamicTool, Registry, ToolContext, ToolError, ToolOutput,
+    Registry, ToolContext, ToolError, ToolOutput,
     context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Principal, Remember},
     definition::Annotations,
+    registry::DynamicTool,
 };
 
 #[path = "../../tests/support/scripted_provider.rs"]

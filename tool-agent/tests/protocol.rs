@@ -6,7 +6,7 @@ use serde_json::json;
 use tool_agent::protocol::{Event, TagCall, TagParser, prompt_docs, result_tag};
 use tool_core::exec::{Executor, ToolCall};
 use tool_core::prelude::*;
-use tool_core::{DynamicTool, ErrorKind, Registry, ToolContext, ToolOutput};
+use tool_core::{Registry, ToolContext, ToolOutput, error::ErrorKind, registry::DynamicTool};
 
 tool_core::domain!(pub notes, "Notes kept for the user");
 

@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::cache::VectorCache;
-use tool_core::Tool;
+use tool_core::registry::Tool;
 
 /// Turns texts into vectors: a sentence embedding model. Implemented by `tool-embed`'s
 /// `SentenceEmbedder`, or by your own.
@@ -161,7 +161,7 @@ pub fn tool_text(tool: &Tool) -> String {
 /// ```
 /// use serde_json::json;
 /// use tool_catalog::tool_texts;
-/// use tool_core::{DynamicTool, Registry};
+/// use tool_core::{registry::DynamicTool, Registry};
 /// let schema = json!({"type": "object", "properties": {
 ///     "city_name": {"type": "string", "description": "Where."}, "days": {"type": "integer"}}});
 /// let mut registry = Registry::empty();
@@ -476,7 +476,7 @@ mod tests {
 
     use super::*;
     use proptest::prelude::*;
-    use tool_core::{DynamicTool, Registry};
+    use tool_core::{Registry, registry::DynamicTool};
 
     fn tools(n: usize) -> Vec<Tool> {
         let mut registry = Registry::empty();

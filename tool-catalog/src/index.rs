@@ -9,8 +9,8 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::text;
-use tool_core::Tool;
-use tool_core::parallel::{in_parallel, threads_for};
+use tool_core::registry::Tool;
+use tool_core::registry::parallel::{in_parallel, threads_for};
 
 /// The fields of a tool that are indexed, with their weight in the score. The name says most
 /// about what a tool does; examples and parameters say least.
@@ -1008,7 +1008,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_core::{DynamicTool, Registry};
+    use tool_core::{Registry, registry::DynamicTool};
 
     fn tool(name: &str, description: &str) -> Tool {
         let mut registry = Registry::empty();

@@ -17,7 +17,7 @@
 //! ```
 //! use serde_json::json;
 //! use tool_catalog::{Catalog, SearchOptions};
-//! use tool_core::{DynamicTool, Registry};
+//! use tool_core::{registry::DynamicTool, Registry};
 //! let mut registry = Registry::empty();
 //! for (name, description) in [
 //!     ("create_pull_request", "Opens a pull request from a branch."),

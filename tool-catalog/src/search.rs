@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use super::cache::{VectorCache, default_cache_dir};
 use super::dense::{Dense, EmbedError, Fusion, TextEmbedder, ToolTexts, tool_texts};
 use super::index::{Index, Ranking};
-use tool_core::{Registry, Tool};
+use tool_core::{Registry, registry::Tool};
 
 /// A search filtered by a domain no tool is in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

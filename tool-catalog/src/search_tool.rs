@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{SearchOptions, SharedCatalog};
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, registry::RegistryError};
+use tool_core::{Registry, ToolError, ToolOutput, registry::DynamicTool, registry::RegistryError};
 
 /// The name of the built-in search tool.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -31,7 +31,7 @@ struct Query {
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, ToolContext};
+/// use tool_core::{registry::DynamicTool, Registry, ToolContext};
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
 /// tool_catalog::install(&mut registry).unwrap();
@@ -55,7 +55,7 @@ pub fn install_with(
     let catalog = SharedCatalog::with_embedding(registry, embedding);
     let searched = catalog.clone();
     let schema = json!({
-        "$schema": tool_core::schema::DIALECT,
+        "$schema": tool_core::definition::schema::DIALECT,
         "type": "object",
         "properties": {
             "query": {
@@ -78,7 +78,7 @@ pub fn install_with(
         "additionalProperties": false
     });
     let output = json!({
-        "$schema": tool_core::schema::DIALECT,
+        "$schema": tool_core::definition::schema::DIALECT,
         "type": "object",
         "properties": {
             "matches": {

@@ -8,7 +8,7 @@ use super::SEARCH_TOOLS;
 use super::search_tool::{INSTALLED_BY, MAX_LIMIT};
 use tool_core::registry::Origin;
 use tool_core::render::{self, Format, RenderOptions};
-use tool_core::{Registry, Tool, ToolOutput, context::Principal};
+use tool_core::{Registry, ToolOutput, context::Principal, registry::Tool};
 
 /// How deferred tools reach the model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub enum Deferral {
 /// use serde_json::json;
 /// use tool_catalog::{ToolSession};
 /// use tool_core::render::{Format, RenderOptions};
-/// use tool_core::{DynamicTool, Registry, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Registry, ToolOutput};
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
 /// tool_catalog::install(&mut registry).unwrap();
@@ -171,7 +171,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use tool_core::DynamicTool;
+    use tool_core::registry::DynamicTool;
 
     fn tool(name: &str) -> DynamicTool {
         DynamicTool::new(name.to_owned(), "Does it.", json!({"type": "object"}))

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, Deferral, SearchOptions, ToolSession};
 use tool_core::render::{Format, RenderOptions};
-use tool_core::{DynamicTool, ErrorKind, Registry, ToolContext};
+use tool_core::{Registry, ToolContext, error::ErrorKind, registry::DynamicTool};
 
 fn tool(name: &str, domain: &str, description: &str) -> DynamicTool {
     DynamicTool::new(

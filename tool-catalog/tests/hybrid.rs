@@ -10,7 +10,7 @@ use serde_json::json;
 use tool_catalog::{
     Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, tool_text, tool_texts,
 };
-use tool_core::{DynamicTool, Registry};
+use tool_core::{Registry, registry::DynamicTool};
 
 /// Words of the same concept get the same direction.
 const CONCEPTS: &[&[&str]] = &[

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde_json::json;
 use tool_core::exec::Executor;
 use tool_core::prelude::*;
-use tool_core::{DynamicTool, context::Principal};
+use tool_core::{context::Principal, registry::DynamicTool};
 
 tool_core::domain!(pub issues, "An issue tracker");
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use tool_core::exec::{ExecPolicy, Layer};
+use tool_core::registry::transform::{ToolFilter, Transforms};
 use tool_core::render::Format;
-use tool_core::transform::{ToolFilter, Transforms};
 use tool_core::{Executor, Registry};
 use tool_mcp::MountSpec;
 
@@ -432,7 +432,7 @@ impl ApprovalArgs {
     ///
     /// ```
     /// use clap::Parser;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// #[derive(Parser)]
     /// struct Cli {
     ///     #[command(flatten)]

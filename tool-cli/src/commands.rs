@@ -5,11 +5,11 @@ use std::io::Read;
 
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, SearchOptions};
-use tool_core::check::{self, CheckOptions};
 use tool_core::definition::TaskSupport;
+use tool_core::definition::check::{self, CheckOptions};
+use tool_core::definition::schema::Severity;
 use tool_core::render::Format;
-use tool_core::schema::Severity;
-use tool_core::{ErrorKind, Registry, Tool, ToolOutput, registry::RegistryError};
+use tool_core::{Registry, ToolOutput, error::ErrorKind, registry::RegistryError, registry::Tool};
 use tool_lock::{Lock, ReviewOptions};
 
 use crate::args::CheckArgs;
@@ -332,7 +332,7 @@ pub(crate) fn find<'r>(registry: &'r Registry, name: &str, err: Out) -> Result<&
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
+/// use tool_core::{registry::DynamicTool, Registry, registry::ToolIcon};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("get_stats", "Returns the counters.", json!({"type": "object"}))

@@ -118,7 +118,7 @@ mod tests {
 
     use super::*;
     use crate::args::Cli;
-    use tool_core::{DynamicTool, ToolError, ToolOutput};
+    use tool_core::{ToolError, ToolOutput, registry::DynamicTool};
 
     fn registry() -> Registry {
         let mut r = Registry::empty();

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, SearchOptions};
 use tool_core::render::{self, RenderOptions};
-use tool_core::{Registry, ToolContext, context::ToolRoot, defs, registry::RegistryError};
+use tool_core::{
+    Registry, ToolContext, context::ToolRoot, registry::RegistryError, registry::defs,
+};
 use tool_mcp as mcp;
 
 use crate::args::{Command, ToolArgs};

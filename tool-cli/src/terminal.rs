@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
-use tool_core::sanitize::reveal;
+use tool_core::error::sanitize::reveal;
 
 /// An [`Approver`] that asks a person at a terminal: it writes the question (the tool, the
 /// message with the call's arguments, the choices, the time left) and reads one answer line:

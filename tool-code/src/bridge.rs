@@ -11,7 +11,7 @@
 use monty_types::{DictPairs, ExcType, MontyObject};
 use num_bigint::BigInt;
 use serde_json::{Map, Number, Value};
-use tool_core::ErrorKind;
+use tool_core::error::ErrorKind;
 
 /// The deepest nesting of lists and dicts that crosses the boundary.
 pub const MAX_DEPTH: usize = 128;

@@ -121,5 +121,5 @@ impl Journal {
 }
 
 fn key(tool: &str, input: &Value) -> (String, Vec<u8>) {
-    (tool.to_owned(), tool_core::json::canonical(input))
+    (tool.to_owned(), tool_core::exec::canonical_json(input))
 }

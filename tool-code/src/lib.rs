@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+//! use tool_core::{registry::DynamicTool, Executor, Registry, ToolContext, ToolOutput};
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 //! let mut registry = Registry::empty();
 //! registry.register(DynamicTool::new("list_orders", "Lists a customer's orders.", json!({

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tool_core::context::{Audience, Rerun};
 use tool_core::exec::{CallResult, Executor, ToolCall};
-use tool_core::{Tool, ToolContext};
+use tool_core::{ToolContext, registry::Tool};
 
 use crate::bridge::{self, BridgeError};
 use crate::journal::{Journal, Recorded};
@@ -31,7 +31,7 @@ use crate::worker::{Command, Worker, WorkerCommand, WorkerError};
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Executor, Registry, ToolContext, ToolOutput};
 /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("add_numbers", "Adds two numbers.", json!({

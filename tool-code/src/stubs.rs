@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
-use tool_core::Tool;
+use tool_core::registry::Tool;
 
 /// Python's reserved words and soft keywords a parameter or function may not be named.
 const KEYWORDS: &[&str] = &[
@@ -77,7 +77,7 @@ fn properties(schema: &Value) -> Option<&Map<String, Value>> {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry};
+/// use tool_core::{registry::DynamicTool, Registry};
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("get_weather", "Current weather for a city.", json!({
 ///     "type": "object",
@@ -317,7 +317,7 @@ fn shape(schema: &Value, root: &Value, depth: usize) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tool_core::{DynamicTool, Registry};
+    use tool_core::{Registry, registry::DynamicTool};
 
     fn tool(input: Value, output: Option<Value>) -> Tool {
         let mut registry = Registry::empty();

@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 use tool_core::definition::Annotations;
 use tool_core::registry::RegistryError;
-use tool_core::transform::{ToolFilter, TransformError, Transforms};
-use tool_core::{DynamicTool, Executor, Registry, Tool, ToolError, ToolOutput};
+use tool_core::registry::transform::{ToolFilter, TransformError, Transforms};
+use tool_core::{Executor, Registry, ToolError, ToolOutput, registry::DynamicTool, registry::Tool};
 
 use crate::run::CodeMode;
 
@@ -52,7 +52,7 @@ impl CodeMode {
             name.to_owned(),
             description,
             json!({
-                "$schema": tool_core::schema::DIALECT,
+                "$schema": tool_core::definition::schema::DIALECT,
                 "type": "object",
                 "properties": {
                     "code": {"type": "string", "description": "The Python script"}

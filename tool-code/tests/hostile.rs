@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tool_code::worker::WorkerCommand;
 use tool_code::{CodeLimits, CodeMode, Limit, Sandbox, ScriptError};
-use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+use tool_core::{Executor, Registry, ToolContext, ToolOutput, registry::DynamicTool};
 
 /// How a hostile script must end.
 #[derive(Debug, Clone, Copy)]

@@ -9,7 +9,7 @@ use serde_json::json;
 use tool_code::worker::WorkerCommand;
 use tool_code::{CodeLimits, CodeMode, Limit, Sandbox, ScriptError};
 use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
-use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolError, ToolOutput};
+use tool_core::{Executor, Registry, ToolContext, ToolError, ToolOutput, registry::DynamicTool};
 
 /// A registry of small tools, and how many times each kind ran.
 struct Shop {
@@ -730,6 +730,10 @@ async fn a_script_is_judged_by_its_calls() {
         .call(tool_code::EXECUTE_CODE, input, &ToolContext::new())
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), tool_core::ErrorKind::NotApproved, "{err}");
+    assert_eq!(
+        err.kind(),
+        tool_core::error::ErrorKind::NotApproved,
+        "{err}"
+    );
     assert_eq!(reads.load(Ordering::SeqCst), 2, "the script never started");
 }

@@ -9,13 +9,14 @@ pub use serde_json;
 
 pub use crate::ToolError;
 pub use crate::call::{Fields, Missing};
+pub use crate::definition::check::assert_tool;
+pub use crate::definition::schema::ObjectSchema;
 pub use crate::definition::{
     Annotations, Domain, Example, Icon, Location, is_blank, is_domain_name,
 };
 pub use crate::linked::{
     ApprovalDef, HandlerFn, OutputSchemaFn, SchemaFn, Sealed, ToolDef, ViewDef,
 };
-pub use crate::schema::ObjectSchema;
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -25,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::call::{CallFuture, CallResult};
-use crate::{FromContext, IntoOutput, ToolContext, ToolOutput};
+use crate::{ToolContext, ToolOutput, context::FromContext, output::IntoOutput};
 
 /// The hints `#[tool]` declares, in a const: [`Annotations`] is `#[non_exhaustive]`, so the
 /// expansion cannot write it as a literal.
@@ -117,7 +118,7 @@ pub struct Whole<T> {
 pub const fn whole<T: ToolParam>() -> Whole<T> {
     Whole {
         decode: crate::call::decode::<T>,
-        schema: crate::schema::closed_root_schema::<T>,
+        schema: crate::definition::schema::closed_root_schema::<T>,
     }
 }
 
@@ -140,7 +141,7 @@ impl InputKeys {
 pub fn decode_whole<T>(input: Value, keys: &InputKeys, whole: &Whole<T>) -> Result<T, ToolError> {
     let keys = keys
         .0
-        .get_or_init(|| crate::schema::closed_keys(&(whole.schema)().to_value()));
+        .get_or_init(|| crate::definition::schema::closed_keys(&(whole.schema)().to_value()));
     if let (Some(keys), Value::Object(fields)) = (keys, &input) {
         let known: Vec<&str> = keys.iter().map(String::as_str).collect();
         crate::call::refuse_unknown_keys(fields, &known)?;
@@ -258,7 +259,7 @@ pub fn finish_unit(_: ()) -> CallResult {
     message = "`{Self}` cannot be a tool parameter: it must implement `Deserialize` and `JsonSchema`",
     label = "the model's input cannot give this type",
     note = "put `#[tool_core::data]` on the type (it derives both through tool-core, so a crate that depends on tool-core alone needs nothing else), or derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
-    note = "a value that comes from the tool context instead (state, a client) is marked `#[ctx]` and implements `tool_core::FromContext`"
+    note = "a value that comes from the tool context instead (state, a client) is marked `#[ctx]` and implements `tool_core::context::FromContext`"
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema {}
 // Reported once, as the trait above, not once for each of the two traits underneath it.
@@ -400,7 +401,7 @@ where
     T::Data: JsonSchema,
 {
     fn output_schema(self) -> Option<Schema> {
-        Some(crate::schema::root_schema::<T::Data>())
+        Some(crate::definition::schema::root_schema::<T::Data>())
     }
     fn schema_found(self) -> OutputSchemaFound {
         OutputSchemaFound
@@ -419,7 +420,7 @@ where
     T::Data: JsonSchema,
 {
     fn output_schema(self) -> Option<Schema> {
-        Some(crate::schema::root_schema::<T::Data>())
+        Some(crate::definition::schema::root_schema::<T::Data>())
     }
     fn schema_found(self) -> OutputSchemaFound {
         OutputSchemaFound

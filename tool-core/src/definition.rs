@@ -1,12 +1,15 @@
-//! What a tool's definition is made of, as [`Tool`](crate::Tool) hands it out: its
+//! What a tool's definition is made of, as [`Tool`](crate::registry::Tool) hands it out: its
 //! [`Domain`], [`Annotations`], [`Example`]s, [`Icon`]s and where it was written
 //! ([`Location`]), and the rules names, scopes, icons and approval messages are held to, at
-//! compile time by `#[tool]` and at run time by [`check`](crate::check).
+//! compile time by `#[tool]` and at run time by [`check`].
+
+pub mod check;
+pub mod schema;
 
 pub use crate::annotations::Annotations;
 
 /// Whether a call to a tool may, or must, be answered with a task over MCP
-/// (`#[tool(task)]`, `#[tool(task = "required")]`; [`Tool::task_support`](crate::Tool::task_support)).
+/// (`#[tool(task)]`, `#[tool(task = "required")]`; [`Tool::task_support`](crate::registry::Tool::task_support)).
 /// For every caller but an MCP client it is a normal call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -40,7 +43,7 @@ impl TaskSupport {
     }
 }
 
-/// Who a tool is offered to (`#[tool(visibility = "...")]`; [`Tool::visibility`](crate::Tool::visibility)):
+/// Who a tool is offered to (`#[tool(visibility = "...")]`; [`Tool::visibility`](crate::registry::Tool::visibility)):
 /// the model, the views an MCP Apps host renders ([`ToolView`]), or both. MCP's
 /// `_meta.ui.visibility`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -88,7 +91,7 @@ impl Visibility {
 }
 
 /// What a host that renders MCP Apps shows for a tool's calls (`#[tool(view = "card.html")]`,
-/// `#[tool(card)]`; [`Tool::view`](crate::Tool::view)): served as a `ui://` resource, it gets
+/// `#[tool(card)]`; [`Tool::view`](crate::registry::Tool::view)): served as a `ui://` resource, it gets
 /// each call's input and result from the host and may call the server's tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -177,7 +180,7 @@ impl std::fmt::Display for Location {
 
 /// The rule approval messages are held to: a template whose `{name}` placeholders name the
 /// tool's arguments (`{{` and `}}` for braces), by the macro at compile time and by
-/// [`check`](crate::check) for tools built at run time.
+/// [`check`] for tools built at run time.
 pub use tool_grammar::{
     TemplatePart, TemplateProblem, approval_template, approval_template_problems,
 };
@@ -190,7 +193,7 @@ pub use tool_grammar::{
 pub use tool_grammar::{is_domain_name, is_tool_name};
 
 /// The icon rule `#[tool(icon(..))]` is held to at compile time, and tools built at run time
-/// by [`check`](crate::check): an `https:`/`http:` URL or a base64 `data:` image as `src`, an
+/// by [`check`]: an `https:`/`http:` URL or a base64 `data:` image as `src`, an
 /// `image/...` MIME type, sizes `WxH` or `any`, theme `light` or `dark`.
 pub use tool_grammar::{
     IconPart, IconProblem, SrcProblem, icon_mime_type_problem, icon_problems, icon_sizes_problems,

@@ -1,6 +1,8 @@
 //! What a tool call can fail with. (What building a registry can fail with is the registry's:
 //! [`RegistryError`](crate::registry::RegistryError).)
 
+pub mod sanitize;
+
 use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
@@ -19,7 +21,7 @@ pub enum ErrorKind {
     /// The thing the input names does not exist.
     NotFound,
     /// The input names something the tool may not touch, or the caller lacks an OAuth scope
-    /// the tool needs ([`Tool::scopes`](crate::Tool::scopes)).
+    /// the tool needs ([`Tool::scopes`](crate::registry::Tool::scopes)).
     PermissionDenied,
     /// A dependency is unavailable for now; trying again may work.
     Unavailable,
@@ -68,7 +70,7 @@ impl fmt::Display for ErrorKind {
 /// of the offending input (for input errors) and, for operators, the underlying cause.
 ///
 /// ```
-/// use tool_core::{ErrorKind, ToolError};
+/// use tool_core::{error::ErrorKind, ToolError};
 /// let e = ToolError::not_found("no file named notes.txt").with_path("path");
 /// assert_eq!(e.kind(), ErrorKind::NotFound);
 /// assert_eq!(e.to_string(), "path: no file named notes.txt");

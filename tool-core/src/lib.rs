@@ -32,7 +32,7 @@
 //!   compile time. [`domain!`] declares the domains tools belong to.
 //! - [`Registry`] holds the tools of a binary; [`Executor`] is the one door every call goes
 //!   through (scopes, input checks, [layers](exec::Layer), approval, limits, audit, events);
-//!   [`render`] writes their definitions for each provider, and [`check`] holds them to every
+//!   [`render`] writes their definitions for each provider, and [`check`](definition::check) holds them to every
 //!   provider's rules.
 //! - Beside this crate: `tool-catalog` lets a model search the deferred tools, `tool-lock`
 //!   reviews definitions against a committed lock in CI, `tool-mcp` serves them over MCP and
@@ -41,7 +41,7 @@
 //!   serde's and schemars' traits through the copies re-exported here (`tool_core::serde`,
 //!   `tool_core::schemars`), so a tools crate needs no other dependency.
 //!
-//! Features: `check` (default) validates JSON Schemas with `jsonschema`, for [`check`]'s schema
+//! Features: `check` (default) validates JSON Schemas with `jsonschema`, for [`check`](definition::check)'s schema
 //! rules and for a run-time tool's input before an approval question; a server that wants the
 //! shortest build turns default features off and keeps `check` for its tests, as
 //! `docs/lean-builds.md` shows.
@@ -55,34 +55,27 @@ extern crate self as tool_core;
 
 mod annotations;
 mod call;
-pub mod check;
 pub mod context;
 pub mod definition;
-pub mod defs;
 pub mod error;
 pub mod exec;
-pub mod json;
 mod linked;
 pub mod output;
-pub mod parallel;
 pub mod prompt;
 pub mod registry;
 pub mod render;
 pub mod resource;
-pub mod sanitize;
-pub mod schema;
-pub mod transform;
 
 #[cfg(test)]
 mod test_json;
 
 // The root holds the names a tools crate touches first (docs/architecture.md says why each is
 // here); everything else is one module down, where it is documented with its kin.
-pub use context::{FromContext, State, ToolContext};
-pub use error::{ErrorKind, ToolError};
+pub use context::ToolContext;
+pub use error::ToolError;
 pub use exec::Executor;
-pub use output::{IntoOutput, ToolOutput};
-pub use registry::{DynamicTool, Registry, Tool};
+pub use output::ToolOutput;
+pub use registry::Registry;
 /// The schemars that tool-core builds schemas with, for `#[derive(schemars::JsonSchema)]` after
 /// `use tool_core::schemars;` in a crate that does not depend on schemars ([`macro@data`] does
 /// it for you). A type's schema must come from this version: `JsonSchema` of another major
@@ -92,7 +85,6 @@ pub use schemars;
 /// `#[serde(crate = "tool_core::serde")]` in a crate that does not depend on serde
 /// ([`macro@data`] does it for you).
 pub use serde;
-pub use tokio_util::sync::CancellationToken;
 // rustdoc shows these docs, then those of `tool_core_macros::tool`, which end the last section.
 /// Turns a function into a tool: the macro writes its definition, its input schema and the glue
 /// that decodes a call's input and runs it, and submits the definition to `inventory`. There is
@@ -175,16 +167,16 @@ pub use tokio_util::sync::CancellationToken;
 ///   its type's field docs are the descriptions.
 /// - **A value from the context**, never from the model and never in the schema: `&ToolContext`
 ///   (the only reference a tool may take), or a parameter marked `#[ctx]` whose type implements
-///   [`FromContext`]: [`ToolContext`] (a clone), [`State<T>`](State), [`CancellationToken`],
+///   [`FromContext`](context::FromContext): [`ToolContext`] (a clone), [`State<T>`](context::State), [`CancellationToken`](context::CancellationToken),
 ///   [`RequestHeaders`](context::RequestHeaders), `tool_http::HttpClient`, `tool_mcp::McpPeer`, or a type of your own.
 ///
 /// So a type of your own named `State` or `Input` is a field like any other, and a renamed
-/// import (`use tool_core::State as Shared;`, then `#[ctx] db: Shared<Db>`) is still a context
+/// import (`use tool_core::context::State as Shared;`, then `#[ctx] db: Shared<Db>`) is still a context
 /// value. A context value left unmarked is read as a field, and the error says to mark it.
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::FromContext;
+/// use tool_core::context::FromContext;
 /// use tool_core::prelude::*;
 ///
 /// tool_core::domain!(pub records, "Records kept for the signed-in user");
@@ -283,11 +275,11 @@ pub use tokio_util::sync::CancellationToken;
 /// | `core` | flag: offered to the model on every round. Otherwise the tool is deferred: the model finds it through the catalog's search (`tool-catalog`) | deferred |
 /// | `name` | the tool's name, when it is not the function's; it follows [the name rule](#names) | the function's name |
 /// | `source` | a "view in app" link for people, with no spaces (`"https://app.example.com/orders"`) | none |
-/// | `view` | the HTML file (a path from the crate's folder, read at compile time; a missing file is an error on the path) a host that renders MCP Apps shows for the tool's calls: an MCP App that gets each call's input and result and may call the server's tools ([`Tool::view`]) | none |
+/// | `view` | the HTML file (a path from the crate's folder, read at compile time; a missing file is an error on the path) a host that renders MCP Apps shows for the tool's calls: an MCP App that gets each call's input and result and may call the server's tools ([`Tool::view`](registry::Tool::view)) | none |
 /// | `card` | flag: the framework's card as the tool's view (its label, input and result, as the presence page shows a call); not with `view` | false |
 /// | `visibility` | who the tool is offered to: `"both"`, `"model"` (views cannot call it) or `"app"` (only views call it: the model, provider exports and clients without MCP Apps never see it) ([`definition::Visibility`]) | `"both"` |
 /// | `icon` | an icon a client can show for the tool (MCP's `icons`): a link, `icon = "https://example.com/icon.png"`, or its parts, `icon(src = "...", mime_type = "image/png", sizes("48x48", "96x96"), theme = "dark")`. Repeatable: each `icon` adds one. [The rules](#icons) | none |
-/// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`] also validates them against the schema | none |
+/// | `examples` | sample inputs shown to models, `examples("label" => r#"{...}"#, ...)`: unique, non-empty labels; each input a JSON object, whose keys (for plain parameters) name parameters and include every required one. [`check`](definition::check) also validates them against the schema | none |
 /// | `read_only` | flag: the tool changes nothing | true, unless `destructive` or `idempotent` |
 /// | `destructive` | flag: the tool may delete or overwrite, so it writes (not read-only); never together with `read_only` | false |
 /// | `idempotent` | flag: the tool writes, and calling it again with the same input has no further effect. It makes the tool one that writes (audited, asked under `--approval write`), as `destructive` does: idempotence says something only of a write | the `read_only` value |
@@ -300,8 +292,8 @@ pub use tokio_util::sync::CancellationToken;
 /// | `mirror` | flag: an MCP result carries the text mirror of its structured content (the echo) beside `structuredContent`. `mirror = false` leaves the text out, for clients that read the structured content; it needs an output schema ([below](#the-text-mirror)) | true |
 /// | `timeout` | time limit of one call: `500ms`, `30s`, `2m` (or `2min`), `1h`, or the same as a string (`"30s"`); 1 ms to 24 h. The executor never lets it exceed its own cap ([`exec::ExecPolicy::max_timeout`], 10 min by default) | the executor's default (60 s) |
 /// | `retries` | attempts after the first, 0 to 10, made only for transient errors (`unavailable`, `timeout`) of a read-only or idempotent tool | 0 |
-/// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`]); a call with no [`Principal`](context::Principal) in its context is not held to them | none |
-/// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`] in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
+/// | `scopes` | the OAuth scopes a caller must hold to see and call the tool, `scopes("issues:write", "repo")`: at least one, each once, each an RFC 6749 scope-token (visible ASCII other than `"` and `\`, so no spaces). Enforced for callers a server authenticated ([`Tool::permits`](registry::Tool::permits)); a call with no [`Principal`](context::Principal) in its context is not held to them | none |
+/// | `check` | flag: the macro emits a `#[cfg(test)]` test that holds the tool to every rule of [`check`](definition::check) in its crate's `cargo test`; `check = false` leaves it out, for a tool that uses a type some provider cannot express | true |
 /// | `crate` | the path to tool-core, for a framework that re-exports it (`crate = "my_framework::tool_core"`); the expansion names nothing else | `::tool_core` |
 ///
 /// ```
@@ -390,9 +382,9 @@ pub use tokio_util::sync::CancellationToken;
 /// A tool's name (the function's, or `name = "..."`) is ASCII snake_case: lowercase letters,
 /// digits and single `_`, starting with a letter, at most 64 characters, and two words or more
 /// (`get_forecast`, not `forecast`). The macro refuses any other name. The first word should be
-/// a verb, what the tool does: [`check`] warns (`name.verb`) when it is not one of
-/// [`check::VERBS`], and `toolctl check --allow-verb WORD` (or
-/// [`check::CheckOptions::verbs`]) allows more. The macro and `check` use the one grammar.
+/// a verb, what the tool does: [`check`](definition::check) warns (`name.verb`) when it is not one of
+/// [`check::VERBS`](definition::check::VERBS), and `toolctl check --allow-verb WORD` (or
+/// [`check::CheckOptions::verbs`](definition::check::CheckOptions::verbs)) allows more. The macro and `check` use the one grammar.
 ///
 /// # Icons
 ///
@@ -505,8 +497,8 @@ pub use tokio_util::sync::CancellationToken;
 /// tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) may be answered with
 /// a task the client polls, instead of the result. For every other caller (a client without
 /// the extension or of an older protocol, the agent loops, `toolctl call`) it is a normal call.
-/// The MCP listing says so in `_meta."tool-core/task": true`; [`Tool::task`] reads it, and
-/// [`DynamicTool::task`] sets it on a tool made at run time.
+/// The MCP listing says so in `_meta."tool-core/task": true`; [`Tool::task`](registry::Tool::task) reads it, and
+/// [`DynamicTool::task`](registry::DynamicTool::task) sets it on a tool made at run time.
 ///
 /// ```
 /// use tool_core::prelude::*;
@@ -531,7 +523,7 @@ pub use tokio_util::sync::CancellationToken;
 /// input, then asks the context's [`Approver`](context::Approver) (over MCP the client's user, through an
 /// elicitation; in the agent loop, whatever the application installed), before anything of the
 /// tool runs and before its time limit starts; a denial, no one to ask or no answer within the
-/// policy's timeout ends the call with [`ErrorKind::NotApproved`], and the answer is audited
+/// policy's timeout ends the call with [`ErrorKind::NotApproved`](error::ErrorKind::NotApproved), and the answer is audited
 /// with what the person was shown. `approval = "..."` words the question: each `{name}` is the
 /// argument `name` (a placeholder that names none is a compile error), `{{` and `}}` braces.
 /// An [`ApprovalPolicy`](exec::ApprovalPolicy) on the executor can ask about other tools too
@@ -568,12 +560,12 @@ pub use tokio_util::sync::CancellationToken;
 /// `scopes("issues:write")` says which OAuth scopes a caller needs, beyond what the server as a
 /// whole asks for. They matter only where a server authenticated its caller and put a
 /// [`Principal`](context::Principal) in the call's context: the [executor](exec::Executor) refuses a caller that
-/// lacks one with [`ErrorKind::PermissionDenied`], naming the tool and every scope it lacks,
+/// lacks one with [`ErrorKind::PermissionDenied`](error::ErrorKind::PermissionDenied), naming the tool and every scope it lacks,
 /// before the input is read and before any attempt, and the refusal is audited like any
 /// other outcome. A call with no principal (stdio, a server behind one shared token: a
 /// transport that authenticates no one grants everything) is not held to them. Calls a tool
 /// makes to other tools carry its caller's principal. Servers hide from a caller the tools it
-/// may not call with [`Tool::permits`], and name what is missing with [`Tool::missing_scopes`].
+/// may not call with [`Tool::permits`](registry::Tool::permits), and name what is missing with [`Tool::missing_scopes`](registry::Tool::missing_scopes).
 /// Scopes are for servers, so no rendering for a model shows them.
 ///
 /// ```
@@ -621,7 +613,7 @@ pub use tokio_util::sync::CancellationToken;
 /// multi-line `label` or `hint`, a slip in one key's value (the keys after it are still read),
 /// a parameter type that does not implement `Deserialize` and `JsonSchema` (one error on the
 /// parameter, saying what to derive and that a context value is marked `#[ctx]`), a `#[ctx]`
-/// type that does not implement [`FromContext`], a return type that is no output, an error type
+/// type that does not implement [`FromContext`](context::FromContext), a return type that is no output, an error type
 /// that does not convert into [`ToolError`] (saying how to convert it), a blank doc comment
 /// read from a file, an async tool whose future is not `Send`, an icon against [the icon
 /// rule](#icons), and `mirror = false` on a tool without an output schema.
@@ -786,7 +778,7 @@ pub use tool_core_macros::data;
 ///
 /// # Parameters and return
 ///
-/// Besides the variables, `&ToolContext` and `#[ctx] T` (a [`FromContext`] value), as for
+/// Besides the variables, `&ToolContext` and `#[ctx] T` (a [`FromContext`](context::FromContext) value), as for
 /// tools. It returns text (`String`, `&'static str`), JSON (`serde_json::Value`, served as
 /// `application/json`), bytes ([`resource::Blob`]), one [`resource::ResourceContent`] or
 /// several, or a `Result` of one whose error converts into [`ToolError`]. A read passes the
@@ -851,11 +843,11 @@ pub use tool_core_macros::prompt;
 
 /// The names most handlers need.
 pub mod prelude {
-    pub use crate::context::{RequestHeaders, ToolRoot};
+    pub use crate::context::{CancellationToken, RequestHeaders, State, ToolRoot};
+    pub use crate::error::ErrorKind;
     pub use crate::output::Media;
     pub use crate::{
-        CancellationToken, ErrorKind, Executor, Registry, State, ToolContext, ToolError,
-        ToolOutput, domain, prompt, resource, tool,
+        Executor, Registry, ToolContext, ToolError, ToolOutput, domain, prompt, resource, tool,
     };
 }
 

@@ -4,7 +4,7 @@
 //! Everything here is `'static` data and `fn` pointers, so a definition costs nothing at start-up
 //! and the macro's expansion stays small: the heavy lifting (schemas, decoding, calling) lives in
 //! ordinary runtime code that takes these records as input. A user reads a definition through
-//! [`Tool`](crate::Tool); a `ToolDef`'s handler runs a tool bare, so it is not for users.
+//! [`Tool`](crate::registry::Tool); a `ToolDef`'s handler runs a tool bare, so it is not for users.
 
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ impl<F> std::fmt::Debug for Sealed<F> {
 }
 
 /// The definition of a tool written with `#[tool]`. Built by the macro only; read it through
-/// [`Tool`](crate::Tool) in a [`Registry`](crate::Registry).
+/// [`Tool`](crate::registry::Tool) in a [`Registry`](crate::Registry).
 #[derive(Debug)]
 pub struct ToolDef {
     /// Unique snake_case verb_noun name.

@@ -367,6 +367,6 @@ mod tests {
         let mut map = HashMap::new();
         map.insert(vec![1u8], 1);
         let err = map.into_output().unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::Internal);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Internal);
     }
 }

@@ -2,6 +2,10 @@
 //! time. Built once; schemas are computed and normalised when a tool enters the registry, so
 //! listing and rendering only hand out shared references.
 
+pub mod defs;
+pub mod parallel;
+pub mod transform;
+
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -14,12 +18,12 @@ use serde_json::Value;
 use crate::call::{self, CallFuture, CallResult};
 use crate::context::{Principal, ToolContext};
 pub use crate::definition::Origin;
+use crate::definition::schema;
 use crate::definition::{Annotations, TaskSupport, ToolView, Visibility};
 use crate::error::ToolError;
 use crate::linked::{ToolDef, ViewDef};
 use crate::prompt::Prompt;
 use crate::resource::{Resource, ResourceRequest};
-use crate::schema;
 
 /// A domain as a registry knows it (linked domains and those of dynamic tools alike).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
@@ -45,7 +49,7 @@ pub struct ToolExample {
 /// `#[tool(icon(..))]`, [`DynamicTool::icon`], a definitions file's `"icons"`, or a mounted
 /// server's listing).
 ///
-/// It is kept as given: [`check`](crate::check) holds it to [the icon
+/// It is kept as given: [`check`](crate::definition::check) holds it to [the icon
 /// rule](crate::definition::icon_problems) (rules `icons.*`), and MCP renderings carry only
 /// the icons that meet it ([`is_valid`](Self::is_valid)).
 ///
@@ -412,7 +416,7 @@ impl Tool {
     /// well as `structuredContent` (the default). When it is off, the result of a tool with an
     /// output schema carries the structured content alone, in half the tokens for a client
     /// that reads it; a tool without an output schema keeps its text, since a client would
-    /// have nothing else to read (and [`check`](crate::check) reports `mirror.output_schema`).
+    /// have nothing else to read (and [`check`](crate::definition::check) reports `mirror.output_schema`).
     /// Only MCP results change: other adapters still give the model the echo.
     pub fn mirror(&self) -> bool {
         self.inner.mirror
@@ -442,7 +446,7 @@ impl Tool {
     /// executor refuses calls by the same rule.
     ///
     /// ```
-    /// use tool_core::{DynamicTool, Registry, context::Principal};
+    /// use tool_core::{registry::DynamicTool, Registry, context::Principal};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("close_issue", "Closes an issue.", serde_json::json!({"type": "object"}))
@@ -534,7 +538,7 @@ impl Tool {
         }
     }
 
-    /// The arguments a [transform](crate::transform) hid from the model, in the order hidden:
+    /// The arguments a [transform] hid from the model, in the order hidden:
     /// the executor fills each in before anything else sees the call.
     pub fn hidden_args(&self) -> &[HiddenArg] {
         &self.inner.hidden
@@ -638,7 +642,7 @@ impl Tool {
     }
 }
 
-/// An argument hidden from the model by a [transform](crate::transform): its name and where
+/// An argument hidden from the model by a [transform]: its name and where
 /// its value comes from.
 #[derive(Clone)]
 pub struct HiddenArg {
@@ -684,7 +688,7 @@ impl fmt::Debug for ArgValue {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Registry, ToolContext, ToolOutput};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let mut registry = Registry::empty();
 /// registry.register(
@@ -824,7 +828,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("get_stats", "Returns the counters.", json!({"type": "object"}))
@@ -843,7 +847,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("export_report", "Returns the report.", json!({"type": "object"}))
@@ -865,7 +869,7 @@ impl DynamicTool {
     /// ```
     /// use serde_json::json;
     /// use tool_core::definition::TaskSupport;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("train_model", "Trains the model.", json!({"type": "object"}))
@@ -889,12 +893,12 @@ impl DynamicTool {
     }
 
     /// Says that a call needs a person's yes before it runs, and what they are shown
-    /// ([`Tool::approval`]). A message's placeholders are checked by [`check`](crate::check)
+    /// ([`Tool::approval`]). A message's placeholders are checked by [`check`](crate::definition::check)
     /// (rule `approval.message`).
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry, registry::ToolApproval};
+    /// use tool_core::{registry::DynamicTool, Registry, registry::ToolApproval};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
@@ -909,12 +913,12 @@ impl DynamicTool {
     }
 
     /// Adds an icon a client can show for the tool (MCP's `icons`), after those added before.
-    /// It is taken as given: [`check`](crate::check) reports one that breaks the icon rule
+    /// It is taken as given: [`check`](crate::definition::check) reports one that breaks the icon rule
     /// (rules `icons.*`), and MCP renderings leave such an icon out.
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
+    /// use tool_core::{registry::DynamicTool, Registry, registry::ToolIcon};
     /// let mut registry = Registry::empty();
     /// registry.register(
     ///     DynamicTool::new("get_weather", "Returns the weather.", json!({"type": "object"}))
@@ -935,7 +939,7 @@ impl DynamicTool {
     /// ```
     /// use serde_json::json;
     /// use tool_core::definition::{ToolView, Visibility};
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register_all([
     ///     DynamicTool::new("get_weather", "Returns the weather.", json!({"type": "object"}))
@@ -980,7 +984,7 @@ impl DynamicTool {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tool_core::{DynamicTool, Registry, definition::Annotations};
+    /// use tool_core::{registry::DynamicTool, Registry, definition::Annotations};
     /// let mut registry = Registry::empty();
     /// let claims = DynamicTool::new("get_note", "Gets a note.", json!({"type": "object"}))
     ///     .annotations(Annotations::READ_ONLY);
@@ -1014,9 +1018,9 @@ impl DynamicTool {
     }
 
     /// Adds OAuth scopes a caller must hold to see and call the tool (see [`Tool::scopes`]);
-    /// a scope already there is kept once. They are taken as given: [`check`](crate::check)
+    /// a scope already there is kept once. They are taken as given: [`check`](crate::definition::check)
     /// reports one that is not an RFC 6749 scope-token (rule `scopes.token`), and a
-    /// definitions file with one is refused when it is loaded ([`defs::parse`](crate::defs::parse)).
+    /// definitions file with one is refused when it is loaded ([`defs::parse`]).
     pub fn scopes<S: Into<Cow<'static, str>>>(
         mut self,
         scopes: impl IntoIterator<Item = S>,
@@ -1135,9 +1139,10 @@ impl Registry {
         // Each definition's schemas are generated and normalised on their own: on every core
         // for a large set (the bulk of a server's start-up).
         let defs: Vec<&'static ToolDef> = defs.into_iter().collect();
-        let mut tools = crate::parallel::map_in_parallel(&defs, 32, |def| Tool::from_def(def))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut tools =
+            crate::registry::parallel::map_in_parallel(&defs, 32, |def| Tool::from_def(def))
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?;
         tools.sort_by(order);
         let mut registry = Self {
             tools,

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tool_core::render::{Format, RenderOptions, render};
-//! use tool_core::{DynamicTool, Registry};
+//! use tool_core::{registry::DynamicTool, Registry};
 //! let mut registry = Registry::empty();
 //! registry.register(DynamicTool::new("get_time", "Returns the time.", serde_json::json!({
 //!     "type": "object", "properties": {"zone": {"type": "string"}}
@@ -21,9 +21,9 @@ use serde::ser::{SerializeMap as _, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::definition::TaskSupport;
-use crate::{Tool, registry::ToolIcon};
+use crate::{registry::Tool, registry::ToolIcon};
 
-use crate::schema::{self, Issue, McpSchema, Severity, StrictTarget};
+use crate::definition::schema::{self, Issue, McpSchema, Severity, StrictTarget};
 
 /// A target format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -119,7 +119,7 @@ impl RenderOptions {
 pub struct Rendered {
     /// The definition, in the target's format.
     pub definition: Value,
-    /// Problems of the input schema for this target (see [`crate::check`] for all rules).
+    /// Problems of the input schema for this target (see [`crate::definition::check`] for all rules).
     pub issues: Vec<Issue>,
 }
 
@@ -284,7 +284,7 @@ fn gemini(tool: &Tool, parameters: Value, format: Format) -> Value {
 ///
 /// ```
 /// use tool_core::render::{Format, RenderOptions, mcp, render};
-/// use tool_core::{DynamicTool, Registry, registry::ToolIcon};
+/// use tool_core::{registry::DynamicTool, Registry, registry::ToolIcon};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("get_time", "Returns the time.", serde_json::json!({"type": "object"}))
@@ -312,7 +312,7 @@ pub fn mcp(tool: &Tool) -> Value {
 ///
 /// ```
 /// use tool_core::render::{McpTool, mcp};
-/// use tool_core::{DynamicTool, Registry};
+/// use tool_core::{registry::DynamicTool, Registry};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("get_time", "Returns the time.", serde_json::json!({"type": "object"}))
@@ -492,7 +492,7 @@ impl Serialize for McpMeta<'_> {
 
 /// The icons an MCP rendering carries: the tool's icons that meet the icon rule
 /// ([`ToolIcon::is_valid`]), in order. An icon that breaks it is left out (a client could
-/// refuse the whole listing for it), and [`check`](crate::check) reports it.
+/// refuse the whole listing for it), and [`check`](crate::definition::check) reports it.
 pub fn mcp_icons(tool: &Tool) -> impl Iterator<Item = &ToolIcon> {
     tool.icons().iter().filter(|icon| icon.is_valid())
 }
@@ -578,7 +578,7 @@ pub fn mcp_output_schema(output: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DynamicTool, Registry, registry::ToolIcon};
+    use crate::{Registry, registry::DynamicTool, registry::ToolIcon};
 
     fn registry() -> Registry {
         let mut r = Registry::empty();

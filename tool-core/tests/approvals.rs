@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 use tool_core::exec::{ApprovalPolicy, ExecPolicy, Executor};
 use tool_core::prelude::*;
 use tool_core::{
-    DynamicTool,
     context::{
         ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision, Remember,
         Remembering,
     },
+    registry::DynamicTool,
     registry::ToolApproval,
 };
 
@@ -73,7 +73,7 @@ fn rename_branch(branch: String, to: String) -> String {
 /// A context value whose extraction panics.
 struct Broken;
 
-impl tool_core::FromContext for Broken {
+impl tool_core::context::FromContext for Broken {
     fn from_context(_: &ToolContext) -> Result<Self, ToolError> {
         panic!("the extractor broke")
     }

@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tool_core::exec::{Call, ExecPolicy, Executor, Layer, LayerFuture, Next, ToolCall, layer_fn};
 use tool_core::prelude::*;
-use tool_core::transform::{ToolFilter, Transforms};
+use tool_core::registry::transform::{ToolFilter, Transforms};
 use tool_core::{
-    DynamicTool,
     context::{ApprovalFuture, ApprovalRequest, Approver, AuditRecord, AuditSink, Decision},
+    registry::DynamicTool,
     registry::ToolApproval,
 };
 
@@ -489,7 +489,7 @@ async fn the_audit_digest_is_of_the_input_as_it_ran() {
     let plain = Executor::new(Registry::linked().unwrap());
     let sha = |value: Value| {
         use sha2::Digest;
-        let canonical = tool_core::json::canonical(&value);
+        let canonical = tool_core::exec::canonical_json(&value);
         let hex: String = sha2::Sha256::digest(&canonical)
             .iter()
             .map(|b| format!("{b:02x}"))

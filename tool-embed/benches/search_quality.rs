@@ -32,7 +32,7 @@ use tool_catalog::{
     Catalog, EmbedError, Embedding, Fusion, SearchOptions, TextEmbedder, ToolTexts, VectorCache,
     tool_text, tool_texts,
 };
-use tool_core::{Registry, Tool};
+use tool_core::{Registry, registry::Tool};
 use tool_embed::SentenceEmbedder;
 
 /// The model, with every text's vector kept: a weight sweep re-ranks the same queries many

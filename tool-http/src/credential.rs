@@ -169,8 +169,9 @@ mod tests {
 #[cfg(test)]
 mod over_http {
     use tool_core::{
-        ErrorKind, ToolContext,
+        ToolContext,
         context::{Principal, RequestHeaders},
+        error::ErrorKind,
     };
 
     use crate::config::{HttpConfig, ServiceConfig};

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::items::{self, Kind, LockedItem};
 use tool_core::definition::{ToolView, Visibility};
 use tool_core::render::{self, Format, RenderOptions};
-use tool_core::{Registry, Tool};
+use tool_core::{Registry, registry::Tool};
 
 /// The version of the lock file's layout, written as `"lock"`.
 pub const VERSION: u64 = 1;

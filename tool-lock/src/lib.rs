@@ -17,7 +17,7 @@
 //! ```
 //! use serde_json::json;
 //! use tool_lock::{Lock, ReviewOptions, review};
-//! use tool_core::{DynamicTool, Registry};
+//! use tool_core::{registry::DynamicTool, Registry};
 //!
 //! let tool = |schema| DynamicTool::new("get_forecast", "Returns the forecast.", schema);
 //! let mut before = Registry::empty();

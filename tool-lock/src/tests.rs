@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use tool_core::DynamicTool;
+use tool_core::registry::DynamicTool;
 
 fn lock(defs: Vec<Value>) -> Lock {
     Lock::parse(&json!({ "tools": defs }).to_string(), "test.json").unwrap()
@@ -840,7 +840,7 @@ fn a_lock_round_trips_and_keeps_the_renderings_that_differ() {
             .is_empty()
     );
     // A lock is a definitions file too.
-    let defs = tool_core::defs::parse(&text, "tools.lock.json").unwrap();
+    let defs = tool_core::registry::defs::parse(&text, "tools.lock.json").unwrap();
     assert_eq!(defs.len(), 1);
 }
 

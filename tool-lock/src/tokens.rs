@@ -3,7 +3,7 @@
 //! With the feature `tokens`, text is counted with OpenAI's `o200k_base` encoding (the GPT-4o,
 //! GPT-4.1, o-series and GPT-5 tokenizer), whose ranks ship inside the `tiktoken-rs` crate:
 //! nothing is downloaded. Without it, a token is estimated at four bytes, the rule of thumb
-//! [`check`](tool_core::check)'s budgets use, so a plain server does not link the tokenizer.
+//! [`check`](tool_core::definition::check)'s budgets use, so a plain server does not link the tokenizer.
 //!
 //! Anthropic and Google publish no tokenizer for their current models (each offers a counting
 //! endpoint, which needs the network and a key): their renderings are counted with the same

@@ -480,7 +480,7 @@ fn expand(attrs: &ToolAttrs, f: &ToolFn, r: &Resolved) -> TokenStream {
             #[doc(hidden)]
             #[allow(non_snake_case)]
             fn #test_fn() {
-                #krate::check::assert_tool(#name);
+                #krate::__private::assert_tool(#name);
             }
         }
     });

@@ -6,7 +6,7 @@
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Value, json};
 use tool_core::{
-    FromContext as _,
+    context::FromContext as _,
     context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember},
 };
 

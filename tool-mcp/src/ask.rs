@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use tool_core::context::Rerun;
-use tool_core::{ErrorKind, FromContext, ToolContext, ToolError};
+use tool_core::{ToolContext, ToolError, context::FromContext, error::ErrorKind};
 
 use crate::sync::{get_mut, lock};
 
@@ -50,7 +50,7 @@ use crate::sync::{get_mut, lock};
 ///
 /// ```
 /// # #![allow(deprecated)] // sampling is deprecated upstream (SEP-2577), still served
-/// use tool_core::FromContext;
+/// use tool_core::context::FromContext;
 /// use tool_mcp::McpPeer;
 /// use tool_mcp::rmcp::model::{CreateMessageRequestParams, SamplingMessage};
 /// use tool_core::prelude::*;
@@ -570,7 +570,7 @@ impl Round {
 /// question asked again (on the retry) finds its answer, and another question does not.
 fn question_key(what: &str, request: &InputRequest) -> String {
     let json = serde_json::to_value(request).unwrap_or(Value::Null);
-    let digest = Sha256::digest(tool_core::json::canonical(&json));
+    let digest = Sha256::digest(tool_core::exec::canonical_json(&json));
     let mut key = String::with_capacity(what.len() + 17);
     key.push_str(what);
     key.push('-');
@@ -684,7 +684,7 @@ pub(crate) fn binding_of(
     binding.push(0);
     binding.extend_from_slice(name.as_bytes());
     binding.push(0);
-    binding.extend_from_slice(&Sha256::digest(tool_core::json::canonical(arguments)));
+    binding.extend_from_slice(&Sha256::digest(tool_core::exec::canonical_json(arguments)));
     if let Some((issuer, subject)) = caller {
         binding.push(1);
         binding.extend_from_slice(&Sha256::digest(issuer.as_bytes()));

@@ -19,7 +19,7 @@
 //!   showing each caller the tools it may call.
 //! - `mount` (feature `mount`, which brings the SDK's client and an HTTP client) connects to
 //!   another MCP server (a command on stdio, or a Streamable HTTP URL) and turns its tools into
-//!   [`DynamicTool`](tool_core::DynamicTool)s named `NAME__tool`, so one registry, catalog and
+//!   [`DynamicTool`](tool_core::registry::DynamicTool)s named `NAME__tool`, so one registry, catalog and
 //!   executor offer local and remote tools alike.
 //!
 //! ```no_run

@@ -16,7 +16,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use rmcp::model::CacheScope;
-use tool_core::Tool;
+use tool_core::registry::Tool;
 use tool_core::render::McpTool;
 
 use super::result::ServerInfo;
@@ -191,7 +191,7 @@ mod tests {
 
     use super::*;
     use tool_core::render;
-    use tool_core::{DynamicTool, Registry, registry::ToolIcon};
+    use tool_core::{Registry, registry::DynamicTool, registry::ToolIcon};
 
     fn registry() -> Registry {
         let mut registry = Registry::linked().unwrap_or_else(|_| Registry::empty());

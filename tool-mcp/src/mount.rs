@@ -31,12 +31,12 @@ use super::ask::McpPeer;
 use super::level::from_mcp_level;
 use super::sync::lock;
 use super::views;
-use tool_core::FromContext as _;
+use tool_core::context::FromContext as _;
 use tool_core::definition::{ScopeListProblem, ToolView, Visibility, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
-    DynamicTool, Registry, ToolContext, ToolError, ToolOutput, defs, output::Media,
-    registry::RegistryError,
+    Registry, ToolContext, ToolError, ToolOutput, output::Media, registry::DynamicTool,
+    registry::RegistryError, registry::defs,
 };
 
 /// What `--mount NAME=TARGET` names: a server to start (a shell command speaking MCP on stdio)
@@ -62,7 +62,7 @@ pub struct MountSpec {
     /// Where the server is.
     pub target: MountTarget,
     /// OAuth scopes a caller must hold to see and call any tool of the mount (each tool's
-    /// [`Tool::scopes`](tool_core::Tool::scopes)); none by default. Set them with
+    /// [`Tool::scopes`](tool_core::registry::Tool::scopes)); none by default. Set them with
     /// [`scopes`](Self::scopes), which holds them to the scope rule; [`mount`] refuses a list
     /// set here directly that breaks it.
     pub scopes: Vec<String>,
@@ -642,7 +642,7 @@ impl Client {
                         let _ = peer.cancel_task(CancelTaskParams::new(created.task.task_id)).await;
                     }
                 });
-                return Err(ToolError::new(tool_core::ErrorKind::Cancelled, "the call was cancelled"));
+                return Err(ToolError::new(tool_core::error::ErrorKind::Cancelled, "the call was cancelled"));
             }
         };
         cancel.id = None;
@@ -672,7 +672,7 @@ impl Client {
             tokio::select! {
                 () = tokio::time::sleep(interval) => {}
                 () = ctx.cancellation().cancelled() => {
-                    return Err(ToolError::new(tool_core::ErrorKind::Cancelled, "the call was cancelled"));
+                    return Err(ToolError::new(tool_core::error::ErrorKind::Cancelled, "the call was cancelled"));
                 }
             }
             let got = peer
@@ -725,7 +725,7 @@ impl Client {
                 TaskPayload::Cancelled => {
                     cancel.id = None;
                     return Err(ToolError::new(
-                        tool_core::ErrorKind::Cancelled,
+                        tool_core::error::ErrorKind::Cancelled,
                         "the mounted server cancelled the task",
                     ));
                 }
@@ -1015,7 +1015,7 @@ mod tests {
     use super::*;
     use crate::result::{CallOutcome, call_result};
 
-    fn tool() -> tool_core::Tool {
+    fn tool() -> tool_core::registry::Tool {
         let mut registry = Registry::empty();
         let tool = DynamicTool::new(
             "get_thing",

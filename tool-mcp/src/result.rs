@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 
 use tool_core::exec::CallResult;
 use tool_core::{
-    Tool, ToolOutput,
+    ToolOutput,
     output::{Media, MediaKind},
+    registry::Tool,
 };
 
 /// The `_meta` key under which a result names the server (2026-07-28).
@@ -330,7 +331,7 @@ mod tests {
 
     use super::*;
     use crate::test_json::{json_leaf, json_tree};
-    use tool_core::{DynamicTool, Registry, ToolError};
+    use tool_core::{Registry, ToolError, registry::DynamicTool};
 
     fn tool(output_schema: Option<Value>) -> Tool {
         tool_with(output_schema, true)

@@ -31,8 +31,9 @@ use super::views;
 use tool_catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
-    Registry, Tool, ToolContext,
+    Registry, ToolContext,
     context::{ApprovalScope, LogLevel, Principal, Remembering, RequestHeaders},
+    registry::Tool,
 };
 
 mod items;
@@ -84,10 +85,10 @@ struct Shared {
 struct Live {
     executor: Executor,
     /// What a client that renders views lists: tools for views only among them.
-    listed: Arc<[tool_core::Tool]>,
+    listed: Arc<[tool_core::registry::Tool]>,
     /// What every other client lists: `listed` less the tools for views only (the same
     /// slice when there are none).
-    for_model: Arc<[tool_core::Tool]>,
+    for_model: Arc<[tool_core::registry::Tool]>,
     /// Whether a listed tool needs scopes: if none does, every caller sees the same list.
     scoped: bool,
     /// Every scope a tool, listed or not, needs, each once, in registry order: what the OAuth
@@ -304,7 +305,7 @@ impl McpServer {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use tool_core::exec::Executor;
     /// use tool_mcp::McpServer;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let server = McpServer::new(Executor::new(Registry::empty()));
     /// server
     ///     .update(|registry| {
@@ -837,7 +838,7 @@ impl ServerHandler for McpServer {
         } else {
             tokio::task::spawn_blocking(move || {
                 let listed = |t: &Tool| listed_tool(t, modern, views);
-                tool_core::parallel::map_in_parallel(page.tools(), INLINE, listed)
+                tool_core::registry::parallel::map_in_parallel(page.tools(), INLINE, listed)
             })
             .await
             .map_err(|e| {
@@ -1100,7 +1101,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use tool_core::DynamicTool;
+    use tool_core::registry::DynamicTool;
 
     #[test]
     fn a_call_is_named_by_its_request_id() {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 
-use tool_core::{FromContext, ToolContext, ToolError};
+use tool_core::{ToolContext, ToolError, context::FromContext};
 
 use super::sync::lock;
 
@@ -68,7 +68,7 @@ impl StreamCut {
 /// there is no stream to end and `close` says so.
 ///
 /// ```
-/// use tool_core::{FromContext, ToolContext};
+/// use tool_core::{context::FromContext, ToolContext};
 /// use tool_mcp::CallStream;
 /// // Outside an MCP call over HTTP there is no stream.
 /// let stream = CallStream::from_context(&ToolContext::default()).unwrap();

@@ -13,8 +13,8 @@ use std::sync::LazyLock;
 
 use rmcp::model::ClientCapabilities;
 use serde_json::{Map, Value, json};
-use tool_core::Tool;
 use tool_core::definition::{ToolView, Visibility};
+use tool_core::registry::Tool;
 
 /// The extension's key among a client's capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -140,7 +140,7 @@ fn app_script() -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_core::{DynamicTool, Registry};
+    use tool_core::{Registry, registry::DynamicTool};
 
     fn tool(view: Option<ToolView>, visibility: Visibility) -> Tool {
         let mut t =

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tool_core::exec::{Executor, layer_fn};
-use tool_core::transform::Transforms;
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+use tool_core::registry::transform::Transforms;
+use tool_core::{Registry, ToolError, ToolOutput, registry::DynamicTool};
 use tool_mcp::{McpServer, ServerOptions, serve_io};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;

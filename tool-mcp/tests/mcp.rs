@@ -19,7 +19,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput, context::LogLevel};
+use tool_core::{Registry, ToolError, ToolOutput, context::LogLevel, registry::DynamicTool};
 #[cfg(feature = "mount")]
 use tool_mcp::MountSpec;
 use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
@@ -1126,7 +1126,7 @@ async fn a_mounted_servers_items_pass_the_mounting_servers_layers() {
         .read_resource("vault://prod", &ctx)
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), tool_core::ErrorKind::Refused);
+    assert_eq!(err.kind(), tool_core::error::ErrorKind::Refused);
 
     // And to an MCP client of the mounting server.
     let local = McpServer::new(layered);

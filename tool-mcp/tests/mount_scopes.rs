@@ -5,7 +5,9 @@
 
 use serde_json::json;
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, ErrorKind, Registry, ToolContext, ToolOutput, context::Principal};
+use tool_core::{
+    Registry, ToolContext, ToolOutput, context::Principal, error::ErrorKind, registry::DynamicTool,
+};
 use tool_mcp::{self as mcp, HttpOptions, McpServer, MountSpec};
 
 /// A server of two tools on loopback; returns its URL.

@@ -18,7 +18,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 use tool_core::exec::Executor;
 use tool_core::{
-    DynamicTool, FromContext as _, Registry, ToolContext, ToolOutput, context::Principal,
+    Registry, ToolContext, ToolOutput, context::FromContext as _, context::Principal,
+    registry::DynamicTool,
 };
 use tool_mcp::oauth::{AuthError, JwksSource, OAuth, OAuthConfig, OAuthError, TokenProblem};
 use tool_mcp::{HttpOptions, McpServer};

@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Registry, ToolOutput};
+use tool_core::{Registry, ToolOutput, registry::DynamicTool};
 use tool_mcp::{McpServer, ServerOptions, serve_io};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;

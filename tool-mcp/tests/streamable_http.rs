@@ -16,7 +16,9 @@ use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, SamplingMessa
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, FromContext as _, Registry, ToolError, ToolOutput};
+use tool_core::{
+    Registry, ToolError, ToolOutput, context::FromContext as _, registry::DynamicTool,
+};
 use tool_mcp::{self as mcp, HttpOptions, McpPeer, McpServer, ServerOptions};
 
 const PROTOCOL: &str = "2025-11-25";

@@ -14,9 +14,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use tool_core::exec::Executor;
 use tool_core::{
-    DynamicTool, FromContext as _, Registry, ToolContext, ToolError, ToolOutput,
+    Registry, ToolContext, ToolError, ToolOutput,
+    context::FromContext as _,
     context::Principal,
     definition::{Annotations, TaskSupport},
+    registry::DynamicTool,
     registry::ToolApproval,
 };
 use tool_mcp::tool_tasks::{MemoryStore, SqliteStore, TaskStatus, TaskStore};

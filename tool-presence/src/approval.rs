@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Deserialize;
 use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Remember};
-use tool_core::sanitize::reveal;
+use tool_core::error::sanitize::reveal;
 
 use crate::hub::Presence;
 use crate::question::ApprovalState;

@@ -669,7 +669,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tool_core::{ErrorKind, ToolContext, context::LogLevel};
+    use tool_core::{ToolContext, context::LogLevel, error::ErrorKind};
 
     fn started(id: &str) -> ToolEvent {
         crate::lifecycle::started(id, "get_current_time", "Reading the clock")

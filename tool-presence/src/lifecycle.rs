@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tool_core::context::{BroadcastEvents, ToolEvent};
 use tool_core::exec::CallResult;
-use tool_core::{DynamicTool, Executor, Registry, ToolContext};
+use tool_core::{Executor, Registry, ToolContext, registry::DynamicTool};
 
 /// The events of one call `call_id` of a tool named `tool` with the label `label`, whose
 /// handler answers `outcome`: `Started`, then `Finished` or `Failed` (with progress and logs

@@ -490,7 +490,7 @@ mod tests {
         live.until("id: 1\n").await;
         presence.emit(&crate::lifecycle::ended("call_1", "wait_duration", || {
             Err(tool_core::ToolError::new(
-                tool_core::ErrorKind::Timeout,
+                tool_core::error::ErrorKind::Timeout,
                 "`wait_duration` did not finish in time",
             ))
         }));

@@ -137,7 +137,10 @@ fn schemas(c: &mut Criterion) {
     // What tool-core does once per tool when the registry is built.
     g.bench_function("core_first", |b| {
         b.iter(|| {
-            black_box(tool_core::schema::canonical_input((def.input_schema)()).expect("an object"))
+            black_box(
+                tool_core::definition::schema::canonical_input((def.input_schema)())
+                    .expect("an object"),
+            )
         })
     });
     // What every later access costs: a shared reference (and a clone, for an owned copy).

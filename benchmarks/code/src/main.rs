@@ -39,7 +39,7 @@ use tool_bundle as _;
 use tool_code::worker::WorkerCommand;
 use tool_code::{CodeMode, RUN_CODE, Sandbox};
 use tool_core::context::ToolRoot;
-use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+use tool_core::{Executor, Registry, ToolContext, ToolOutput, registry::DynamicTool};
 
 /// Which set a task belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]

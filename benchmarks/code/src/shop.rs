@@ -2,7 +2,7 @@
 //! on every run, and the tools that read them, with answers as verbose as real APIs give.
 
 use serde_json::{Value, json};
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+use tool_core::{Registry, ToolError, ToolOutput, registry::DynamicTool};
 
 use crate::args::{int_arg, schema, text_arg};
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+use tool_core::{Registry, ToolError, ToolOutput, registry::DynamicTool};
 
 use crate::args::{int_arg, schema, text_arg};
 

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Registry, ToolOutput};
+use tool_core::{Registry, ToolOutput, registry::DynamicTool};
 use tool_mcp::{McpServer, ServerOptions, TaskOptions, serve_io};
 use tool_tasks::{MemoryStore, NewTask, PostgresStore, SqliteStore, TaskStore};
 

@@ -841,7 +841,7 @@ fn test_trigger_tool_change() -> Result<String, ToolError> {
         if registry.unregister(ADDED).is_some() {
             return Ok(format!("removed {ADDED}"));
         }
-        let added = tool_core::DynamicTool::new(
+        let added = tool_core::registry::DynamicTool::new(
             ADDED,
             "Returns nothing; added at run time.",
             json!({"type": "object"}),

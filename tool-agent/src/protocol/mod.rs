@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 pub use parser::{Event, TagCall, TagError, TagParser};
 
 use tool_core::exec::CallResult;
-use tool_core::{Tool, ToolError};
+use tool_core::{ToolError, registry::Tool};
 
 impl TagCall {
     /// The call's input for `tool`: attributes and child tags by parameter name, each read as
@@ -22,7 +22,7 @@ impl TagCall {
     /// ```
     /// use serde_json::json;
     /// use tool_agent::protocol::TagParser;
-    /// use tool_core::{DynamicTool, Registry};
+    /// use tool_core::{registry::DynamicTool, Registry};
     /// let mut registry = Registry::empty();
     /// registry.register(DynamicTool::new("write_file", "Writes a file.", json!({
     ///     "type": "object",

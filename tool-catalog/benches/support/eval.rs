@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use serde_json::json;
-use tool_core::{DynamicTool, Registry, defs};
+use tool_core::{Registry, registry::DynamicTool, registry::defs};
 
 /// The workspace root.
 pub fn root() -> PathBuf {

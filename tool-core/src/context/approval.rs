@@ -105,7 +105,8 @@ impl<A: Approver> Approver for Remembering<A> {
                 return self.inner.approve(request).await;
             };
             let arguments =
-                String::from_utf8_lossy(&crate::json::canonical(request.arguments)).into_owned();
+                String::from_utf8_lossy(&crate::exec::canonical_json(request.arguments))
+                    .into_owned();
             let exact = Kept {
                 who: who.clone(),
                 tool: request.tool.to_owned(),

@@ -43,7 +43,7 @@ pub trait AuditSink: Send + Sync {
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput, context::JsonLinesAudit};
+/// use tool_core::{registry::DynamicTool, Executor, Registry, ToolContext, ToolOutput, context::JsonLinesAudit};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("audit.jsonl");
 /// let mut registry = Registry::empty();

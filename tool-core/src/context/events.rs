@@ -56,7 +56,7 @@ pub enum ToolEvent {
         /// The tool's name.
         tool: String,
         /// The error kind.
-        kind: crate::ErrorKind,
+        kind: crate::error::ErrorKind,
         /// The message for the model.
         message: String,
     },

@@ -19,7 +19,7 @@ use crate::error::ToolError;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the tool context",
     label = "not a context value",
-    note = "a parameter marked #[ctx] must implement tool_core::FromContext; parameters that come from the model's input need no #[ctx]"
+    note = "a parameter marked #[ctx] must implement tool_core::context::FromContext; parameters that come from the model's input need no #[ctx]"
 )]
 pub trait FromContext: Sized {
     /// Takes the value from the context.
@@ -68,7 +68,7 @@ impl FromContext for Option<Principal> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::{FromContext, State, ToolContext};
+/// use tool_core::{context::FromContext, context::State, ToolContext};
 /// struct Db { url: &'static str }
 /// let ctx = ToolContext::builder().extension(Arc::new(Db { url: "mem:" })).build();
 /// let State(db) = State::<Db>::from_context(&ctx).unwrap();

@@ -30,5 +30,7 @@ pub use headers::RequestHeaders;
 pub use principal::Principal;
 pub use rerun::Rerun;
 pub use root::ToolRoot;
+/// The token a call is cancelled through: a `#[ctx]` parameter of this type is the call's.
+pub use tokio_util::sync::CancellationToken;
 pub(crate) use tool_context::NestedCalls;
 pub use tool_context::{ApprovalFuture, ApprovalRequest, Approver, ContextBuilder, ToolContext};

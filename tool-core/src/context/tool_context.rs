@@ -29,7 +29,7 @@ use crate::error::ToolError;
 /// extensions (configuration and shared state) and the sinks for audit records and UI events.
 ///
 /// Cloning is cheap (one `Arc`). A handler takes `&ToolContext`, or a value from it marked
-/// `#[ctx]`, such as [`State<T>`](crate::State), [`CancellationToken`] or [`RequestHeaders`].
+/// `#[ctx]`, such as [`State<T>`](crate::context::State), [`CancellationToken`] or [`RequestHeaders`].
 ///
 /// ```
 /// use tool_core::{ToolContext, context::RequestHeaders};

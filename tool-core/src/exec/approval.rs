@@ -145,11 +145,11 @@ impl std::str::FromStr for ApprovalPolicy {
 /// each `{name}` replaced by the argument (a string as it is, anything else as JSON, `(none)`
 /// when absent), or the default: the tool's label and name, and the arguments. Control and
 /// invisible characters a model put in the arguments (a right-to-left override, say) are shown
-/// escaped ([`reveal`](crate::sanitize::reveal)), so what the person reads is what would run.
+/// escaped ([`reveal`](crate::error::sanitize::reveal)), so what the person reads is what would run.
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::{DynamicTool, Registry, registry::ToolApproval};
+/// use tool_core::{registry::DynamicTool, Registry, registry::ToolApproval};
 /// let mut registry = Registry::empty();
 /// registry.register(
 ///     DynamicTool::new("delete_branch", "Deletes a branch.", json!({"type": "object"}))
@@ -174,7 +174,7 @@ pub fn approval_message(tool: &Tool, arguments: &Value) -> String {
                 },
             }
         }
-        return crate::sanitize::reveal(&message).into_owned();
+        return crate::error::sanitize::reveal(&message).into_owned();
     }
     let arguments = serde_json::to_string_pretty(arguments).unwrap_or_default();
     let message = format!(
@@ -182,7 +182,7 @@ pub fn approval_message(tool: &Tool, arguments: &Value) -> String {
         tool.label(),
         tool.name()
     );
-    crate::sanitize::reveal(&message).into_owned()
+    crate::error::sanitize::reveal(&message).into_owned()
 }
 
 /// `timeout` as people read it: `300 s`, `1.5 s`, `50 ms`.

@@ -246,7 +246,7 @@ impl<'a> Call<'a> {
     /// ```
     /// use serde_json::json;
     /// use tool_core::exec::{Executor, layer_fn};
-    /// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+    /// use tool_core::{registry::DynamicTool, Registry, ToolContext, ToolOutput};
     ///
     /// /// Who the gateway says is calling.
     /// struct Caller(String);
@@ -345,7 +345,7 @@ impl fmt::Debug for Next<'_> {
 /// use serde_json::json;
 /// use tool_core::exec::{Call, Executor, Item, Layer, LayerFuture, Next};
 /// use tool_core::resource::{Resource, ResourceContent};
-/// use tool_core::{DynamicTool, Registry, ToolContext, ToolError, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Registry, ToolContext, ToolError, ToolOutput};
 ///
 /// /// Refuses every call and every read whose path leaves /srv.
 /// struct StayInSrv;
@@ -376,9 +376,9 @@ impl fmt::Debug for Next<'_> {
 /// let ctx = ToolContext::new();
 /// assert!(executor.call("read_file", json!({"path": "/srv/a.txt"}), &ctx).await.is_ok());
 /// let refused = executor.call("read_file", json!({"path": "/etc/passwd"}), &ctx).await.unwrap_err();
-/// assert_eq!(refused.kind(), tool_core::ErrorKind::Refused);
+/// assert_eq!(refused.kind(), tool_core::error::ErrorKind::Refused);
 /// let refused = executor.read_resource("file:///passwd", &ctx).await.unwrap_err();
-/// assert_eq!(refused.kind(), tool_core::ErrorKind::Refused);
+/// assert_eq!(refused.kind(), tool_core::error::ErrorKind::Refused);
 /// # });
 /// ```
 pub trait Layer: Send + Sync + 'static {
@@ -396,7 +396,7 @@ pub trait Layer: Send + Sync + 'static {
 /// ```
 /// use serde_json::json;
 /// use tool_core::exec::{Executor, layer_fn};
-/// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Registry, ToolContext, ToolOutput};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("get_user", "Finds a user.", json!({"type": "object"}))

@@ -3,6 +3,7 @@
 //! name the JSON path).
 
 mod approval;
+mod canonical;
 mod items;
 mod layer;
 mod limits;
@@ -10,6 +11,7 @@ mod pipeline;
 pub mod retry;
 
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
+pub use canonical::canonical_json;
 pub use layer::{Call, CompletionRef, Item, Layer, LayerFn, LayerFuture, Next, Reply, layer_fn};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 

@@ -205,7 +205,7 @@ enum Within<'a> {
 ///
 /// Every call passes these stages, outermost first: tracing, events, audit and the model's
 /// view of an error (around everything, so every outcome is recorded); the caller's scopes;
-/// the input's size and depth, parsing, and the arguments a [transform](crate::transform) hid;
+/// the input's size and depth, parsing, and the arguments a [transform](crate::registry::transform) hid;
 /// the application's [layers](Layer), in the order added; a person's approval, for a call that
 /// needs one (the input checked as the tool decodes it first); the time limit, cancellation,
 /// panic isolation and retries; the tool. Calls tools make to tools
@@ -214,7 +214,7 @@ enum Within<'a> {
 /// ```
 /// use serde_json::json;
 /// use tool_core::exec::{Executor, ToolCall};
-/// use tool_core::{DynamicTool, Registry, ToolContext, ToolOutput};
+/// use tool_core::{registry::DynamicTool, Registry, ToolContext, ToolOutput};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("echo_text", "Echoes.", json!({"type": "object"}))
@@ -943,7 +943,7 @@ async fn validate(tool: &Tool, input: &Value, ctx: &ToolContext) -> Result<(), T
 
 #[cfg(feature = "check")]
 fn validate_against_schema(tool: &Tool, input: &Value) -> Result<(), ToolError> {
-    crate::schema::validate_input(tool.input_schema(), input)
+    crate::definition::schema::validate_input(tool.input_schema(), input)
 }
 
 #[cfg(not(feature = "check"))]
@@ -990,7 +990,7 @@ pub(super) fn missing_scopes(action: std::fmt::Arguments<'_>, missing: &[&str]) 
 /// its canonical JSON (keys sorted, no spaces), so one input has one digest whether it came as
 /// text or as a value, and whatever the order of its keys.
 pub(super) fn digest(input: &Value) -> String {
-    sha256(&crate::json::canonical(input))
+    sha256(&crate::exec::canonical_json(input))
 }
 
 fn sha256(bytes: &[u8]) -> String {
@@ -1081,7 +1081,7 @@ pub(super) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// The error as the model sees it: the kind and path kept, the message sanitised (no internal
 /// hosts, tokens, paths outside the root or stack traces).
 pub(super) fn for_model(error: ToolError, root: Option<&crate::context::ToolRoot>) -> ToolError {
-    let mut sanitizer = crate::sanitize::Sanitizer::new();
+    let mut sanitizer = crate::error::sanitize::Sanitizer::new();
     if let Some(root) = root {
         sanitizer = sanitizer.with_root(root.path());
     }

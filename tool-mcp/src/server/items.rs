@@ -21,7 +21,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 use tool_core::prompt::{PromptArgs, PromptContent, PromptReply, Role};
 use tool_core::resource::{Body, ResourceContent};
-use tool_core::{ErrorKind, ToolError, exec::CompletionRef};
+use tool_core::{ToolError, error::ErrorKind, exec::CompletionRef};
 
 use super::listeners::Watcher;
 use super::{McpServer, request_id};
@@ -409,7 +409,7 @@ impl McpServer {
     /// that renders views.
     fn views_listed<'a>(
         &'a self,
-        tools: &'a [tool_core::Tool],
+        tools: &'a [tool_core::registry::Tool],
         caller: Option<&'a tool_core::context::Principal>,
     ) -> impl Iterator<Item = rmcp::model::Resource> + 'a {
         let cards = self.cards();

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tool_core::definition::TaskSupport;
 use tool_core::exec::{CallResult, Executor};
-use tool_core::{ErrorKind, Tool, ToolContext, ToolError};
+use tool_core::{ToolContext, ToolError, error::ErrorKind, registry::Tool};
 use tool_tasks::{Answered, Ending, Input, NewTask, Renewal, TaskRecord, TaskStatus};
 
 use super::{CLIENT_CAPABILITIES, Live, McpServer};

@@ -19,7 +19,7 @@ use super::frame::MAX_LINE;
 use super::*;
 use crate::ServerOptions;
 use tool_core::exec::Executor;
-use tool_core::{DynamicTool, Registry, ToolError, ToolOutput};
+use tool_core::{Registry, ToolError, ToolOutput, registry::DynamicTool};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;

@@ -128,7 +128,7 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use tool_core::ErrorKind;
+    use tool_core::error::ErrorKind;
 
     fn root() -> (tempfile::TempDir, FsRoot) {
         let dir = tempfile::tempdir().unwrap();

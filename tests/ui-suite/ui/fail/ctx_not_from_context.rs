@@ -1,4 +1,4 @@
-// A `#[ctx]` parameter's type must implement tool_core::FromContext.
+// A `#[ctx]` parameter's type must implement tool_core::context::FromContext.
 use tool_core::prelude::*;
 
 tool_core::domain!(pub demo, "Demo tools");

@@ -14,7 +14,7 @@ struct Db {
 /// The user making the request, from the `x-user` header.
 struct Principal(String);
 
-impl tool_core::FromContext for Principal {
+impl tool_core::context::FromContext for Principal {
     fn from_context(ctx: &ToolContext) -> Result<Self, ToolError> {
         ctx.headers()
             .get("x-user")
@@ -40,7 +40,7 @@ async fn get_cancelled(#[ctx] token: CancellationToken) -> bool {
 fn get_caller(
     #[ctx] headers: RequestHeaders,
     #[ctx] user: Principal,
-    #[ctx] db: tool_core::State<Db>,
+    #[ctx] db: tool_core::context::State<Db>,
 ) -> String {
     format!("{}{}@{}", db.prefix, user.0, headers.get("x-tenant").unwrap_or("-"))
 }

@@ -52,5 +52,5 @@ fn main() {
     let wind = registry.get("get_wind").unwrap();
     assert!(wind.icons().is_empty());
     assert!(render::mcp(wind).get("icons").is_none());
-    tool_core::check::assert_valid();
+    tool_core::definition::check::assert_valid();
 }

@@ -46,5 +46,5 @@ fn main() {
         assert_eq!(meta["tool-core/mirror"], false, "{name}");
     }
     assert!(registry.get("count_requests").unwrap().mirror());
-    tool_core::check::assert_valid();
+    tool_core::definition::check::assert_valid();
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tool_core::prelude::*;
-use tool_core::State as Shared;
+use tool_core::context::State as Shared;
 use tool_core::{schemars, serde};
 
 tool_core::domain!(pub doors, "Doors of the building");

@@ -4,7 +4,7 @@
 //! makes that message.
 //!
 //! ```
-//! use tool_core::sanitize::{Sanitizer, sanitize};
+//! use tool_core::error::sanitize::{Sanitizer, sanitize};
 //!
 //! assert_eq!(
 //!     sanitize("error sending request for url (http://10.0.3.7:8080/v1/search?q=x): connection refused"),
@@ -383,7 +383,7 @@ fn strip_controls(text: &str) -> Cow<'_, str> {
 /// which removes them, it keeps them visible: the person sees that something is there.
 ///
 /// ```
-/// use tool_core::sanitize::reveal;
+/// use tool_core::error::sanitize::reveal;
 /// assert_eq!(reveal("main\x1b[2K\rok"), "main\\u{1b}[2K\\u{d}ok");
 /// assert_eq!(reveal("abc\u{202e}fed"), "abc\\u{202e}fed");
 /// assert_eq!(reveal("two\nlines\tand a tab"), "two\nlines\tand a tab");

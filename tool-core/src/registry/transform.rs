@@ -8,8 +8,8 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use tool_core::transform::{ToolFilter, Transforms};
-//! use tool_core::{DynamicTool, Executor, Registry, ToolContext, ToolOutput};
+//! use tool_core::registry::transform::{ToolFilter, Transforms};
+//! use tool_core::{registry::DynamicTool, Executor, Registry, ToolContext, ToolOutput};
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let mut registry = Registry::empty();
 //! registry.register(

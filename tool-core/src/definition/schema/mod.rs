@@ -37,7 +37,7 @@ pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 ///     "opts": {"type": "object", "properties": {"verbose": {"type": "boolean"}, "tag": {"type": ["string", "null"]}}}
 /// }});
 /// let mut input = json!({"opts": {"verbose": null, "tag": null}});
-/// tool_core::schema::drop_absent_nulls(&mut input, &schema);
+/// tool_core::definition::schema::drop_absent_nulls(&mut input, &schema);
 /// assert_eq!(input, json!({"opts": {"tag": null}}));
 /// ```
 pub fn drop_absent_nulls(input: &mut Value, schema: &Value) {
@@ -57,9 +57,9 @@ pub fn drop_absent_nulls(input: &mut Value, schema: &Value) {
 /// let required = json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]});
 /// let nullable = json!({"type": "object", "properties": {"a": {"type": ["integer", "null"]}}});
 /// let optional = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
-/// assert!(!tool_core::schema::may_drop_nulls(&required));
-/// assert!(!tool_core::schema::may_drop_nulls(&nullable));
-/// assert!(tool_core::schema::may_drop_nulls(&optional));
+/// assert!(!tool_core::definition::schema::may_drop_nulls(&required));
+/// assert!(!tool_core::definition::schema::may_drop_nulls(&nullable));
+/// assert!(tool_core::definition::schema::may_drop_nulls(&optional));
 /// ```
 pub fn may_drop_nulls(schema: &Value) -> bool {
     // Every schema `drop_nulls` reads is a part of the root, so walking the whole document
@@ -227,7 +227,7 @@ pub fn closed_root_schema<T: JsonSchema>() -> Schema {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::schema::closed_keys;
+/// use tool_core::definition::schema::closed_keys;
 /// let keys = closed_keys(&json!({"type": "object", "properties": {"a": {}, "b": {}}}));
 /// assert_eq!(keys.as_deref(), Some(&["a".to_owned(), "b".to_owned()][..]));
 /// let open = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": true});
@@ -263,7 +263,7 @@ fn closable(root: &Map<String, Value>) -> bool {
 /// generator so that types used twice are defined once in `$defs`.
 ///
 /// ```
-/// use tool_core::schema::ObjectSchema;
+/// use tool_core::definition::schema::ObjectSchema;
 /// let mut s = ObjectSchema::new();
 /// s.field("city", |g| g.subschema_for::<String>(), Some("City name"), true, None);
 /// s.field("days", |g| g.subschema_for::<u8>(), None, false, Some(3.into()));
@@ -451,8 +451,8 @@ fn visit(sub: &mut Value) {
 /// ```
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
-/// assert!(tool_core::schema::validate_input(&schema, &json!({"n": 1})).is_ok());
-/// let error = tool_core::schema::validate_input(&schema, &json!({"n": "one"})).unwrap_err();
+/// assert!(tool_core::definition::schema::validate_input(&schema, &json!({"n": 1})).is_ok());
+/// let error = tool_core::definition::schema::validate_input(&schema, &json!({"n": "one"})).unwrap_err();
 /// assert_eq!(error.path(), Some("n"));
 /// ```
 #[cfg(feature = "check")]

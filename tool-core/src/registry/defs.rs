@@ -2,17 +2,17 @@
 //! so catalogs not written in Rust can be listed, rendered and checked too.
 //!
 //! Besides MCP's fields, a tool may say which OAuth scopes a caller needs, as `#[tool(scopes(..))]`
-//! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::Tool::scopes)). Its
-//! MCP `icons` are kept ([`Tool::icons`](crate::Tool::icons)), and the tool-core settings an MCP
+//! does: `"scopes": ["issues:write", "repo"]` (see [`Tool::scopes`](crate::registry::Tool::scopes)). Its
+//! MCP `icons` are kept ([`Tool::icons`](crate::registry::Tool::icons)), and the tool-core settings an MCP
 //! rendering writes in `_meta` are read back: `tool-core/domain`, `tool-core/hint`,
 //! `tool-core/label`, `tool-core/core`, `tool-core/mirror` (`false` for a tool whose MCP
-//! results leave out their text mirror, [`Tool::mirror`](crate::Tool::mirror)) and
+//! results leave out their text mirror, [`Tool::mirror`](crate::registry::Tool::mirror)) and
 //! `tool-core/task` (`true` for a tool a call to which may be answered with a task, `"required"`
-//! for one whose calls must be, [`Tool::task_support`](crate::Tool::task_support)) and `tool-core/approval` (`true`, or the message, for a
-//! tool whose calls need a person's yes, [`Tool::approval`](crate::Tool::approval)).
+//! for one whose calls must be, [`Tool::task_support`](crate::registry::Tool::task_support)) and `tool-core/approval` (`true`, or the message, for a
+//! tool whose calls need a person's yes, [`Tool::approval`](crate::registry::Tool::approval)).
 //!
 //! Loading is lenient: a malformed definition is loaded as far as it can be and judged by
-//! [`check`](crate::check), not refused here (an icon whose `src`, size or theme breaks the
+//! [`check`](crate::definition::check), not refused here (an icon whose `src`, size or theme breaks the
 //! icon rule among them). Only text that is not a JSON array is refused; scopes that break the
 //! scope rule (RFC 6749 scope-tokens, each once, at least one: the rule the macro holds
 //! `scopes(..)` to), since scopes decide who may call a tool, so a file that gets them wrong
@@ -26,7 +26,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::definition::{ScopeListProblem, TaskSupport, scope_list_problems};
-use crate::{DynamicTool, definition::Annotations, registry::ToolIcon};
+use crate::{definition::Annotations, registry::DynamicTool, registry::ToolIcon};
 
 /// Why a definitions file could not be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -161,10 +161,10 @@ impl<P: fmt::Display> fmt::Display for Lines<'_, P> {
 /// Parses a definitions file; `origin` names it in messages.
 ///
 /// ```
-/// let tools = tool_core::defs::parse(r#"[{"name": "get_x", "inputSchema": {"type": "object"}}, 42]"#, "defs.json").unwrap();
+/// let tools = tool_core::registry::defs::parse(r#"[{"name": "get_x", "inputSchema": {"type": "object"}}, 42]"#, "defs.json").unwrap();
 /// assert_eq!(tools.len(), 2); // the `42` is kept, for `check` to report
 ///
-/// let err = tool_core::defs::parse(r#"[{"name": "close_issue", "scopes": ["repo", "issues write"]}]"#, "defs.json").unwrap_err();
+/// let err = tool_core::registry::defs::parse(r#"[{"name": "close_issue", "scopes": ["repo", "issues write"]}]"#, "defs.json").unwrap_err();
 /// assert!(err.to_string().contains("defs.json[0].scopes[1] (tool `close_issue`): the scope `issues write` holds a space"));
 /// ```
 pub fn parse(text: &str, origin: &str) -> Result<Vec<DynamicTool>, DefsError> {
@@ -374,11 +374,11 @@ fn name_of(item: &Value, origin: &str) -> String {
 ///
 /// Its `icons` are kept as far as they are MCP `Icon` objects (an entry that is not an object
 /// with a string `src` is left out), so a mounted server's tools show its icons; whether they
-/// meet the icon rule is [`check`](crate::check)'s to say, and MCP renderings carry only those
+/// meet the icon rule is [`check`](crate::definition::check)'s to say, and MCP renderings carry only those
 /// that do. `_meta."tool-core/mirror": false` (what [`render::mcp`](crate::render::mcp) writes
-/// for [`Tool::mirror`](crate::Tool::mirror)) turns the text mirror off, and
+/// for [`Tool::mirror`](crate::registry::Tool::mirror)) turns the text mirror off, and
 /// `_meta."tool-core/task": true` (or `"required"`, for
-/// [`Tool::task_support`](crate::Tool::task_support)) marks a tool that may (or must) be
+/// [`Tool::task_support`](crate::registry::Tool::task_support)) marks a tool that may (or must) be
 /// answered with a task.
 ///
 /// It reads no `scopes`: what a server lists does not decide who may call its tools here.
@@ -391,7 +391,7 @@ fn name_of(item: &Value, origin: &str) -> String {
 ///     "icons": [{"src": "https://example.com/sun.png", "sizes": ["48x48"]}, {"src": 7}],
 /// });
 /// let mut registry = tool_core::Registry::empty();
-/// registry.register(tool_core::defs::from_mcp_tool(&tool, "remote")).unwrap();
+/// registry.register(tool_core::registry::defs::from_mcp_tool(&tool, "remote")).unwrap();
 /// let icons = registry.get("get_weather").unwrap().icons();
 /// assert_eq!(icons.len(), 1);
 /// assert_eq!(icons[0].src, "https://example.com/sun.png");

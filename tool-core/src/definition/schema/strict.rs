@@ -469,7 +469,7 @@ fn accepts_null(map: &Map<String, Value>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::rewrite::Severity;
+    use crate::definition::schema::rewrite::Severity;
 
     fn errors(r: &Rewritten) -> Vec<(&str, &str)> {
         r.issues

@@ -466,7 +466,7 @@ fn for_each_child(map: &mut Map<String, Value>, ptr: &str, mut f: impl FnMut(&mu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::rewrite::Severity;
+    use crate::definition::schema::rewrite::Severity;
 
     #[test]
     fn openapi_inlines_refs_and_uses_nullable() {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 /// How many threads to split `items` items over: one per core, with at least `per_thread` each.
 ///
 /// ```
-/// assert_eq!(tool_core::parallel::threads_for(10, 100), 1); // too few to split
+/// assert_eq!(tool_core::registry::parallel::threads_for(10, 100), 1); // too few to split
 /// ```
 pub fn threads_for(items: usize, per_thread: usize) -> usize {
     let most = items / per_thread.max(1);
@@ -30,7 +30,7 @@ fn cores() -> usize {
 /// (The catalog tokenizes its tools in batches this way.)
 ///
 /// ```
-/// let sums = tool_core::parallel::in_parallel(&[1, 2, 3, 4], 1, |part| part.iter().sum::<i32>());
+/// let sums = tool_core::registry::parallel::in_parallel(&[1, 2, 3, 4], 1, |part| part.iter().sum::<i32>());
 /// assert_eq!(sums.iter().sum::<i32>(), 10);
 /// ```
 pub fn in_parallel<T: Sync, R: Send>(
@@ -75,7 +75,7 @@ fn split_over<T: Sync, R: Send>(
 /// per-tool work, such as a large page of a tool listing.)
 ///
 /// ```
-/// let squares = tool_core::parallel::map_in_parallel(&[1, 2, 3], 1, |n| n * n);
+/// let squares = tool_core::registry::parallel::map_in_parallel(&[1, 2, 3], 1, |n| n * n);
 /// assert_eq!(squares, [1, 4, 9]);
 /// ```
 pub fn map_in_parallel<T: Sync, R: Send>(

@@ -1,4 +1,4 @@
-//! JSON helpers the adapters share.
+//! The canonical form of a JSON value, which the audit digest is taken over.
 
 use serde_json::Value;
 
@@ -8,9 +8,9 @@ use serde_json::Value;
 ///
 /// ```
 /// let a = serde_json::json!({"b": [1, {"d": 2, "c": 3}], "a": null});
-/// assert_eq!(tool_core::json::canonical(&a), br#"{"a":null,"b":[1,{"c":3,"d":2}]}"#);
+/// assert_eq!(tool_core::exec::canonical_json(&a), br#"{"a":null,"b":[1,{"c":3,"d":2}]}"#);
 /// ```
-pub fn canonical(value: &Value) -> Vec<u8> {
+pub fn canonical_json(value: &Value) -> Vec<u8> {
     fn write(value: &Value, out: &mut Vec<u8>) {
         match value {
             Value::Object(map) => {
@@ -52,7 +52,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
 
-    use super::canonical;
+    use super::canonical_json as canonical;
     use crate::test_json::{json_leaf, json_tree};
 
     proptest! {

@@ -73,7 +73,7 @@ const KNOWN_FORMATS: [&str; 15] = [
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::schema::McpSchema;
+/// use tool_core::definition::schema::McpSchema;
 /// let canonical = json!({
 ///     "type": "object",
 ///     "properties": {

@@ -5,8 +5,8 @@
 //! could not call the tool correctly; warnings mean something was lost or is worth a look.
 //!
 //! ```
-//! use tool_core::check::{CheckOptions, check_registry};
-//! use tool_core::{DynamicTool, Registry};
+//! use tool_core::definition::check::{CheckOptions, check_registry};
+//! use tool_core::{registry::DynamicTool, Registry};
 //! let mut registry = Registry::empty();
 //! registry.register(DynamicTool::new("Bad Name", "", serde_json::json!({"type": "array"}))).unwrap();
 //! let report = check_registry(&registry, &CheckOptions::default());
@@ -24,9 +24,9 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::definition::schema::{Issue, Severity};
 use crate::render::{self, Format, RenderOptions};
-use crate::schema::{Issue, Severity};
-use crate::{Registry, Tool};
+use crate::{Registry, registry::Tool};
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -1011,7 +1011,7 @@ fn sort(diagnostics: &mut Vec<Diagnostic>) {
 
 /// Panics with every error found in the tools linked into this binary (and names shared between
 /// them), or when no tool is linked. Meant for one line in a binary's tests, where every tools
-/// crate is named: `#[test] fn tool_definitions_are_valid() { tool_core::check::assert_valid(); }`.
+/// crate is named: `#[test] fn tool_definitions_are_valid() { tool_core::definition::check::assert_valid(); }`.
 ///
 /// ```
 /// use tool_core::prelude::*;
@@ -1024,7 +1024,7 @@ fn sort(diagnostics: &mut Vec<Diagnostic>) {
 ///     42
 /// }
 ///
-/// tool_core::check::assert_valid(); // every linked tool meets every rule
+/// tool_core::definition::check::assert_valid(); // every linked tool meets every rule
 /// ```
 pub fn assert_valid() {
     let registry = match Registry::linked() {
@@ -1071,7 +1071,7 @@ pub fn assert_tool(name: &str) {
 #[cfg(all(test, feature = "check"))]
 mod tests {
     use super::*;
-    use crate::DynamicTool;
+    use crate::registry::DynamicTool;
     use serde_json::json;
 
     fn one(tool: DynamicTool, options: &CheckOptions) -> Report {
@@ -1474,7 +1474,7 @@ mod tests {
 #[cfg(all(test, not(feature = "check")))]
 mod without_a_validator {
     use super::*;
-    use crate::DynamicTool;
+    use crate::registry::DynamicTool;
     use serde_json::json;
 
     #[test]

@@ -404,20 +404,17 @@ fn sessions_stick_to_their_instance_through_elicitation_and_progress() {
 
     // Every request of each session (its POSTs, its GET stream, its DELETE) went to the instance
     // the table names. HAProxy logs a stream when it ends, so wait for the last ones (a GET
-    // stream ends when its session is deleted).
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let logged = loop {
-        let logged = session_requests(&cluster.log_lines());
-        let complete = session_ids.iter().all(|id| {
+    // stream ends when its session is deleted): read again as each line arrives, for 30 s at
+    // most.
+    let lines = cluster.log.until(Duration::from_secs(30), |lines| {
+        let logged = session_requests(lines);
+        session_ids.iter().all(|id| {
             ["GET", "DELETE"]
                 .iter()
                 .all(|m| logged.iter().any(|r| r.session == *id && r.method == *m))
-        });
-        if complete || Instant::now() > deadline {
-            break logged;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+        })
+    });
+    let logged = session_requests(&lines);
     for id in &session_ids {
         let requests: Vec<&Logged> = logged.iter().filter(|r| r.session == *id).collect();
         let pinned = &table[*id];
@@ -484,7 +481,8 @@ fn stateless_calls_fail_over_when_an_instance_is_killed() {
         at_kill = Some(cluster.stats());
         drop(instance.take());
         // The kernel has closed its sockets; what HAProxy counts for it from here on would be
-        // answers after death.
+        // answers after death, once HAProxy has taken in what it wrote before. Nothing tells
+        // when it has (its counters move as it reads its sockets): a fixed fifth of a second.
         std::thread::sleep(Duration::from_millis(200));
         after_kill = Some(cluster.stats());
     });
@@ -492,15 +490,20 @@ fn stateless_calls_fail_over_when_an_instance_is_killed() {
     let after_kill = after_kill.expect("the kill ran");
     run.assert_each_answered_once(&cluster);
 
-    // Give the health checks time to notice (2 failures, 1 s apart).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while cluster.stats().row("mcp_stateless", &victim)["status"] != "DOWN" {
-        assert!(
-            Instant::now() < deadline,
-            "HAProxy never marked the killed instance down"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // The health checks notice (2 failures, 1 s apart): HAProxy logs the server going down.
+    let down = format!("Server mcp_stateless/{victim} is DOWN");
+    let lines = cluster.log.until(Duration::from_secs(10), |lines| {
+        lines.iter().any(|l| l.contains(&down))
+    });
+    assert!(
+        lines.iter().any(|l| l.contains(&down)),
+        "HAProxy never marked the killed instance down:\n{}",
+        cluster.log_tail(40)
+    );
+    assert_eq!(
+        cluster.stats().row("mcp_stateless", &victim)["status"],
+        "DOWN"
+    );
 
     let stats = cluster.stats();
     let served = stats.per_server("mcp_stateless", "hrsp_2xx");
@@ -566,17 +569,9 @@ fn stateless_calls_survive_a_sigterm_of_one_instance() {
             .unwrap();
         assert!(signalled.success());
         // It answers what it had, then exits by itself, well within its 5 s grace.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let status = loop {
-            if let Some(status) = server.try_wait() {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the instance did not exit after SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
+        let status = server
+            .exit_within(Duration::from_secs(10))
+            .expect("the instance exits after SIGTERM");
         assert!(status.success(), "the instance exited with {status}");
     });
     run.assert_each_answered_once(&cluster);

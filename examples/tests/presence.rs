@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -127,23 +127,22 @@ fn render(url: &str, png: &Path) -> String {
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
     let dom = std::thread::spawn(move || read_all(stdout));
-    let log = std::thread::spawn(move || read_all(stderr));
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
+    // Its stderr closes as it exits (it and the processes it started): read to the end, for
+    // two minutes at most.
+    let (said, log) = std::sync::mpsc::channel();
+    std::thread::spawn(move || said.send(read_all(stderr)));
+    let log = log
+        .recv_timeout(Duration::from_secs(120))
+        .unwrap_or_else(|_| {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
                 "chromium did not finish in 2 minutes:\n{}",
-                log.join().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let (dom, log) = (dom.join().unwrap(), log.join().unwrap());
+                log.recv().unwrap_or_default()
+            )
+        });
+    let status = child.wait().unwrap();
+    let dom = dom.join().unwrap();
     assert!(status.success(), "chromium failed ({status}):\n{log}");
     assert!(dom.contains("<body"), "no DOM from chromium:\n{log}");
     dom
@@ -400,14 +399,9 @@ fn agent_shows_tool_cards_live_in_a_browser() {
         .status()
         .expect("sh runs");
     assert!(sent.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = agent.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "agent did not stop on Ctrl-C");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = agent
+        .exit_within(Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("agent did not stop on Ctrl-C:\n{}", agent.said()));
     assert!(status.success(), "{status}");
     assert!(
         TcpStream::connect(&addr).is_err(),

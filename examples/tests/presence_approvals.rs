@@ -100,16 +100,24 @@ fn the_page_denies_then_approves_the_agents_calls() {
         "1 call waits for you"
     );
     assert_eq!(browser.eval("document.title"), "(1) Tool activity");
-    // A script's click is not a person's: it answers nothing.
-    browser.eval(&format!(
-        r#"document.querySelector('{tokyo} button[data-answer="approve"]').click()"#
+    // A script's click is not a person's: it answers nothing. The page handles a click before
+    // `click()` returns, and an answer it sends disables the card's buttons first: they are
+    // still enabled, and it still waits. (Had the click answered, the person's deny below could
+    // not be clicked, and the card would not end denied with their reason.)
+    let after = browser.eval(&format!(
+        r#"(() => {{ const approve = document.querySelector('{tokyo} button[data-answer="approve"]');
+            approve.click();
+            return [approve.disabled, document.querySelector('{tokyo} .asked').textContent,
+                    document.querySelector('{tokyo}').dataset.approval]; }})()"#
     ));
-    std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
-        browser.eval(&format!(
-            "document.querySelector('{tokyo}').dataset.approval"
-        )),
-        "pending"
+        (&after[0], &after[2]),
+        (&json!(false), &json!("pending")),
+        "{after}"
+    );
+    assert!(
+        after[1].as_str().unwrap().starts_with("Waiting for you"),
+        "{after}"
     );
 
     // The person gives a reason and denies.

@@ -22,11 +22,14 @@ mod mcp_support;
 mod py_support;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use haproxy::{Cluster, Conn, serial};
+use haproxy::{Cluster, Conn, Log, serial};
 use serde_json::{Value, json};
 
 const TASK_SERVER: &str = env!("CARGO_BIN_EXE_task-server");
@@ -113,6 +116,50 @@ impl Drop for Schema {
             });
         })
         .join();
+    }
+}
+
+/// Where the servers log their runs: a named pipe, read as they write, so that a line arriving
+/// tells the test a run began (a file says nothing when it grows).
+struct RunLog {
+    path: PathBuf,
+    lines: Arc<Log>,
+    /// The test's own end of the pipe, kept open (so it never ends, and opening it to write
+    /// never waits for a reader), for the marks it writes.
+    mark: File,
+}
+
+impl RunLog {
+    fn new(dir: &Path) -> Self {
+        let path = dir.join("runs.fifo");
+        let made = Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success(), "mkfifo {}", path.display());
+        // Read and write: opening does not wait for the other end, and reading never ends.
+        let mark = File::options().read(true).write(true).open(&path).unwrap();
+        let lines = Arc::new(Log::default());
+        haproxy::collect(mark.try_clone().unwrap(), &lines);
+        Self { path, lines, mark }
+    }
+
+    /// Waits until at least `n` runs have begun, for `within` at most: how many have.
+    fn began(&self, n: usize, within: Duration) -> usize {
+        let lines = self.lines.until(within, |lines| lines.len() >= n);
+        lines.len()
+    }
+
+    /// Every run logged so far: the test writes a mark through the pipe and waits for it, so
+    /// every line the servers wrote before is in.
+    fn runs(&mut self) -> BTreeMap<String, Vec<u32>> {
+        let mark = format!("mark {}", self.lines.lines().len());
+        writeln!(self.mark, "{mark}").unwrap();
+        let lines = self
+            .lines
+            .until(Duration::from_secs(10), |lines| lines.contains(&mark));
+        assert!(lines.contains(&mark), "the run log's reader is stuck");
+        runs(&lines)
     }
 }
 
@@ -209,7 +256,9 @@ fn start_tasks(cluster: &Cluster, calls: usize, seconds: f64) -> Vec<String> {
     ids
 }
 
-/// Follows every task to its end through the proxy; the last `tasks/get` result of each.
+/// Follows every task to its end through the proxy; the last `tasks/get` result of each. A task
+/// tells no client when it changes (the servers send no `notifications/tasks/status`): each
+/// client asks again every 200 ms, as the protocol has it.
 fn follow_tasks(cluster: &Cluster, ids: &[String]) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut ended = vec![Value::Null; ids.len()];
@@ -256,11 +305,10 @@ fn follow_tasks(cluster: &Cluster, ids: &[String]) -> Vec<Value> {
     ended
 }
 
-/// The log's runs: key -> the process ids that ran it, in order.
-fn runs(log: &Path) -> BTreeMap<String, Vec<u32>> {
+/// The log's runs (its marks left out): key -> the process ids that ran it, in order.
+fn runs(lines: &[String]) -> BTreeMap<String, Vec<u32>> {
     let mut runs: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    for line in text.lines() {
+    for line in lines.iter().filter(|l| !l.starts_with("mark ")) {
         let run: Value = serde_json::from_str(line).unwrap();
         let pid = u32::try_from(run["pid"].as_u64().unwrap()).unwrap();
         runs.entry(run["key"].as_str().unwrap().to_owned())
@@ -275,8 +323,8 @@ fn tasks_survive_a_killed_instance_with_nothing_lost_and_nothing_run_twice() {
     let _serial = serial();
     let schema = Schema::new("kill");
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("runs.jsonl");
-    let mut cluster = cluster(&schema, &log, "5");
+    let mut log = RunLog::new(dir.path());
+    let mut cluster = cluster(&schema, &log.path, "5");
     const TASKS: usize = 200;
     const VICTIM: usize = 1;
 
@@ -286,29 +334,14 @@ fn tasks_survive_a_killed_instance_with_nothing_lost_and_nothing_run_twice() {
     let victim = cluster.stateless[VICTIM].take().expect("the instance runs");
     let victim_pid = victim.id();
     // Mid-run: every task has begun (its run is logged first thing), none has finished. The
-    // log is the signal, read until it shows every task (a file says nothing when it grows).
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        // Whole lines only: the last may be half written.
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let began = text
-            .lines()
-            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-            .count();
-        if began >= TASKS {
-            break;
-        }
-        assert!(
-            Instant::now() < until,
-            "only {began} of {TASKS} tasks began"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let before_kill = runs(&log);
+    // log's lines are the signal.
+    let began = log.began(TASKS, Duration::from_secs(30));
+    assert!(began >= TASKS, "only {began} of {TASKS} tasks began");
+    let before_kill = log.runs();
     drop(victim);
 
     let ended = follow_tasks(&cluster, &ids);
-    let runs = runs(&log);
+    let runs = log.runs();
     let store = schema.tasks();
     let (mut rerun, mut failed, mut plain) = (0, 0, 0);
     for (i, task) in ended.iter().enumerate() {
@@ -389,8 +422,8 @@ fn a_rolling_restart_loses_no_task() {
     let _serial = serial();
     let schema = Schema::new("term");
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("runs.jsonl");
-    let mut cluster = cluster(&schema, &log, "20");
+    let mut log = RunLog::new(dir.path());
+    let mut cluster = cluster(&schema, &log.path, "20");
     const TASKS: usize = 60;
     const VICTIM: usize = 1;
 
@@ -405,20 +438,12 @@ fn a_rolling_restart_loses_no_task() {
     // Polled through the proxy while the instance drains: it takes no new connection, so the
     // others answer for its tasks.
     let ended = follow_tasks(&cluster, &ids);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = victim.try_wait() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the instance did not exit after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = victim
+        .exit_within(Duration::from_secs(30))
+        .expect("the instance exits after SIGTERM");
     assert!(status.success(), "the instance exited with {status}");
 
-    let runs = runs(&log);
+    let runs = log.runs();
     let mut by_victim = 0;
     for (i, task) in ended.iter().enumerate() {
         assert_eq!(task["status"], "completed", "task {i}: {task}");

@@ -2,6 +2,7 @@
 //! loopback, and a second `toolctl serve --stdio` mounted into `list`, `call`, `export` and
 //! `check`, so one binary offers local and remote tools alike.
 
+mod running;
 #[path = "../../tests/support/mcp.rs"]
 mod support;
 
@@ -10,6 +11,7 @@ use std::net::TcpStream;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use running::Running;
 use support::HttpServer;
 
 use serde_json::{Value, json};
@@ -300,11 +302,11 @@ fn serve_refuses_a_network_address_without_a_token() {
 }
 
 /// A mounted server that answers a call with a task of its own (a `toolctl serve` with tasks
-/// after 0 s) is followed to its end: the caller gets the plain result; a call cancelled by
-/// its caller cancels the mounted server's task too.
+/// after 0 s) is followed to its end: the caller gets the plain result, and the task's status
+/// line as the call's progress; a call cancelled by its caller cancels the mounted server's task
+/// too.
 #[test]
 fn a_mounted_servers_tasks_are_followed_and_cancelled() {
-    use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let remote = format!("sqlite:{}", dir.path().join("remote.sqlite3").display());
     let mount =
@@ -332,33 +334,43 @@ fn a_mounted_servers_tasks_are_followed_and_cancelled() {
     assert_eq!(tasks[0]["status"], "completed", "{tasks}");
 
     // Cancelled by its caller (a session's notifications/cancelled): the remote task too.
-    let mut child = Command::new(TOOLCTL)
-        .args(["--mount", &mount, "serve", "--stdio", "--tasks", "off"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
+    let mut outer = Running::spawn(
+        Command::new(TOOLCTL)
+            .args(["--mount", &mount, "serve", "--stdio", "--tasks", "off"])
+            .stdin(std::process::Stdio::piped()),
+    );
+    let mut stdin = outer.child.stdin.take().unwrap();
     for message in [
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "twin__wait_duration", "arguments": {"seconds": 60}}}),
+            "name": "twin__wait_duration", "arguments": {"seconds": 60},
+            "_meta": {"progressToken": "wait"}}}),
     ] {
         writeln!(stdin, "{message}").unwrap();
         if message["id"] == 0 {
-            stdout.read_line(&mut line).unwrap();
+            outer.stdout_line();
         }
     }
+    // The mounted server's task runs: the status line this server follows it by comes back as
+    // the call's progress.
+    let progress = loop {
+        let line = outer.stdout_line();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == "notifications/progress" {
+            break message;
+        }
+    };
+    assert_eq!(progress["params"]["progressToken"], "wait", "{progress}");
+    let said = progress["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("waited ") && said.ends_with(" of 60 s"),
+        "{progress}"
+    );
+    assert_eq!(remote_tasks().as_array().unwrap().len(), 2);
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while remote_tasks().as_array().unwrap().len() < 2 {
-        assert!(std::time::Instant::now() < deadline, "no remote task began");
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": 1, "reason": "changed my mind"}});
     writeln!(stdin, "{cancel}").unwrap();
@@ -381,5 +393,10 @@ fn a_mounted_servers_tasks_are_followed_and_cancelled() {
         std::thread::sleep(Duration::from_millis(50));
     }
     drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let status = outer.exit_within(Duration::from_secs(30));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{status:?}: {}",
+        outer.said()
+    );
 }

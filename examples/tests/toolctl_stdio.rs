@@ -3,6 +3,7 @@
 //! envelope model), the calls in flight answered when stdin closes or SIGTERM arrives, a client
 //! that does not read kept from growing the server, and `--sdk-transport`.
 
+mod running;
 #[path = "../../tests/support/validators.rs"]
 mod support;
 
@@ -57,18 +58,12 @@ fn piped(args: &[&str], opening: &str, input: String) -> (Vec<String>, ExitStatu
     let mut lines = vec![first.trim_end().to_owned()];
     lines.extend(stdout.lines().map(|l| l.expect("UTF-8 lines")));
     writer.join().unwrap();
-    (lines, wait(&mut child))
+    (lines, wait(child))
 }
 
-fn wait(child: &mut Child) -> ExitStatus {
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(Instant::now() < until, "the server did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// How the server exited, within 30 s.
+fn wait(child: Child) -> ExitStatus {
+    running::exit_within(child, Duration::from_secs(30)).expect("the server exits")
 }
 
 fn json_lines(lines: &[String]) -> Vec<Value> {
@@ -318,7 +313,7 @@ fn sigterm_answers_the_calls_in_flight_and_exits_0() {
     kill(&child, "-TERM");
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
-    let status = wait(&mut child);
+    let status = wait(child);
     assert!(status.success(), "{status}");
     let answers: Vec<Value> = rest
         .lines()
@@ -477,7 +472,7 @@ fn a_client_that_does_not_read_cannot_grow_the_server() {
         peak - idle
     );
     kill(&child, "-TERM");
-    wait(&mut child);
+    wait(child);
 }
 
 /// `toolctl tasks` reads the store `serve` keeps its tasks in, every caller's, and cancels a
@@ -593,5 +588,5 @@ fn operators_read_and_cancel_tasks_with_toolctl_tasks() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no task store at"));
     drop(stdin);
-    assert!(wait(&mut child).success());
+    assert!(wait(child).success());
 }

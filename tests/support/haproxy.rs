@@ -13,7 +13,7 @@ use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::mcp_support::HttpServer;
@@ -74,7 +74,7 @@ pub struct Cluster {
     _sessions: Vec<HttpServer>,
     pub haproxy: Child,
     /// HAProxy's stdout (one log line per request) and stderr, as they arrive.
-    pub log: Arc<Mutex<Vec<String>>>,
+    pub log: Arc<Log>,
     pub socket: PathBuf,
     /// Where HAProxy listens: `127.0.0.1:PORT` of each frontend.
     pub stateless_front: String,
@@ -120,7 +120,7 @@ impl Cluster {
         let mut child = cmd
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
-        let log = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::new(Log::default());
         collect(child.stdout.take().expect("piped"), &log);
         collect(child.stderr.take().expect("piped"), &log);
 
@@ -207,12 +207,11 @@ impl Cluster {
     }
 
     pub fn log_lines(&self) -> Vec<String> {
-        self.log.lock().unwrap().clone()
+        self.log.lines()
     }
 
     pub fn log_tail(&self, n: usize) -> String {
-        let log = self.log.lock().unwrap();
-        log[log.len().saturating_sub(n)..].join("\n")
+        self.log.tail(n)
     }
 }
 
@@ -223,11 +222,45 @@ impl Drop for Cluster {
     }
 }
 
-pub fn collect(from: impl Read + Send + 'static, into: &Arc<Mutex<Vec<String>>>) {
+/// Lines a process writes, as they arrive, and word of each.
+#[derive(Default)]
+pub struct Log {
+    lines: Mutex<Vec<String>>,
+    more: Condvar,
+}
+
+impl Log {
+    pub fn push(&self, line: String) {
+        self.lines.lock().unwrap().push(line);
+        self.more.notify_all();
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    pub fn tail(&self, n: usize) -> String {
+        let lines = self.lines.lock().unwrap();
+        lines[lines.len().saturating_sub(n)..].join("\n")
+    }
+
+    /// Waits until `done` holds of the lines so far, checked again as each line arrives, for
+    /// `within` at most: the lines then, whether it holds or not.
+    pub fn until(&self, within: Duration, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let lines = self.lines.lock().unwrap();
+        let (lines, _) = self
+            .more
+            .wait_timeout_while(lines, within, |lines| !done(lines))
+            .unwrap();
+        lines.clone()
+    }
+}
+
+pub fn collect(from: impl Read + Send + 'static, into: &Arc<Log>) {
     let into = Arc::clone(into);
     std::thread::spawn(move || {
         for line in BufReader::new(from).lines().map_while(Result::ok) {
-            into.lock().unwrap().push(line);
+            into.push(line);
         }
     });
 }

@@ -351,7 +351,8 @@ async fn an_idempotent_tool_writes_so_it_is_audited_and_asked() {
 /// The person's time is not the tool's: a tool with a 200 ms limit runs after a longer wait.
 /// On the real clock: the executor dates the tool's deadline with `std::time::Instant` once the
 /// answer came, and on the paused clock, whose timers would by then be 400 ms ahead of it, the
-/// deadline would have passed at once.
+/// deadline would have passed at once. The tool is still running after its first poll, so its
+/// run races that deadline's timer (a deadline dated before the question would win at once).
 #[tokio::test]
 async fn the_time_limit_starts_after_the_answer() {
     let mut registry = Registry::empty();
@@ -360,7 +361,7 @@ async fn the_time_limit_starts_after_the_answer() {
             DynamicTool::new("publish_post", "Publishes.", json!({"type": "object"}))
                 .approval(ToolApproval::new())
                 .handler(|_, _| async {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    tokio::task::yield_now().await;
                     Ok(ToolOutput::new(json!("published")))
                 }),
         )

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use serde_json::json;
@@ -44,20 +44,24 @@ async fn get_report(#[ctx] http: HttpClient) -> Result<String, ToolError> {
     Ok(http.get("orders", "/report").send().await?.text())
 }
 
-/// A scripted service: answers each request with the next (status, delay) of `script`, then
-/// 200s; records every request's head.
+/// A scripted service: answers each request with the next (status, held) of `script`, then
+/// 200s; records every request's head. A held answer is written only once the service is
+/// dropped, at the end of the test: a service slower than any time limit.
 struct Service {
     port: u16,
     requests: Arc<Mutex<Vec<String>>>,
     served: Arc<AtomicUsize>,
+    /// Dropped with the service: held answers go out then.
+    _release: mpsc::Sender<()>,
 }
 
-fn service(script: Vec<(u16, u64)>) -> Service {
+fn service(script: Vec<(u16, bool)>) -> Service {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let requests = Arc::new(Mutex::new(Vec::new()));
     let served = Arc::new(AtomicUsize::new(0));
     let (log, count) = (requests.clone(), served.clone());
+    let (release, released) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         for stream in listener.incoming().take(64) {
             let Ok(mut stream) = stream else { break };
@@ -72,8 +76,11 @@ fn service(script: Vec<(u16, u64)>) -> Service {
                 head.push_str(&line.to_ascii_lowercase());
             }
             log.lock().unwrap().push(head);
-            let (status, delay) = script.get(n).copied().unwrap_or((200, 0));
-            std::thread::sleep(Duration::from_millis(delay));
+            let (status, held) = script.get(n).copied().unwrap_or((200, false));
+            if held {
+                // Ends when the sender is dropped; nothing is ever sent.
+                let _ = released.recv();
+            }
             let body = format!("answer {n}");
             let _ = write!(
                 stream,
@@ -86,6 +93,7 @@ fn service(script: Vec<(u16, u64)>) -> Service {
         port,
         requests,
         served,
+        _release: release,
     }
 }
 
@@ -117,7 +125,7 @@ fn executor_for(service: &Service) -> (Executor, ToolContext) {
 
 #[tokio::test]
 async fn a_read_only_tool_retries_503_and_forwards_only_allowlisted_headers() {
-    let svc = service(vec![(503, 0), (503, 0)]);
+    let svc = service(vec![(503, false), (503, false)]);
     let (executor, ctx) = executor_for(&svc);
     let out = executor
         .call("get_order", json!({"id": "o-7"}), &ctx)
@@ -144,7 +152,7 @@ async fn a_read_only_tool_retries_503_and_forwards_only_allowlisted_headers() {
 
 #[tokio::test]
 async fn a_destructive_tool_is_not_retried() {
-    let svc = service(vec![(503, 0), (503, 0)]);
+    let svc = service(vec![(503, false), (503, false)]);
     let (executor, ctx) = executor_for(&svc);
     let err = executor
         .call("cancel_order", json!({"id": "o-7"}), &ctx)
@@ -156,13 +164,18 @@ async fn a_destructive_tool_is_not_retried() {
 
 #[tokio::test]
 async fn a_slow_service_hits_the_tools_time_limit() {
-    let svc = service(vec![(200, 3000)]);
+    let svc = service(vec![(200, true)]);
     let (executor, ctx) = executor_for(&svc);
-    let started = std::time::Instant::now();
-    let err = executor
-        .call("get_report", json!({}), &ctx)
+    // The service answers only after the test: the 300 ms limit must end the call.
+    let call = executor.call("get_report", json!({}), &ctx);
+    let err = tokio::time::timeout(Duration::from_secs(10), call)
         .await
+        .expect("the time limit ended the call")
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(
+        svc.served.load(Ordering::SeqCst),
+        1,
+        "the request reached it"
+    );
 }

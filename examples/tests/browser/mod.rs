@@ -2,9 +2,13 @@
 //! small client of the DevTools protocol over `--remote-debugging-pipe` (JSON messages ended by
 //! NUL on the browser's file descriptors 3 and 4), so a test can open a page, wait for what it
 //! shows, and click as a person does (trusted mouse events, not script clicks).
+//!
+//! A wait is told by the page: a promise in the page resolves once the expression holds, checked
+//! at each change of the document (a `MutationObserver`), and the test awaits it.
 
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -31,6 +35,8 @@ pub struct Browser {
     child: Child,
     commands: ChildStdin,
     replies: mpsc::Receiver<Value>,
+    /// The browser's events (messages without an id) that came while a reply was awaited.
+    events: VecDeque<Value>,
     next_id: u64,
     session: String,
     _profile: tempfile::TempDir,
@@ -90,6 +96,7 @@ impl Browser {
             child,
             commands,
             replies,
+            events: VecDeque::new(),
             next_id: 0,
             session: String::new(),
             _profile: profile,
@@ -112,6 +119,19 @@ impl Browser {
     /// Sends a command (to the page's session, unless `session` is `None`) and waits for its
     /// result, up to 30 s.
     fn send(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
+        self.send_within(session, method, params, Duration::from_secs(30))
+            .unwrap_or_else(|error| panic!("{method}: {error}"))
+    }
+
+    /// Sends a command and waits for its answer, up to `within`: its result, or the error the
+    /// browser answered with. Events that come meanwhile are kept.
+    fn send_within(
+        &mut self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        within: Duration,
+    ) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut message = json!({"id": id, "method": method, "params": params});
@@ -122,7 +142,7 @@ impl Browser {
         bytes.push(0);
         self.commands.write_all(&bytes).expect("the browser reads");
         self.commands.flush().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let reply = self
@@ -130,10 +150,29 @@ impl Browser {
                 .recv_timeout(left)
                 .unwrap_or_else(|_| panic!("no answer to {method} from the browser"));
             if reply["id"] == id {
-                if let Some(error) = reply.get("error") {
-                    panic!("{method}: {error}");
-                }
-                return reply["result"].clone();
+                return match reply.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(reply["result"].clone()),
+                };
+            }
+            if reply.get("method").is_some() {
+                self.events.push_back(reply);
+            }
+        }
+    }
+
+    /// Waits for the browser's next event (one kept, or the next to come), until `deadline`:
+    /// whether one came.
+    fn next_event(&mut self, deadline: Instant) -> bool {
+        if self.events.pop_front().is_some() {
+            return true;
+        }
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.replies.recv_timeout(left) {
+                Ok(message) if message.get("method").is_some() => return true,
+                Ok(_) => {}
+                Err(_) => return false,
             }
         }
     }
@@ -185,26 +224,61 @@ impl Browser {
     }
 
     /// Waits (up to `within`) until `expression` is true in the page's first frame (one that
-    /// throws, or a frame not there yet, is not).
+    /// throws, or a frame not there yet, is not): told by the frame's document as it changes;
+    /// a frame that is not there yet, or whose document is replaced while the test waits, is
+    /// waited for through the browser's next event (a frame attached, navigated or loaded).
     pub fn wait_in_frame(&mut self, expression: &str, within: Duration) {
         let deadline = Instant::now() + within;
-        let test =
-            format!("(() => {{ try {{ return !!({expression}); }} catch {{ return false; }} }})()");
+        let body = |browser: &mut Self| {
+            let tree = browser.call("Page.getFrameTree", json!({}));
+            if tree["frameTree"]["childFrames"][0]["frame"]["id"].is_string() {
+                browser.eval_in_frame("document.body ? document.body.outerHTML : ''")
+            } else {
+                json!("(no frame)")
+            }
+        };
         loop {
+            self.events.clear();
             let tree = self.call("Page.getFrameTree", json!({}));
-            let framed = tree["frameTree"]["childFrames"][0]["frame"]["id"].is_string();
-            if framed && self.eval_in_frame(&test) == json!(true) {
-                return;
+            let frame = tree["frameTree"]["childFrames"][0]["frame"]["id"].clone();
+            let told = match frame.as_str() {
+                Some(frame) => {
+                    let session = self.session.clone();
+                    let world = self.send_within(
+                        Some(&session),
+                        "Page.createIsolatedWorld",
+                        json!({"frameId": frame, "worldName": "test"}),
+                        Duration::from_secs(30),
+                    );
+                    world.and_then(|world| {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        self.send_within(
+                            Some(&session),
+                            "Runtime.evaluate",
+                            json!({"expression": holds_within(expression, left),
+                                   "returnByValue": true, "awaitPromise": true,
+                                   "contextId": world["executionContextId"]}),
+                            left + Duration::from_secs(30),
+                        )
+                    })
+                }
+                None => Err(json!("no frame yet")),
+            };
+            match told {
+                Ok(result) if result["result"]["value"] == json!(true) => return,
+                Ok(result) => panic!(
+                    "`{expression}` never held in the frame ({result}); its body:\n{}",
+                    body(self)
+                ),
+                Err(error) => {
+                    if Instant::now() > deadline || !self.next_event(deadline) {
+                        panic!(
+                            "`{expression}` never held in the frame ({error}); its body:\n{}",
+                            body(self)
+                        );
+                    }
+                }
             }
-            if Instant::now() > deadline {
-                let body = if framed {
-                    self.eval_in_frame("document.body ? document.body.outerHTML : ''")
-                } else {
-                    json!("(no frame)")
-                };
-                panic!("`{expression}` never held in the frame; its body:\n{body}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -231,20 +305,37 @@ impl Browser {
     }
 
     /// Waits (up to `within`) until `expression` is true in the page (one that throws, as
-    /// while the page loads, is not).
+    /// while the page loads, is not): told by the page's document as it changes. A document
+    /// replaced while the test waits (a navigation) is waited in again after the browser's next
+    /// event.
     pub fn wait_until(&mut self, expression: &str, within: Duration) {
         let deadline = Instant::now() + within;
-        let test =
-            format!("(() => {{ try {{ return !!({expression}); }} catch {{ return false; }} }})()");
         loop {
-            if self.eval(&test) == json!(true) {
-                return;
+            self.events.clear();
+            let left = deadline.saturating_duration_since(Instant::now());
+            let session = self.session.clone();
+            let told = self.send_within(
+                Some(&session),
+                "Runtime.evaluate",
+                json!({"expression": holds_within(expression, left),
+                       "returnByValue": true, "awaitPromise": true}),
+                left + Duration::from_secs(30),
+            );
+            match told {
+                Ok(result) if result["result"]["value"] == json!(true) => return,
+                Ok(result) => panic!(
+                    "`{expression}` never held ({result}); the page:\n{}",
+                    self.eval("document.body.outerHTML")
+                ),
+                Err(error) => {
+                    if Instant::now() > deadline || !self.next_event(deadline) {
+                        panic!(
+                            "`{expression}` never held ({error}); the page:\n{}",
+                            self.eval("document.body.outerHTML")
+                        );
+                    }
+                }
             }
-            if Instant::now() > deadline {
-                let body = self.eval("document.body.outerHTML");
-                panic!("`{expression}` never held; the page:\n{body}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -287,4 +378,22 @@ impl Drop for Browser {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A promise, for `Runtime.evaluate` to await, of whether `expression` holds in the document
+/// within `within`: checked at once, then at each change of the document (a node, an attribute,
+/// a text), until it holds or the time is up. One that throws does not hold.
+fn holds_within(expression: &str, within: Duration) -> String {
+    format!(
+        r#"new Promise((resolve) => {{
+  const holds = () => {{ try {{ return !!({expression}); }} catch {{ return false; }} }};
+  if (holds()) return resolve(true);
+  const observer = new MutationObserver(() => {{
+    if (holds()) {{ observer.disconnect(); clearTimeout(timer); resolve(true); }}
+  }});
+  const timer = setTimeout(() => {{ observer.disconnect(); resolve(holds()); }}, {ms});
+  observer.observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+}})"#,
+        ms = within.as_millis()
+    )
 }

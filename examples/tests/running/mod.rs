@@ -4,9 +4,29 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// Waits for `child` to exit, for `within` at most: its exit status, told by a thread that waits
+/// for it; or `None`, once it has been killed (SIGKILL) for taking too long.
+pub fn exit_within(child: Child, within: Duration) -> Option<ExitStatus> {
+    let pid = child.id();
+    let (exited, exit) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut child = child;
+        let _ = exited.send(child.wait());
+    });
+    match exit.recv_timeout(within) {
+        Ok(status) => Some(status.expect("the child is waited for")),
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            None
+        }
+    }
+}
 
 /// A child process, killed when dropped, with its output lines arriving on channels.
 pub struct Running {
@@ -52,6 +72,25 @@ impl Running {
                 ),
             }
         }
+    }
+
+    /// Its exit status once it exits within `within`: its stderr closing says when (the lines it
+    /// wrote until then are kept for failure messages); `None` if it is still running then.
+    pub fn exit_within(&mut self, within: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return self.child.wait().ok(),
+                Err(mpsc::RecvTimeoutError::Timeout) => return None,
+            }
+        }
+    }
+
+    /// Every stderr line seen so far.
+    pub fn said(&self) -> String {
+        self.seen.join("\n")
     }
 
     /// The next stdout line, waiting up to a minute.

@@ -200,9 +200,8 @@ fn the_page_denies_then_approves_the_agents_calls() {
 
 /// A registry with `delete_file`, destructive and asking "Delete {path}?", that keeps the paths
 /// it deleted.
-fn delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
-    let ran = Arc::new(Mutex::new(Vec::new()));
-    let log = ran.clone();
+/// A registry whose `delete_file` writes each path it deletes to `log`.
+fn delete_file(log: Arc<Mutex<Vec<String>>>) -> Registry {
     let mut registry = Registry::empty();
     registry
         .register(
@@ -231,7 +230,7 @@ fn delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
             }),
         )
         .unwrap();
-    (registry, ran)
+    registry
 }
 
 #[test]
@@ -246,11 +245,12 @@ fn the_card_says_when_a_call_times_out_or_is_cancelled_and_identical_calls_run_u
     let server = runtime
         .block_on(presence.start("127.0.0.1:0", PresenceOptions::default()))
         .unwrap();
-    let (registry, ran) = delete_file();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let registry = || delete_file(ran.clone());
     let executor = |timeout: Duration| {
         let mut approval = ApprovalPolicy::never();
         approval.timeout = timeout;
-        Executor::with_policy(registry.clone(), ExecPolicy::default().approval(approval))
+        Executor::with_policy(registry(), ExecPolicy::default().approval(approval))
     };
     let (quick, patient) = (
         executor(Duration::from_millis(1500)),

@@ -589,7 +589,7 @@ async fn strict_nulls_for_defaulted_fields_are_accepted() {
         }
     }
     let input = serde_json::json!({ "value": input });
-    let out = tool_core::Executor::new(registry.clone())
+    let out = tool_core::Executor::new(self::registry())
         .call(
             "take_defaulted_fields",
             input.clone(),

@@ -25,7 +25,7 @@ fn toolctl_lock_writes_the_committed_lock_of_the_bundled_tools() {
     let registry = Registry::linked().unwrap();
     let cli = Toolctl::parse_from(["toolctl", "lock", "-o", "-"]);
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli.args.run(&registry, &mut out, &mut err);
+    let code = cli.args.run(registry, &mut out, &mut err);
     assert_eq!(
         code,
         std::process::ExitCode::SUCCESS,

@@ -105,7 +105,7 @@ impl Agent {
     /// An agent over `executor`'s tools (core ones loaded; install the catalog for the rest).
     pub fn new(executor: Executor, provider: Provider, config: ProviderConfig) -> Self {
         static SESSIONS: AtomicU64 = AtomicU64::new(1);
-        let session = ToolSession::new(executor.registry().clone());
+        let session = ToolSession::new(executor.registry());
         let scope = ApprovalScope(
             format!(
                 "agent:{}:{}",

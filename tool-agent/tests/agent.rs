@@ -540,10 +540,19 @@ fn with_delete_file() -> (Registry, Arc<Mutex<Vec<String>>>) {
 
 /// An agent whose executor holds destructive calls for `person`.
 fn guarded(base: &str, provider: Provider, registry: Registry, person: Arc<Person>) -> Agent {
+    guarded_on(base, provider, guard(registry), person)
+}
+
+/// An executor that asks before a destructive call.
+fn guard(registry: Registry) -> Executor {
     let policy =
         ExecPolicy::default().approval(ApprovalPolicy::from_args(["destructive"]).unwrap());
+    Executor::with_policy(registry, policy)
+}
+
+fn guarded_on(base: &str, provider: Provider, executor: Executor, person: Arc<Person>) -> Agent {
     let config = ProviderConfig::new(base, "scripted").api_key("test-key");
-    Agent::new(Executor::with_policy(registry, policy), provider, config).approver(person)
+    Agent::new(executor, provider, config).approver(person)
 }
 
 #[tokio::test]
@@ -649,7 +658,8 @@ async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose(
     let person = Person::answering([Decision::Approved {
         remember: Remember::SameArguments,
     }]);
-    let mut agent = guarded(&base, Provider::OpenAi, registry.clone(), person.clone());
+    let executor = guard(registry);
+    let mut agent = guarded_on(&base, Provider::OpenAi, executor.clone(), person.clone());
     agent.run("Clean up").await.unwrap();
     assert_eq!(*ran.lock().unwrap(), ["a.tmp", "a.tmp"]);
     let ids: Vec<String> = person.asked().into_iter().map(|(id, _)| id).collect();
@@ -659,7 +669,7 @@ async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose(
     let (base, _) = serve(turns()).await;
     let other = Person::answering([]);
     let mut agent =
-        guarded(&base, Provider::OpenAi, registry, other.clone()).context(ToolContext::new());
+        guarded_on(&base, Provider::OpenAi, executor, other.clone()).context(ToolContext::new());
     agent.run("Clean up").await.unwrap();
     assert_eq!(other.asked().len(), 3, "nothing kept, every call asked");
     assert_eq!(ran.lock().unwrap().len(), 2, "and none ran");

@@ -36,7 +36,7 @@ async fn a_linked_tools_body_parameter_takes_the_text_between_the_tags() {
         .expect("a call");
     let input = call.to_input(tool).unwrap();
     assert_eq!(input, json!({"title": "abc", "text": "two\nlines"}));
-    let out = Executor::new(registry.clone())
+    let out = Executor::new(Registry::linked().unwrap())
         .call("save_note", input, &ToolContext::new())
         .await
         .unwrap();
@@ -102,12 +102,14 @@ async fn tags_in_streamed_text_run_as_calls_and_come_back_as_result_tags() {
                 <get_weather><city>Oslo</city></get_weather>";
     let found = calls(text, 5);
     assert_eq!(found.len(), 3);
-    let executor = Executor::new(registry.clone());
+    let executor = Executor::new(registry);
     let batch: Vec<ToolCall> = found
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let input = c.to_input(registry.get(&c.name).unwrap()).unwrap();
+            let input = c
+                .to_input(executor.registry().get(&c.name).unwrap())
+                .unwrap();
             ToolCall::new(format!("t{i}"), c.name.clone(), input)
         })
         .collect();

@@ -273,7 +273,7 @@ fn tokens(figures: &mut Map<String, Value>) {
     let mut rows = Vec::new();
     let mut registry = eval::registry();
     tool_catalog::install(&mut registry).expect("search_tools is a new name");
-    let mut session = ToolSession::new(registry.clone());
+    let mut session = ToolSession::new(&registry);
     let initial = session.clone();
     // One search a model might make, loading what it found.
     let searched = Catalog::new(&registry);

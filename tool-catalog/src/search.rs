@@ -155,11 +155,15 @@ impl Catalog {
 
     /// A catalog with parts of the ranking turned off, to measure what each is worth.
     pub fn with_ranking(registry: &Registry, ranking: Ranking) -> Self {
+        Self::of_tools(registry.tools(), ranking)
+    }
+
+    fn of_tools(tools: &[Tool], ranking: Ranking) -> Self {
         let mut catalog = Self {
             index: Index::with_ranking(ranking),
             dense: None,
         };
-        catalog.add(registry.tools());
+        catalog.add(tools);
         catalog
     }
 
@@ -174,6 +178,10 @@ impl Catalog {
     /// an error. Later, a tool the model fails on is found by words alone, and a query it
     /// fails on gets the lexical ranking (each with a warning).
     pub fn with_embedding(registry: &Registry, embedding: &Embedding) -> Result<Self, EmbedError> {
+        Self::of_tools_embedded(registry.tools(), embedding)
+    }
+
+    fn of_tools_embedded(tools: &[Tool], embedding: &Embedding) -> Result<Self, EmbedError> {
         let cache = embedding.cache_dir.as_deref().and_then(|dir| {
             VectorCache::open(dir, embedding.embedder.model_id())
                 .inspect_err(|e| tracing::warn!(error = %e, "tool vectors will not be cached"))
@@ -185,8 +193,8 @@ impl Catalog {
             embedding.texts,
             cache,
         );
-        dense.insert(registry.tools())?;
-        let mut catalog = Self::new(registry);
+        dense.insert(tools)?;
+        let mut catalog = Self::of_tools(tools, Ranking::default());
         catalog.dense = Some(dense);
         Ok(catalog)
     }
@@ -352,8 +360,9 @@ pub struct SharedCatalog(Arc<RwLock<Shared>>);
 
 #[derive(Debug)]
 enum Shared {
-    /// Not searched yet: the tools to index, and the model, if any.
-    Pending(Registry, Option<Embedding>),
+    /// Not searched yet: the tools to index (definitions: a catalog runs nothing), and the
+    /// model, if any.
+    Pending(Vec<Tool>, Option<Embedding>),
     Built(Box<Catalog>),
 }
 
@@ -374,7 +383,7 @@ impl SharedCatalog {
     /// with a warning.
     pub fn with_embedding(registry: &Registry, embedding: Option<Embedding>) -> Self {
         Self(Arc::new(RwLock::new(Shared::Pending(
-            registry.clone(),
+            registry.tools().to_vec(),
             embedding,
         ))))
     }
@@ -388,13 +397,14 @@ impl SharedCatalog {
             }
         }
         let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
-        if let Shared::Pending(registry, embedding) = &*shared {
+        if let Shared::Pending(tools, embedding) = &*shared {
+            let lexical = || Catalog::of_tools(tools, Ranking::default());
             let catalog = match embedding {
-                None => Catalog::new(registry),
+                None => lexical(),
                 Some(embedding) => {
-                    Catalog::with_embedding(registry, embedding).unwrap_or_else(|e| {
+                    Catalog::of_tools_embedded(tools, embedding).unwrap_or_else(|e| {
                         tracing::warn!(error = %e, "the catalog searches by words alone");
-                        Catalog::new(registry)
+                        lexical()
                     })
                 }
             };
@@ -410,7 +420,7 @@ impl SharedCatalog {
     pub fn sync(&self, registry: &Registry) {
         let mut shared = self.0.write().unwrap_or_else(PoisonError::into_inner);
         match &mut *shared {
-            Shared::Pending(pending, _) => *pending = registry.clone(),
+            Shared::Pending(pending, _) => *pending = registry.tools().to_vec(),
             Shared::Built(catalog) => catalog.sync(registry),
         }
     }

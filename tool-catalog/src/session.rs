@@ -1,6 +1,7 @@
 //! A conversation's loaded tools: the core set, `search_tools`, and what searches found.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -26,6 +27,7 @@ pub enum Deferral {
 /// The tools loaded for one conversation. `search_tools` results load the tools they name, so
 /// the next request carries them. A session for an authenticated caller
 /// ([`with_caller`](Self::with_caller)) holds only the tools it may call ([`Tool::permits`]).
+/// It holds the registry's definitions, not the registry: nothing is run through a session.
 ///
 /// ```
 /// use serde_json::json;
@@ -35,7 +37,7 @@ pub enum Deferral {
 /// let mut registry = Registry::empty();
 /// registry.register(DynamicTool::new("send_email", "Sends an email.", json!({"type": "object"}))).unwrap();
 /// tool_catalog::install(&mut registry).unwrap();
-/// let mut session = ToolSession::new(registry);
+/// let mut session = ToolSession::new(&registry);
 /// assert_eq!(session.loaded_names(), ["search_tools"]);
 /// // What search_tools returned for "mail my boss":
 /// let found = ToolOutput::new(json!({"matches": [{"name": "send_email", "hint": "", "domain": "mail"}]}));
@@ -45,20 +47,21 @@ pub enum Deferral {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ToolSession {
-    registry: Registry,
+    /// The registry's tools, in its order: definitions, shared by the session's clones.
+    tools: Arc<[Tool]>,
     loaded: HashSet<String>,
     caller: Option<Principal>,
 }
 
 impl ToolSession {
-    /// A session over `registry` with its `core` tools loaded.
-    pub fn new(registry: Registry) -> Self {
+    /// A session over the tools of `registry` with its `core` tools loaded.
+    pub fn new(registry: &Registry) -> Self {
         let loaded = registry
             .core()
             .map(|t| t.name().to_owned())
             .collect::<HashSet<_>>();
         Self {
-            registry,
+            tools: registry.tools().into(),
             loaded,
             caller: None,
         }
@@ -78,21 +81,25 @@ impl ToolSession {
         tool.to_model() && tool.permits(self.caller.as_ref())
     }
 
-    /// The registry it draws from.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The tools it draws from, in the registry's order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name() == name)
     }
 
     /// Loads a tool; returns whether it was newly loaded (false if unknown, not the caller's
     /// to call, or loaded already).
     pub fn load(&mut self, name: &str) -> bool {
-        let callable = self.registry.get(name).is_some_and(|t| self.permits(t));
+        let callable = self.get(name).is_some_and(|t| self.permits(t));
         callable && self.loaded.insert(name.to_owned())
     }
 
     /// Whether a tool is loaded.
     pub fn is_loaded(&self, name: &str) -> bool {
-        self.loaded.contains(name) && self.registry.get(name).is_some_and(|t| self.permits(t))
+        self.loaded.contains(name) && self.get(name).is_some_and(|t| self.permits(t))
     }
 
     /// Looks at a call's result: for the catalog's `search_tools` (the one
@@ -100,7 +107,6 @@ impl ToolSession {
     /// at most as many as one search returns, and returns their names (those newly loaded).
     pub fn observe(&mut self, tool: &str, output: &ToolOutput) -> Vec<String> {
         let installed = self
-            .registry
             .get(SEARCH_TOOLS)
             .is_some_and(|t| matches!(t.origin(), Origin::Dynamic(o) if o == INSTALLED_BY));
         if tool != SEARCH_TOOLS || !installed {
@@ -124,8 +130,7 @@ impl ToolSession {
 
     /// The loaded tools, in registry order (domain, then name).
     pub fn loaded(&self) -> impl Iterator<Item = &Tool> {
-        self.registry
-            .tools()
+        self.tools
             .iter()
             .filter(|t| self.loaded.contains(t.name()) && self.permits(t))
     }
@@ -140,8 +145,7 @@ impl ToolSession {
         match deferral {
             // Anthropic's tool search replaces ours.
             Deferral::Native => render::render_all(
-                self.registry
-                    .tools()
+                self.tools
                     .iter()
                     .filter(|t| t.name() != SEARCH_TOOLS && self.permits(t)),
                 format,
@@ -190,7 +194,7 @@ mod tests {
             ])
             .unwrap();
         super::super::install(&mut registry).unwrap();
-        ToolSession::new(registry)
+        ToolSession::new(&registry)
     }
 
     /// The names of the tools sent, Anthropic's own tool search left out.
@@ -249,7 +253,7 @@ mod tests {
             ])
             .unwrap();
         super::super::install(&mut registry).unwrap();
-        let mut session = ToolSession::new(registry.clone());
+        let mut session = ToolSession::new(&registry);
         assert_eq!(session.loaded_names(), ["search_tools", "open_file"]);
         assert!(!session.load("push_button") && !session.is_loaded("press_button"));
         let found = ToolOutput::new(json!({"matches": [{"name": "push_button"}]}));

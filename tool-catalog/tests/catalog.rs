@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, Deferral, SearchOptions, ToolSession};
 use tool_core::render::{Format, RenderOptions};
-use tool_core::{Registry, ToolContext, error::ErrorKind, registry::DynamicTool};
+use tool_core::{Executor, Registry, ToolContext, error::ErrorKind, registry::DynamicTool};
 
 fn tool(name: &str, domain: &str, description: &str) -> DynamicTool {
     DynamicTool::new(
@@ -162,8 +162,8 @@ fn updates_incrementally() {
     assert_eq!(catalog.len(), 11);
 }
 
-async fn search(registry: &Registry, input: Value) -> Result<Value, tool_core::ToolError> {
-    tool_core::Executor::new(registry.clone())
+async fn search(executor: &Executor, input: Value) -> Result<Value, tool_core::ToolError> {
+    executor
         .call("search_tools", input, &ToolContext::new())
         .await
         .map(|out| out.data().cloned().unwrap_or_default())
@@ -173,7 +173,8 @@ async fn search(registry: &Registry, input: Value) -> Result<Value, tool_core::T
 async fn search_tools_returns_compact_matches_and_names_bad_input() {
     let mut registry = registry();
     tool_catalog::install(&mut registry).unwrap();
-    let found = search(&registry, json!({"query": "open a PR", "limit": 2}))
+    let executor = Executor::new(registry);
+    let found = search(&executor, json!({"query": "open a PR", "limit": 2}))
         .await
         .unwrap();
     let matches = found["matches"].as_array().unwrap();
@@ -201,7 +202,7 @@ async fn search_tools_returns_compact_matches_and_names_bad_input() {
             "colour",
         ),
     ] {
-        let e = search(&registry, input.clone()).await.unwrap_err();
+        let e = search(&executor, input.clone()).await.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidInput, "{input}");
         assert!(e.to_string().contains(says), "{input}: {e}");
         assert!(
@@ -215,12 +216,12 @@ async fn search_tools_returns_compact_matches_and_names_bad_input() {
 async fn a_session_loads_what_searches_find() {
     let mut registry = registry();
     tool_catalog::install(&mut registry).unwrap();
-    let mut session = ToolSession::new(registry.clone());
+    let mut session = ToolSession::new(&registry);
     assert_eq!(
         session.loaded_names(),
         ["search_tools", "time__get_current_time"]
     );
-    let out = tool_core::Executor::new(registry.clone())
+    let out = Executor::new(registry)
         .call(
             "search_tools",
             json!({"query": "list k8s pods", "limit": 1}),
@@ -265,7 +266,7 @@ async fn a_session_loads_what_searches_find() {
     let native = native.as_array().unwrap();
     assert_eq!(
         native.len(),
-        registry.len(),
+        session.tools().len(),
         "every tool, with Anthropic's tool search in place of ours"
     );
     assert!(native.iter().all(|t| t["name"] != "search_tools"));
@@ -283,7 +284,7 @@ fn only_the_catalogs_search_tool_loads_tools() {
             json!({"type": "object"}),
         ))
         .unwrap();
-    let mut session = ToolSession::new(registry);
+    let mut session = ToolSession::new(&registry);
     let claims =
         tool_core::ToolOutput::new(json!({"matches": [{"name": "stripe__create_refund"}]}));
     assert!(session.observe("search_tools", &claims).is_empty());

@@ -30,7 +30,7 @@
 //! let cli = Cli::parse_from(["my-agent", "call", "shout_text", "--input", r#"{"text": "hi"}"#]);
 //! let registry = Registry::linked().unwrap();
 //! let mut out = Vec::new();
-//! let code = cli.tools.run(&registry, &mut out, &mut std::io::stderr());
+//! let code = cli.tools.run(registry, &mut out, &mut std::io::stderr());
 //! assert_eq!(code, std::process::ExitCode::SUCCESS);
 //! let printed: serde_json::Value = serde_json::from_slice(&out).unwrap();
 //! assert_eq!(printed["data"], "HI");
@@ -108,7 +108,7 @@ pub fn main_with(configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
     };
     // Unlocked handles: `serve --stdio` writes to stdout from another thread, which a lock
     // held here for the whole run would block forever.
-    configure(cli.args).run(&registry, &mut std::io::stdout(), &mut std::io::stderr())
+    configure(cli.args).run(registry, &mut std::io::stdout(), &mut std::io::stderr())
 }
 
 #[cfg(test)]
@@ -138,10 +138,10 @@ mod tests {
     }
 
     fn run(args: &[&str]) -> (u8, String, String) {
-        run_with(&registry(), args)
+        run_with(registry(), args)
     }
 
-    fn run_with(registry: &Registry, args: &[&str]) -> (u8, String, String) {
+    fn run_with(registry: Registry, args: &[&str]) -> (u8, String, String) {
         let cli =
             Cli::try_parse_from(std::iter::once("toolctl").chain(args.iter().copied())).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -183,10 +183,10 @@ mod tests {
 
     #[test]
     fn an_empty_registry_and_an_unknown_name_explain_the_linking_rule() {
-        let (code, out, err) = run_with(&Registry::empty(), &["list"]);
+        let (code, out, err) = run_with(Registry::empty(), &["list"]);
         assert_eq!((code, out.as_str()), (0, ""));
         assert!(err.contains("use that_crate as _;"), "{err}");
-        let (code, out, err) = run_with(&Registry::empty(), &["list", "--json"]);
+        let (code, out, err) = run_with(Registry::empty(), &["list", "--json"]);
         assert_eq!((code, out.trim()), (0, "[]"));
         assert!(err.contains("use that_crate as _;"), "{err}");
 

@@ -20,7 +20,7 @@ use crate::serve;
 impl ToolArgs {
     /// Runs the command against `registry`, writing results to `out` and messages to `err`, on
     /// a runtime of its own. From async code, use [`run_async`](Self::run_async).
-    pub fn run(&self, registry: &Registry, out: Out, err: Out) -> ExitCode {
+    pub fn run(&self, registry: Registry, out: Out, err: Out) -> ExitCode {
         // Serving uses every core; one-shot commands need no worker threads.
         let runtime = match &self.command {
             Command::Serve(_) => tokio::runtime::Builder::new_multi_thread()
@@ -37,24 +37,25 @@ impl ToolArgs {
     }
 
     /// [`run`](Self::run) on the caller's runtime (`serve` wants a multi-threaded one).
-    pub async fn run_async(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> ExitCode {
+    pub async fn run_async(&self, registry: Registry, out: Out<'_>, err: Out<'_>) -> ExitCode {
         match self.run_in(registry, out, err).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(Exit(code)) => ExitCode::from(code),
         }
     }
 
-    async fn run_in(&self, registry: &Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
+    async fn run_in(&self, registry: Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
         if let Command::Tasks(args) = &self.command {
             // The store alone: no tool is loaded, no server mounted.
             return crate::tasks::run(args, out, err).await;
         }
         let (registry, clashes) = self.with_sources(registry, err).await?;
-        let registry = &registry;
+        let owned = registry;
+        let registry = &owned;
         match &self.command {
             Command::Serve(args) => {
                 let base = self.base_context(err)?;
-                serve::serve(self, registry.clone(), args, base, err).await
+                serve::serve(self, owned, args, base, err).await
             }
             Command::List { json, domain } => {
                 commands::list(registry, *json, domain.as_deref(), out, err)
@@ -64,7 +65,7 @@ impl ToolArgs {
                 name,
                 input,
                 approval,
-            } => self.call(registry, name, input, approval, out, err).await,
+            } => self.call(owned, name, input, approval, out, err).await,
             Command::Search {
                 query,
                 top,
@@ -109,10 +110,9 @@ impl ToolArgs {
     /// for `check` to report.
     async fn with_sources(
         &self,
-        registry: &Registry,
+        mut registry: Registry,
         err: Out<'_>,
     ) -> Result<(Registry, Vec<RegistryError>), Exit> {
-        let mut registry = registry.clone();
         let mut clashes = Vec::new();
         let checking = matches!(self.command, Command::Check(_));
         let mut set_aside = |added: Result<(), RegistryError>, err: Out| {
@@ -150,13 +150,14 @@ impl ToolArgs {
             if self.trust_mount.contains(&spec.name) {
                 mounted = mounted.vouch();
             }
-            for resource in mounted.resources() {
-                set_aside(registry.add_resource(resource.clone()), err);
+            let (tools, resources, prompts) = mounted.into_items();
+            for resource in resources {
+                set_aside(registry.add_resource(resource), err);
             }
-            for prompt in mounted.prompts() {
-                set_aside(registry.add_prompt(prompt.clone()), err);
+            for prompt in prompts {
+                set_aside(registry.add_prompt(prompt), err);
             }
-            for tool in mounted.into_tools() {
+            for tool in tools {
                 set_aside(registry.register(tool), err);
             }
         }
@@ -180,17 +181,19 @@ impl ToolArgs {
 
     async fn call(
         &self,
-        registry: &Registry,
+        registry: Registry,
         name: &str,
         input: &str,
         approval: &crate::ApprovalArgs,
         out: Out<'_>,
         err: Out<'_>,
     ) -> Result<(), Exit> {
-        if let Some(problem) = approval.problem().or_else(|| approval.unknown(registry)) {
+        if let Some(problem) = approval.problem().or_else(|| approval.unknown(&registry)) {
             return Err(usage(err, problem));
         }
-        let tool = find(registry, name, err)?;
+        let policy = tool_core::exec::ExecPolicy::default().approval(approval.policy());
+        let executor = self.executor(registry, policy);
+        let tool = find(executor.registry(), name, err)?;
         let from_stdin = input == "-";
         let text = if from_stdin {
             let mut text = String::new();
@@ -204,8 +207,6 @@ impl ToolArgs {
         } else {
             input.to_owned()
         };
-        let policy = tool_core::exec::ExecPolicy::default().approval(approval.policy());
-        let executor = self.executor(registry.clone(), policy);
         let input: Value = executor
             .policy()
             .parse(&text)

@@ -3,8 +3,7 @@
 use serde_json::{Value, json};
 use tool_core::definition::Annotations;
 use tool_core::registry::RegistryError;
-use tool_core::registry::transform::{ToolFilter, TransformError, Transforms};
-use tool_core::{Executor, Registry, ToolError, ToolOutput, registry::DynamicTool, registry::Tool};
+use tool_core::{Executor, ToolError, ToolOutput, registry::DynamicTool, registry::Tool};
 
 use crate::run::CodeMode;
 
@@ -105,36 +104,22 @@ impl CodeMode {
         })
     }
 
-    /// A registry of the code tool (named `name`) and the tools named in `direct`, to serve or
-    /// hand to an agent in place of every tool. `search_tools` is a function in every script
-    /// (where a catalog is installed); name it in `direct` to offer it as a tool too, as an MCP
-    /// server does for clients that search before they write a script.
-    pub fn code_registry(&self, name: &str, direct: &[&str]) -> Result<Registry, CodeToolError> {
-        let tools = self.executor().registry();
-        let mut kept = Vec::new();
-        for &tool in direct {
-            if tools.get(tool).is_none() {
-                return Err(CodeToolError::UnknownTool(tool.to_owned()));
-            }
-            kept.push(ToolFilter::Name(tool.to_owned()));
-        }
-        let mut registry = if kept.is_empty() {
-            Registry::empty()
-        } else {
-            Transforms::new()
-                .keep(ToolFilter::Any(kept))
-                .apply(tools.clone())?
-        };
-        registry.register(self.code_tool(name))?;
-        Ok(registry)
-    }
-
-    /// An executor over [`code_registry`](Self::code_registry), with this one's policy and
-    /// layers: what an agent in code mode, or a server offering code mode, runs.
+    /// An executor of the code tool (named `name`) and the tools named in `direct`, in place of
+    /// every tool, with this one's policy and layers (and its resources and prompts): what an
+    /// agent in code mode, or a server offering code mode, runs. `search_tools` is a function in
+    /// every script (where a catalog is installed); name it in `direct` to offer it as a tool
+    /// too, as an MCP server does for clients that search before they write a script.
     pub fn code_executor(&self, name: &str, direct: &[&str]) -> Result<Executor, CodeToolError> {
-        Ok(self
-            .executor()
-            .with_registry(self.code_registry(name, direct)?))
+        let tools = self.executor().registry();
+        if let Some(unknown) = direct.iter().find(|&&tool| tools.get(tool).is_none()) {
+            return Err(CodeToolError::UnknownTool((*unknown).to_owned()));
+        }
+        let code_tool = self.code_tool(name);
+        let (executor, ()) = self.executor().edit(|tools| {
+            tools.retain(|tool| direct.contains(&tool.name()));
+            tools.register(code_tool)
+        })?;
+        Ok(executor)
     }
 }
 
@@ -148,9 +133,6 @@ pub enum CodeToolError {
     /// The code tool's name is taken, or invalid.
     #[error(transparent)]
     Registry(#[from] RegistryError),
-    /// Keeping the tools failed.
-    #[error(transparent)]
-    Transform(#[from] TransformError),
 }
 
 /// What calling any of `tools` may do.

@@ -12,13 +12,25 @@ use tool_core::context::{ApprovalFuture, ApprovalRequest, Approver, Decision, Re
 use tool_core::{Executor, Registry, ToolContext, ToolError, ToolOutput, registry::DynamicTool};
 
 /// A registry of small tools, and how many times each kind ran.
+/// A shop's tools, counting their runs in `runs`; each executor gets a registry of its own
+/// (`Shop::registry`), all counting in the one `runs`.
 struct Shop {
-    registry: Registry,
     runs: Arc<AtomicUsize>,
 }
 
 fn shop() -> Shop {
-    let runs = Arc::new(AtomicUsize::new(0));
+    Shop {
+        runs: Arc::new(AtomicUsize::new(0)),
+    }
+}
+
+impl Shop {
+    fn registry(&self) -> Registry {
+        shop_registry(&self.runs)
+    }
+}
+
+fn shop_registry(runs: &Arc<AtomicUsize>) -> Registry {
     let mut registry = Registry::empty();
     let r = runs.clone();
     registry
@@ -117,11 +129,11 @@ fn shop() -> Shop {
             ),
         )
         .unwrap();
-    Shop { registry, runs }
+    registry
 }
 
 fn code(shop: &Shop) -> CodeMode {
-    CodeMode::new(Executor::new(shop.registry.clone()))
+    CodeMode::new(Executor::new(shop.registry()))
 }
 
 /// Answers every approval request the same way, and counts them.
@@ -509,7 +521,7 @@ async fn a_paused_script_resumes_without_making_its_calls_again() {
     use tool_core::context::Rerun;
     let shop = shop();
     let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut registry = shop.registry.clone();
+    let mut registry = shop.registry();
     let a = answered.clone();
     registry
         .register(
@@ -581,7 +593,8 @@ async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
             .handler(|_, ctx| async move { ctx.call_tool("press_button", json!({})).await }),
         )
         .unwrap();
-    let code = CodeMode::new(Executor::new(registry.clone()));
+    let application = Executor::new(registry);
+    let code = CodeMode::new(application.clone());
     let ctx = ToolContext::new();
     let run = code.run("await press_button()", &ctx).await;
     let Err(ScriptError::Raised { exception, .. }) = &run.result else {
@@ -602,7 +615,7 @@ async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
     );
     assert_eq!(pressed.load(Ordering::SeqCst), 0);
     // The application itself may press it.
-    Executor::new(registry)
+    application
         .call("press_for_me", json!({}), &ctx)
         .await
         .unwrap();
@@ -612,7 +625,7 @@ async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
     // a script one level down (its call made by a tool) meets the limit one call sooner.
     let shop = shop();
     let shallow = tool_core::exec::ExecPolicy::default().max_call_depth(0);
-    let code = CodeMode::new(Executor::with_policy(shop.registry.clone(), shallow));
+    let code = CodeMode::new(Executor::with_policy(shop.registry(), shallow));
     let run = code.run("await count_up()", &ctx).await;
     let Err(ScriptError::Raised { message, .. }) = &run.result else {
         panic!("{:?}", run.result)
@@ -620,7 +633,7 @@ async fn a_scripts_calls_are_a_models_and_nested_in_its_own() {
     assert!(message.contains("levels deep"), "{message}");
     assert_eq!(shop.runs.load(Ordering::SeqCst), 0);
     let one = tool_core::exec::ExecPolicy::default().max_call_depth(1);
-    let code = CodeMode::new(Executor::with_policy(shop.registry.clone(), one));
+    let code = CodeMode::new(Executor::with_policy(shop.registry(), one));
     let run = code.run("await count_up()", &ctx).await;
     assert_eq!(run.result, Ok(json!(0)));
 }
@@ -652,40 +665,43 @@ async fn a_script_is_judged_by_its_calls() {
     use tool_core::definition::Annotations;
     use tool_core::exec::{ApprovalPolicy, ExecPolicy};
     let (reads, deletes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let mut registry = Registry::empty();
-    let r = reads.clone();
-    let d = deletes.clone();
-    registry
-        .register_all([
-            DynamicTool::new(
-                "count_records",
-                "Counts records.",
-                json!({"type": "object"}),
-            )
-            .core(true)
-            .vouched(true)
-            .handler(move |_, _| {
-                r.fetch_add(1, Ordering::SeqCst);
-                async { Ok(ToolOutput::new(json!(3))) }
-            }),
-            DynamicTool::new(
-                "delete_record",
-                "Deletes a record.",
-                json!({"type": "object"}),
-            )
-            .core(true)
-            .annotations(Annotations::default().read_only(false).destructive(true))
-            .vouched(true)
-            .handler(move |_, _| {
-                d.fetch_add(1, Ordering::SeqCst);
-                async { Ok(ToolOutput::text("deleted")) }
-            }),
-        ])
-        .unwrap();
+    let registry = || {
+        let mut registry = Registry::empty();
+        let r = reads.clone();
+        let d = deletes.clone();
+        registry
+            .register_all([
+                DynamicTool::new(
+                    "count_records",
+                    "Counts records.",
+                    json!({"type": "object"}),
+                )
+                .core(true)
+                .vouched(true)
+                .handler(move |_, _| {
+                    r.fetch_add(1, Ordering::SeqCst);
+                    async { Ok(ToolOutput::new(json!(3))) }
+                }),
+                DynamicTool::new(
+                    "delete_record",
+                    "Deletes a record.",
+                    json!({"type": "object"}),
+                )
+                .core(true)
+                .annotations(Annotations::default().read_only(false).destructive(true))
+                .vouched(true)
+                .handler(move |_, _| {
+                    d.fetch_add(1, Ordering::SeqCst);
+                    async { Ok(ToolOutput::text("deleted")) }
+                }),
+            ])
+            .unwrap();
+        registry
+    };
     let script = "n = await count_records()\nawait delete_record(id=n)\n'done'";
     let under = |policy: &str| {
         let policy = ExecPolicy::default().approval(policy.parse::<ApprovalPolicy>().unwrap());
-        let code = CodeMode::new(Executor::with_policy(registry.clone(), policy));
+        let code = CodeMode::new(Executor::with_policy(registry(), policy));
         code.code_executor(tool_code::EXECUTE_CODE, &[]).unwrap()
     };
     let executor = under("destructive");

@@ -23,8 +23,8 @@ pub type PromptFuture = Pin<Box<dyn Future<Output = Result<PromptReply, ToolErro
 
 type Getter = Arc<dyn Fn(PromptArgs, ToolContext) -> PromptFuture + Send + Sync>;
 
-/// A prompt, as the registry holds it. Cheap to clone.
-#[derive(Clone)]
+/// A prompt, as the registry holds it. Not `Clone`: a prompt leaves the registry it was added
+/// to only into an executor's copy of it ([`Edit`](crate::registry::Edit)).
 pub struct Prompt {
     inner: Arc<Inner>,
 }
@@ -86,6 +86,13 @@ impl PromptArgument {
 }
 
 impl Prompt {
+    /// A second handle on the same prompt, for a registry's copy (see [`Edit`](crate::registry::Edit)).
+    pub(crate) fn copy(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+
     /// A prompt named `name` (what MCP allows: ASCII letters, digits, `_`, `-` and `.`) with
     /// `arguments`, whose messages `getter` writes.
     ///

@@ -3,6 +3,7 @@
 //! listing and rendering only hand out shared references.
 
 pub mod defs;
+mod edit;
 pub mod parallel;
 pub mod transform;
 
@@ -24,6 +25,7 @@ use crate::error::ToolError;
 use crate::linked::{ToolDef, ViewDef};
 use crate::prompt::Prompt;
 use crate::resource::{Resource, ResourceRequest};
+pub use edit::Edit;
 
 /// A domain as a registry knows it (linked domains and those of dynamic tools alike).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
@@ -1078,7 +1080,7 @@ impl DynamicTool {
 /// assert_eq!(out.echo(), "86400");
 /// # });
 /// ```
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub struct Registry {
     tools: Vec<Tool>,
     /// FxHash: names are short, and the table holds only names we registered.
@@ -1098,6 +1100,17 @@ impl fmt::Debug for Registry {
 }
 
 impl Registry {
+    /// A copy, for an executor's edit ([`Edit`]). Not `Clone`: an owned copy of an executor's
+    /// registry would build an executor without its layers.
+    pub(crate) fn copy(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            by_name: self.by_name.clone(),
+            resources: self.resources.iter().map(Resource::copy).collect(),
+            prompts: self.prompts.iter().map(Prompt::copy).collect(),
+        }
+    }
+
     /// A registry with no tools.
     pub fn empty() -> Self {
         Self::default()

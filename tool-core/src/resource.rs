@@ -26,8 +26,8 @@ type Reader = Arc<dyn Fn(ResourceRequest, ToolContext) -> ReadFuture + Send + Sy
 /// has typed so far, the values that could complete it, best first.
 pub type Completer = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
 
-/// A resource or resource template, as the registry holds it. Cheap to clone.
-#[derive(Clone)]
+/// A resource or resource template, as the registry holds it. Not `Clone`: a resource leaves
+/// the registry it was added to only into an executor's copy of it ([`Edit`](crate::registry::Edit)).
 pub struct Resource {
     inner: Arc<Inner>,
 }
@@ -86,6 +86,13 @@ pub enum DefinitionError {
 }
 
 impl Resource {
+    /// A second handle on the same resource, for a registry's copy (see [`Edit`](crate::registry::Edit)).
+    pub(crate) fn copy(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+
     /// A resource at `uri` (or a template, if `uri` holds `{variables}`) read by `reader`.
     /// `name` identifies it to programs; `description` says what it holds, for the model and
     /// people choosing it.

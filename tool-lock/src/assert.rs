@@ -23,7 +23,7 @@ pub const LOCK_ENV: &str = "TOOLS_LOCK";
 ///         .run();
 /// }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 #[must_use = "a LockTest does nothing until `run`"]
 pub struct LockTest {
     path: PathBuf,

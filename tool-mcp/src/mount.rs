@@ -35,7 +35,7 @@ use tool_core::context::FromContext as _;
 use tool_core::definition::{ScopeListProblem, ToolView, Visibility, scope_list_problems};
 use tool_core::exec::CallResult;
 use tool_core::{
-    Registry, ToolContext, ToolError, ToolOutput, output::Media, registry::DynamicTool,
+    ToolContext, ToolError, ToolOutput, output::Media, registry::DynamicTool, registry::Edit,
     registry::RegistryError, registry::defs,
 };
 
@@ -313,14 +313,29 @@ impl Mounted {
     }
 
     /// The server's tools, to register one by one (its [`resources`](Self::resources) and
-    /// [`prompts`](Self::prompts) are added apart).
+    /// [`prompts`](Self::prompts) are added apart, from [`into_items`](Self::into_items)).
     pub fn into_tools(self) -> Vec<DynamicTool> {
         self.tools
     }
 
+    /// The server's tools, resources and prompts, to add one by one (a name that clashes set
+    /// aside, as `toolctl` does), where [`register`](Self::register) adds all or fails.
+    pub fn into_items(
+        self,
+    ) -> (
+        Vec<DynamicTool>,
+        Vec<tool_core::resource::Resource>,
+        Vec<tool_core::prompt::Prompt>,
+    ) {
+        (self.tools, self.resources, self.prompts)
+    }
+
     /// Adds the server's tools, resources and prompts to `registry`; no tool is added if any
     /// name is taken, and the first resource URI or prompt name taken ends the adding there.
-    pub fn register(self, registry: &mut Registry) -> Result<(), MountError> {
+    /// `registry` is one being built, or an executor's being edited
+    /// ([`McpServer::update`](crate::McpServer::update)).
+    pub fn register<'r>(self, registry: impl Into<Edit<'r>>) -> Result<(), MountError> {
+        let mut registry = registry.into();
         let clash = |name: &str, source| MountError::Clash {
             name: name.to_owned(),
             source: Box::new(source),
@@ -1016,7 +1031,7 @@ mod tests {
     use crate::result::{CallOutcome, call_result};
 
     fn tool() -> tool_core::registry::Tool {
-        let mut registry = Registry::empty();
+        let mut registry = tool_core::Registry::empty();
         let tool = DynamicTool::new(
             "get_thing",
             "Gets a thing.",

@@ -31,9 +31,9 @@ use super::views;
 use tool_catalog::SharedCatalog;
 use tool_core::exec::Executor;
 use tool_core::{
-    Registry, ToolContext,
+    ToolContext,
     context::{ApprovalScope, LogLevel, Principal, Remembering, RequestHeaders},
-    registry::Tool,
+    registry::{Edit, Tool},
 };
 
 mod items;
@@ -298,7 +298,8 @@ impl McpServer {
     }
 
     /// Changes the tool set (add or remove dynamic tools, mount a server): `change` edits a copy
-    /// of the registry, which replaces the served one only if `change` succeeds. Calls already
+    /// of the registry ([`Executor::edit`](tool_core::Executor::edit)), which replaces the served
+    /// one, under the same policy and layers, only if `change` succeeds. Calls already
     /// running finish on the old set. Connected clients get `notifications/tools/list_changed`.
     ///
     /// ```
@@ -315,25 +316,21 @@ impl McpServer {
     /// assert!(server.executor().registry().get("ping_host").is_some());
     /// # });
     /// ```
-    pub fn update<R, E>(&self, change: impl FnOnce(&mut Registry) -> Result<R, E>) -> Result<R, E> {
+    pub fn update<R, E>(&self, change: impl FnOnce(&mut Edit<'_>) -> Result<R, E>) -> Result<R, E> {
         // One change at a time; calls and listings go on meanwhile, on the current set.
         let _writer = lock(&self.shared.writer);
         let current = self.live();
-        let mut registry = current.executor.registry().clone();
-        let result = change(&mut registry)?;
+        let (executor, result) = current.executor.edit(change)?;
         let before = current.executor.registry();
+        let registry = executor.registry();
         let changed = Changed {
             resources: !same_items(before.resources(), registry.resources(), |a, b| a.same(b)),
             prompts: !same_items(before.prompts(), registry.prompts(), |a, b| a.same(b)),
         };
         if let Some(catalog) = &self.shared.catalog {
-            catalog.sync(&registry);
+            catalog.sync(registry);
         }
-        // The same policy and layers over the new set.
-        let next = Arc::new(Live::new(
-            current.executor.with_registry(registry),
-            self.shared.options.deferred,
-        ));
+        let next = Arc::new(Live::new(executor, self.shared.options.deferred));
         *write(&self.shared.live) = next;
         self.notify_list_changed(changed);
         Ok(result)
@@ -1118,7 +1115,7 @@ mod tests {
 
     #[test]
     fn the_listing_leaves_out_what_mcp_cannot_carry_before_it_is_paged() {
-        let mut registry = Registry::empty();
+        let mut registry = tool_core::Registry::empty();
         registry
             .register_all([
                 DynamicTool::new("a_tool", "d", json!({"type": "object"})),

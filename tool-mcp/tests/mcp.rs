@@ -217,20 +217,22 @@ async fn lists_every_page_with_full_definitions() {
 async fn large_pages_list_every_tool_in_order_as_small_ones_do() {
     // Pages of more than 32 tools are built on the blocking pool, over the cores; smaller ones
     // where the request runs. Both must give the same tools, in the same order.
-    let tools: Vec<DynamicTool> = (0..150)
-        .map(|i| {
-            let schema =
-                json!({"type": "object", "properties": {format!("p{i}"): {"type": "integer"}}});
-            DynamicTool::new(format!("tool_{i:03}"), format!("Tool number {i}."), schema)
-        })
-        .collect();
-    let mut registry = Registry::empty();
-    registry.register_all(tools).unwrap();
+    let registry = || {
+        let mut registry = Registry::empty();
+        registry
+            .register_all((0..150).map(|i| {
+                let schema =
+                    json!({"type": "object", "properties": {format!("p{i}"): {"type": "integer"}}});
+                DynamicTool::new(format!("tool_{i:03}"), format!("Tool number {i}."), schema)
+            }))
+            .unwrap();
+        registry
+    };
     let mut listed = Vec::new();
     for page_size in [500, 100, 7] {
         let mut options = ServerOptions::named("test", "1.0");
         options.page_size = page_size;
-        let server = McpServer::with_options(Executor::new(registry.clone()), options);
+        let server = McpServer::with_options(Executor::new(registry()), options);
         let client = connect(&server, Recorder::default()).await;
         let all: Vec<(String, Value)> = client
             .list_all_tools()

@@ -648,9 +648,8 @@ async fn main() {
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for task in &tasks {
-        let registry = registry(task.world);
-        let native_executor = Executor::new(registry.clone());
-        let code_executor = CodeMode::new(Executor::new(registry))
+        let native_executor = Executor::new(registry(task.world));
+        let code_executor = CodeMode::new(native_executor.clone())
             .code_executor(RUN_CODE, &[])
             .unwrap();
         let calls = calls_of(&task.turns);

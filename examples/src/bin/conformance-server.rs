@@ -838,7 +838,7 @@ fn test_trigger_tool_change() -> Result<String, ToolError> {
         .get()
         .ok_or_else(|| ToolError::unavailable("this tool works only under `serve`"))?;
     server.update(|registry| {
-        if registry.unregister(ADDED).is_some() {
+        if registry.unregister(ADDED) {
             return Ok(format!("removed {ADDED}"));
         }
         let added = tool_core::registry::DynamicTool::new(
@@ -862,7 +862,7 @@ fn test_trigger_prompt_change() -> Result<String, ToolError> {
         .get()
         .ok_or_else(|| ToolError::unavailable("this tool works only under `serve`"))?;
     server.update(|registry| {
-        if registry.remove_prompt(ADDED).is_some() {
+        if registry.remove_prompt(ADDED) {
             return Ok(format!("removed {ADDED}"));
         }
         let added = tool_core::prompt::Prompt::new(

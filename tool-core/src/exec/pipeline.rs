@@ -293,8 +293,21 @@ impl Executor {
         }
     }
 
-    /// An executor with this one's policy and layers over another set of tools (a server's
-    /// tool set changed at run time).
+    /// An executor with this one's policy and layers over a copy of its tools changed by
+    /// `change` (a server's tool set changed at run time, code mode's tools): with what `change`
+    /// returns, or its error, and this executor unchanged. The copy cannot leave `change`
+    /// ([`Edit`](crate::registry::Edit)), so nothing this executor runs can be run without its
+    /// layers.
+    pub fn edit<R, E>(
+        &self,
+        change: impl FnOnce(&mut crate::registry::Edit<'_>) -> Result<R, E>,
+    ) -> Result<(Self, R), E> {
+        let mut registry = self.inner.registry.copy();
+        let result = change(&mut crate::registry::Edit::new(&mut registry))?;
+        Ok((self.with_registry(registry), result))
+    }
+
+    /// An executor with this one's policy and layers over another set of tools.
     pub fn with_registry(&self, registry: Registry) -> Self {
         Self {
             inner: Arc::new(Inner {

@@ -15,7 +15,8 @@ fn save_note(
 
 fn main() {
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let tool = registry.get("save_note").unwrap();
     assert_eq!(tool.body_param(), Some("text"));
 

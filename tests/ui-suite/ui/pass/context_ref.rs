@@ -27,7 +27,8 @@ async fn get_owned_call_id(#[ctx] ctx: ToolContext) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let ctx = ToolContext::builder()
         .call_id("call_7")
         .headers(RequestHeaders::from_pairs([("X-Tenant", "acme")]))

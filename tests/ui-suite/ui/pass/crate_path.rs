@@ -19,7 +19,7 @@ fn shout_text(text: String, ctx: &framework::ToolContext) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = framework::tool_core::Registry::linked().unwrap();
-    let executor = framework::tool_core::Executor::new(registry.clone());
+    let executor = framework::tool_core::Executor::new(registry);
     let ctx = framework::ToolContext::builder().call_id("!").build();
     let out = rt.block_on(executor.call("shout_text", json!({"text": "hi"}), &ctx)).unwrap();
     assert_eq!(out.echo(), "HI!");

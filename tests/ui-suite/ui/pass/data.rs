@@ -59,7 +59,8 @@ pub struct Elsewhere {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let tool = registry.get("add_note").unwrap();
     let schema = tool.input_schema();
     assert_eq!(schema["additionalProperties"], json!(false));

@@ -16,7 +16,8 @@ fn get_forecast(city: String, days: u8) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let tool = registry.get("get_forecast").unwrap();
     assert_eq!(
         tool.description(),

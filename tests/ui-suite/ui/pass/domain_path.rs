@@ -24,7 +24,8 @@ fn echo_time(time: String) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
 
     let stock = registry.get("get_stock").unwrap().domain();
     assert_eq!(stock.name, "stock");

@@ -48,7 +48,8 @@ fn get_caller(
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let token = CancellationToken::new();
     let ctx = ToolContext::builder()
         .extension(Arc::new(Db { prefix: "db:" }))

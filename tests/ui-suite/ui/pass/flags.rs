@@ -55,7 +55,8 @@ fn read_value() -> u8 {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
 
     // `name` overrides the function's name.
     assert!(registry.get("remove").is_none());

@@ -14,7 +14,8 @@ fn say_hello(#[arg(description = "Who to greet")] name: String) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let out = rt
         .block_on(executor.call("greet", json!({"name": "Ada"}), &ToolContext::new()))
         .unwrap();

@@ -17,7 +17,8 @@ fn greet_person(name: String, title: Option<String>, mut excited: std::option::O
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let ctx = ToolContext::new();
     let call = |input| rt.block_on(executor.call("greet_person", input, &ctx));
 

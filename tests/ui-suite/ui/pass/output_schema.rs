@@ -52,7 +52,8 @@ fn do_nothing() {}
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let schema_of = |name| registry.get(name).unwrap().output_schema();
 
     let point = schema_of("get_point").unwrap();

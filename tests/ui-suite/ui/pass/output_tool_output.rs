@@ -46,7 +46,8 @@ fn get_json() -> ToolOutput {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let ctx = ToolContext::new();
     let call = |name, input| rt.block_on(executor.call(name, input, &ctx));
 

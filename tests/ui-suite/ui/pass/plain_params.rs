@@ -11,7 +11,7 @@ fn add_numbers(#[arg(description = "First")] a: i64, b: i64) -> i64 {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
     let out = rt
         .block_on(executor.call("add_numbers", serde_json::json!({"a": 2, "b": 3}), &ToolContext::new()))
         .unwrap();

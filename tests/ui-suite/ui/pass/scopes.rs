@@ -41,7 +41,7 @@ fn main() {
     assert_eq!(scopes("get_issue"), ["issues:read"]);
     assert!(scopes("list_labels").is_empty());
 
-    let executor = Executor::new(registry.clone());
+    let executor = Executor::new(registry);
     let reader = ToolContext::builder()
         .principal(Principal::new("ada").with_scopes(["issues:read"]))
         .build();

@@ -20,7 +20,8 @@ pub async fn shout_text(text: String, times: u8) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let ctx = ToolContext::new();
     assert_eq!(registry.len(), 2);
 

@@ -43,7 +43,8 @@ fn set_door(#[ctx] building: Shared<Building>, input: Input, state: State) -> St
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let schema = registry.get("set_door").unwrap().input_schema();
     let mut keys: Vec<_> = schema["properties"].as_object().unwrap().keys().collect();
     keys.sort();

@@ -64,7 +64,8 @@ fn count_words(#[input] query: Query, ctx: &ToolContext) -> String {
 fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let registry = Registry::linked().unwrap();
-    let executor = tool_core::Executor::new(registry.clone());
+    let executor = tool_core::Executor::new(registry);
+    let registry = executor.registry();
     let ctx = ToolContext::builder().call_id("c1").build();
     let call = |input| rt.block_on(executor.call("count_words", input, &ctx));
 

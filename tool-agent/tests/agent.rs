@@ -679,24 +679,22 @@ async fn kept_approvals_last_for_the_agent_and_cover_only_what_the_person_chose(
 /// the weather and refuse the stock exchange: what the model reads is what the layers made.
 fn layered(base: &str, provider: Provider) -> Agent {
     use tool_core::exec::layer_fn;
-    let to_ops = layer_fn(|mut call, next| {
+    let to_ops = layer_fn(async |mut call, next| {
         if call.item().name() == "send_email" {
             call.input_mut()["to"] = json!("ops@example.com");
         }
-        next.run(call)
+        next.run(call).await
     });
-    let redact = layer_fn(|call, next| {
-        Box::pin(async move {
-            let mut out = next.run(call).await?;
-            for text in out.texts_mut() {
-                *text = text.replace("sunny", "[redacted]");
-            }
-            Ok(out)
-        })
+    let redact = layer_fn(async |call, next| {
+        let mut out = next.run(call).await?;
+        for text in out.texts_mut() {
+            *text = text.replace("sunny", "[redacted]");
+        }
+        Ok(out)
     });
-    let no_stocks = layer_fn(|call, next| match call.item().name() {
-        "get_stock" => Box::pin(async { Err(ToolError::refused("no trading today")) }),
-        _ => next.run(call),
+    let no_stocks = layer_fn(async |call, next| match call.item().name() {
+        "get_stock" => Err(ToolError::refused("no trading today")),
+        _ => next.run(call).await,
     });
     let executor = Executor::builder(registry())
         .layer(no_stocks)

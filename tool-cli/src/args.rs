@@ -106,13 +106,11 @@ impl ToolArgs {
     /// }
     ///
     /// let cli = Cli::parse_from(["my-agent", "list"]);
-    /// let args = cli.tools.layer(layer_fn(|call, next| {
-    ///     Box::pin(async move {
-    ///         if call.item().name().starts_with("delete_") {
-    ///             return Err(ToolError::refused("deleting is off today"));
-    ///         }
-    ///         next.run(call).await
-    ///     })
+    /// let args = cli.tools.layer(layer_fn(async |call, next| {
+    ///     if call.item().name().starts_with("delete_") {
+    ///         return Err(ToolError::refused("deleting is off today"));
+    ///     }
+    ///     next.run(call).await
     /// }));
     /// # let _ = args;
     /// ```

@@ -84,15 +84,13 @@ pub fn main() -> ExitCode {
 ///
 /// fn main() -> std::process::ExitCode {
 ///     tool_cli::main_with(|args| {
-///         args.layer(layer_fn(|call, next| {
-///             Box::pin(async move {
-///                 // Every text of a tool's result, a read or a prompt.
-///                 let mut out = next.run(call).await?;
-///                 for text in out.texts_mut() {
-///                     *text = text.replace("secret", "[redacted]");
-///                 }
-///                 Ok(out)
-///             })
+///         args.layer(layer_fn(async |call, next| {
+///             // Every text of a tool's result, a read or a prompt.
+///             let mut out = next.run(call).await?;
+///             for text in out.texts_mut() {
+///                 *text = text.replace("secret", "[redacted]");
+///             }
+///             Ok(out)
 ///         }))
 ///     })
 /// }

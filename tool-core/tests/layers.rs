@@ -94,24 +94,24 @@ impl Layer for Redact {
 
 /// Puts every call that names a team in the team `core`, whatever the model asked.
 fn pin_team() -> impl Layer {
-    layer_fn(|mut call, next| {
+    layer_fn(async |mut call, next| {
         if let Some(team) = call.input_mut().get_mut("team") {
             *team = json!("core");
         }
-        next.run(call)
+        next.run(call).await
     })
 }
 
 /// Refuses any call whose `name` starts with `prod_`.
 fn no_prod() -> impl Layer {
-    layer_fn(|call, next| {
+    layer_fn(async |call, next| {
         let prod = call.input()["name"]
             .as_str()
             .is_some_and(|n| n.starts_with("prod_"));
-        match prod {
-            true => Box::pin(async { Err(ToolError::refused("production secrets stay put")) }),
-            false => next.run(call),
+        if prod {
+            return Err(ToolError::refused("production secrets stay put"));
         }
+        next.run(call).await
     })
 }
 
@@ -310,9 +310,9 @@ async fn scopes_come_before_any_layer() {
 
 #[tokio::test]
 async fn a_layers_rewrite_is_held_to_the_input_limits() {
-    let grow = layer_fn(|mut call, next| {
+    let grow = layer_fn(async |mut call, next| {
         *call.input_mut() = json!({"team": "x".repeat(2048), "name": "big"});
-        next.run(call)
+        next.run(call).await
     });
     let policy = ExecPolicy::default().max_input_bytes(1024);
     let ex = Executor::builder(Registry::linked().unwrap())
@@ -559,14 +559,14 @@ async fn reads_and_prompts_pass_the_same_layers() {
     );
     assert_eq!(runs("prompt:layered_2"), 1);
 
-    let refuse_prod_reads = layer_fn(|call, next| {
+    let refuse_prod_reads = layer_fn(async |call, next| {
         let prod = call.input()["uri"]
             .as_str()
             .is_some_and(|u| u.contains("/prod_"));
-        match prod {
-            true => Box::pin(async { Err(ToolError::refused("production secrets stay put")) }),
-            false => next.run(call),
+        if prod {
+            return Err(ToolError::refused("production secrets stay put"));
         }
+        next.run(call).await
     });
     let refusing = Executor::builder(Registry::linked().unwrap())
         .layer(refuse_prod_reads)
@@ -581,7 +581,7 @@ async fn reads_and_prompts_pass_the_same_layers() {
     // A layer sees which kind of item it has, and may point a read elsewhere.
     let seen = Arc::new(Mutex::new(Vec::new()));
     let kinds = seen.clone();
-    let to_staging = layer_fn(move |mut call, next| {
+    let to_staging = layer_fn(async move |mut call, next| {
         kinds
             .lock()
             .unwrap()
@@ -589,7 +589,7 @@ async fn reads_and_prompts_pass_the_same_layers() {
         if let tool_core::exec::Item::Resource(_) = call.item() {
             call.input_mut()["uri"] = json!("vault://staging/layered_3");
         }
-        next.run(call)
+        next.run(call).await
     });
     let rewriting = Executor::builder(Registry::linked().unwrap())
         .layer(to_staging)
@@ -703,9 +703,9 @@ async fn a_layer_hands_a_typed_value_to_the_tool_and_the_reader() {
         )
         .unwrap();
     let executor = Executor::builder(registry)
-        .layer(layer_fn(|mut call, next| {
+        .layer(layer_fn(async |mut call, next| {
             call.extension(Tenant("acme"));
-            next.run(call)
+            next.run(call).await
         }))
         .build();
     let ctx = ToolContext::new();

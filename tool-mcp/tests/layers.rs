@@ -30,25 +30,23 @@ fn server(sdk_transport: bool) -> McpServer {
         .hide("send_mail", "from", json!("ops@example.com"))
         .apply(registry)
         .unwrap();
-    let bcc = layer_fn(|mut call, next| {
+    let bcc = layer_fn(async |mut call, next| {
         call.input_mut()["body"] = json!("[signed]");
-        next.run(call)
+        next.run(call).await
     });
-    let redact = layer_fn(|call, next| {
-        Box::pin(async move {
-            let mut out = next.run(call).await?;
-            if let Some(data) = out.data_mut() {
-                data["to"] = json!("[redacted]");
-            }
-            Ok(out)
-        })
+    let redact = layer_fn(async |call, next| {
+        let mut out = next.run(call).await?;
+        if let Some(data) = out.data_mut() {
+            data["to"] = json!("[redacted]");
+        }
+        Ok(out)
     });
-    let no_boss = layer_fn(
-        |call, next| match call.input()["to"] == "boss@example.com" {
-            true => Box::pin(async { Err(ToolError::refused("the boss is not to be mailed")) }),
-            false => next.run(call),
-        },
-    );
+    let no_boss = layer_fn(async |call, next| {
+        if call.input()["to"] == "boss@example.com" {
+            return Err(ToolError::refused("the boss is not to be mailed"));
+        }
+        next.run(call).await
+    });
     let executor = Executor::builder(registry)
         .layer(no_boss)
         .layer(bcc)

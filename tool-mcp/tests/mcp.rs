@@ -1096,21 +1096,19 @@ async fn a_mounted_servers_items_pass_the_mounting_servers_layers() {
     let mut registry = Registry::empty();
     mounted.register(&mut registry).unwrap();
     let layered = Executor::builder(registry)
-        .layer(layer_fn(|call, next| {
+        .layer(layer_fn(async |call, next| {
             let prod = matches!(call.item(), Item::Resource(_))
                 && call.input()["uri"]
                     .as_str()
                     .is_some_and(|u| u.contains("prod"));
             if prod {
-                return Box::pin(async { Err(ToolError::refused("production stays put")) });
+                return Err(ToolError::refused("production stays put"));
             }
-            Box::pin(async move {
-                let mut reply = next.run(call).await?;
-                for text in reply.texts_mut() {
-                    *text = text.replace("hunter2", "[redacted]");
-                }
-                Ok(reply)
-            })
+            let mut reply = next.run(call).await?;
+            for text in reply.texts_mut() {
+                *text = text.replace("hunter2", "[redacted]");
+            }
+            Ok(reply)
         }))
         .build();
     let ctx = tool_core::ToolContext::new();

@@ -143,52 +143,46 @@ fn secrets(call: &Call<'_>) -> bool {
 /// key is trimmed and lowercased, a key under `forbidden` is refused (a read of one too), and
 /// every secret is redacted, in a tool's result, a read's contents and a prompt's messages.
 fn with_layers(args: tool_cli::ToolArgs) -> tool_cli::ToolArgs {
-    args.layer(layer_fn(move |mut call, next| {
-        Box::pin(async move {
-            if secrets(&call)
-                && let Some(key) = call.input_mut().get_mut("key")
-                && let Some(text) = key.as_str().map(|k| k.trim().to_lowercase())
-            {
-                *key = text.into();
-            }
-            next.run(call).await
-        })
+    args.layer(layer_fn(async |mut call, next| {
+        if secrets(&call)
+            && let Some(key) = call.input_mut().get_mut("key")
+            && let Some(text) = key.as_str().map(|k| k.trim().to_lowercase())
+        {
+            *key = text.into();
+        }
+        next.run(call).await
     }))
-    .layer(layer_fn(move |call, next| {
-        Box::pin(async move {
-            let key = match call.item() {
-                Item::Resource(_) => call.input()["uri"]
-                    .as_str()
-                    .and_then(|u| u.rsplit('/').next()),
-                _ => call.input()["key"].as_str(),
-            };
-            if secrets(&call) && key.is_some_and(|k| k.starts_with("forbidden")) {
-                return Err(ToolError::refused(
-                    "keys under `forbidden` are not read here",
-                ));
-            }
-            next.run(call).await
-        })
+    .layer(layer_fn(async |call, next| {
+        let key = match call.item() {
+            Item::Resource(_) => call.input()["uri"]
+                .as_str()
+                .and_then(|u| u.rsplit('/').next()),
+            _ => call.input()["key"].as_str(),
+        };
+        if secrets(&call) && key.is_some_and(|k| k.starts_with("forbidden")) {
+            return Err(ToolError::refused(
+                "keys under `forbidden` are not read here",
+            ));
+        }
+        next.run(call).await
     }))
-    .layer(layer_fn(move |call, next| {
-        Box::pin(async move {
-            let secrets = secrets(&call);
-            let mut out = next.run(call).await?;
-            if secrets {
-                if let Some(value) = out.data_mut().and_then(|d| d.get_mut("value")) {
-                    *value = "[redacted]".into();
-                }
-                // The text the model reads says what the structured content says.
-                let data = out.data_mut().map(|d| d.to_string());
-                for text in out.texts_mut() {
-                    *text = match &data {
-                        Some(data) => data.clone(),
-                        None => redact(text),
-                    };
-                }
+    .layer(layer_fn(async |call, next| {
+        let secrets = secrets(&call);
+        let mut out = next.run(call).await?;
+        if secrets {
+            if let Some(value) = out.data_mut().and_then(|d| d.get_mut("value")) {
+                *value = "[redacted]".into();
             }
-            Ok(out)
-        })
+            // The text the model reads says what the structured content says.
+            let data = out.data_mut().map(|d| d.to_string());
+            for text in out.texts_mut() {
+                *text = match &data {
+                    Some(data) => data.clone(),
+                    None => redact(text),
+                };
+            }
+        }
+        Ok(out)
     }))
 }
 

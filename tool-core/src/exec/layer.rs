@@ -258,10 +258,10 @@ impl<'a> Call<'a> {
     ///         let caller = ctx.extension::<Caller>().map(|c| c.0.clone()).unwrap_or_default();
     ///         Ok(ToolOutput::text(caller))
     ///     })).unwrap();
-    /// let from_gateway = layer_fn(|mut call, next| {
+    /// let from_gateway = layer_fn(async |mut call, next| {
     ///     let caller = call.context().headers().get("x-user").unwrap_or("anyone").to_owned();
     ///     call.extension(Caller(caller));
-    ///     next.run(call)
+    ///     next.run(call).await
     /// });
     /// let executor = Executor::builder(registry).layer(from_gateway).build();
     /// let out = executor.call("who_am_i", json!({}), &ToolContext::new()).await.unwrap();
@@ -391,7 +391,13 @@ pub trait Layer: Send + Sync + 'static {
     }
 }
 
-/// A layer from a closure that takes the call and what comes next, and returns a boxed future.
+/// A layer from an async closure, or an `async fn`, that takes the call and what comes next.
+///
+/// The closure may capture what it needs (`async move |call, next| ...`). It is cloned for
+/// each call, as axum's `from_fn` clones its function, so capture an `Arc` of anything that
+/// costs more than a pointer to clone. A closure that returns a boxed future (`|call, next|
+/// Box::pin(async move { ... })`) is not taken: its future cannot borrow the call; make it
+/// `async move |call, next| { ... }`.
 ///
 /// ```
 /// use serde_json::json;
@@ -403,26 +409,66 @@ pub trait Layer: Send + Sync + 'static {
 ///     .handler(|_, _| async { Ok(ToolOutput::new(json!({"name": "Ada", "email": "ada@example.com"}))) })).unwrap();
 /// // Redacts every `email` in a result, and the address in any text: a tool's echo, a
 /// // resource's contents, a prompt's messages.
-/// let redact = layer_fn(|call, next| Box::pin(async move {
+/// let address = String::from("ada@example.com");
+/// let redact = layer_fn(async move |call, next| {
 ///     let mut reply = next.run(call).await?;
 ///     if let Some(email) = reply.data_mut().and_then(|data| data.get_mut("email")) {
 ///         *email = json!("[redacted]");
 ///     }
 ///     for text in reply.texts_mut() {
-///         *text = text.replace("ada@example.com", "[redacted]");
+///         *text = text.replace(&address, "[redacted]");
 ///     }
 ///     Ok(reply)
-/// }));
+/// });
 /// let executor = Executor::builder(registry).layer(redact).build();
 /// let out = executor.call("get_user", json!({}), &ToolContext::new()).await.unwrap();
 /// assert_eq!(out.data().unwrap()["email"], "[redacted]");
 /// # });
 /// ```
+///
+/// An `async fn` is a layer as it is:
+///
+/// ```
+/// use tool_core::exec::{Call, Next, Reply, layer_fn};
+/// use tool_core::ToolError;
+///
+/// async fn log_calls(call: Call<'_>, next: Next<'_>) -> Result<Reply, ToolError> {
+///     let name = call.item().name().to_owned();
+///     let reply = next.run(call).await;
+///     eprintln!("{name}: {}", if reply.is_ok() { "ok" } else { "failed" });
+///     reply
+/// }
+///
+/// let layer = layer_fn(log_calls);
+/// # let _ = layer;
+/// ```
 pub fn layer_fn<F>(f: F) -> LayerFn<F>
 where
-    F: for<'a> Fn(Call<'a>, Next<'a>) -> LayerFuture<'a> + Send + Sync + 'static,
+    F: for<'a> AsyncFnOnce(Call<'a>, Next<'a>) -> Result<Reply, ToolError>
+        + for<'a> LayerBody<'a>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
 {
     LayerFn(f)
+}
+
+/// What [`layer_fn`] takes, for one call: a function of the call and what comes next whose
+/// future may be sent across threads. Every async closure and `async fn` of that shape has it;
+/// it is here so that the bound can say `Send`, which `AsyncFnOnce` alone cannot on stable
+/// Rust. Not for implementing.
+pub trait LayerBody<'a>: FnOnce(Call<'a>, Next<'a>) -> <Self as LayerBody<'a>>::Future {
+    /// The future the function returns.
+    type Future: Future<Output = Result<Reply, ToolError>> + Send + 'a;
+}
+
+impl<'a, F, Fut> LayerBody<'a> for F
+where
+    F: FnOnce(Call<'a>, Next<'a>) -> Fut,
+    Fut: Future<Output = Result<Reply, ToolError>> + Send + 'a,
+{
+    type Future = Fut;
 }
 
 /// A [`Layer`] made by [`layer_fn`].
@@ -437,10 +483,10 @@ impl<F> fmt::Debug for LayerFn<F> {
 
 impl<F> Layer for LayerFn<F>
 where
-    F: for<'a> Fn(Call<'a>, Next<'a>) -> LayerFuture<'a> + Send + Sync + 'static,
+    F: for<'a> LayerBody<'a> + Clone + Send + Sync + 'static,
 {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> LayerFuture<'a> {
-        (self.0)(call, next)
+        Box::pin((self.0.clone())(call, next))
     }
 
     fn name(&self) -> &str {

@@ -12,7 +12,9 @@ pub mod retry;
 
 pub use approval::{ApprovalPolicy, PolicyError, approval_message};
 pub use canonical::canonical_json;
-pub use layer::{Call, CompletionRef, Item, Layer, LayerFn, LayerFuture, Next, Reply, layer_fn};
+pub use layer::{
+    Call, CompletionRef, Item, Layer, LayerBody, LayerFn, LayerFuture, Next, Reply, layer_fn,
+};
 pub use pipeline::{CallInput, ExecPolicy, Executor, ExecutorBuilder, ToolCall};
 
 pub use crate::call::{

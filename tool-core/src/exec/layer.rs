@@ -391,7 +391,8 @@ pub trait Layer: Send + Sync + 'static {
     }
 }
 
-/// A layer from an async closure, or an `async fn`, that takes the call and what comes next.
+/// A layer from an async closure, or an `async fn`, that takes the call and what comes next
+/// (the two of one lifetime: `async fn f<'a>(call: Call<'a>, next: Next<'a>)`).
 ///
 /// The closure may capture what it needs (`async move |call, next| ...`). It is cloned for
 /// each call, as axum's `from_fn` clones its function, so capture an `Arc` of anything that
@@ -432,7 +433,7 @@ pub trait Layer: Send + Sync + 'static {
 /// use tool_core::exec::{Call, Next, Reply, layer_fn};
 /// use tool_core::ToolError;
 ///
-/// async fn log_calls(call: Call<'_>, next: Next<'_>) -> Result<Reply, ToolError> {
+/// async fn log_calls<'a>(call: Call<'a>, next: Next<'a>) -> Result<Reply, ToolError> {
 ///     let name = call.item().name().to_owned();
 ///     let reply = next.run(call).await;
 ///     eprintln!("{name}: {}", if reply.is_ok() { "ok" } else { "failed" });

@@ -171,7 +171,7 @@ fn official_python_client_follows_tasks_in_every_era() {
     );
 }
 
-/// The application's layers (a binary's `tool_cli::main_with`) and the command line's transforms,
+/// The application's layers (a binary's `tool_cli::main!`) and the command line's transforms,
 /// seen by the official Python client in both eras over stdio, HTTP with sessions and stateless
 /// (`examples/tests/mcp/layers.py`): the renamed tool is listed without its hidden argument, a
 /// call's key is rewritten before the tool runs with the hidden value filled in, its secret is

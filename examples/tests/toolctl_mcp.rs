@@ -400,3 +400,63 @@ fn a_mounted_servers_tasks_are_followed_and_cancelled() {
         outer.said()
     );
 }
+
+/// A binary on `tool_cli::main!` is itself, not toolctl: its name and version in `serverInfo`,
+/// `--version` and the help, and its data in a folder of its own.
+#[test]
+fn a_binary_on_the_ready_made_main_is_itself() {
+    let bin = env!("CARGO_BIN_EXE_task-server");
+    let version = env!("CARGO_PKG_VERSION");
+    let out = Command::new(bin).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("task-server {version}")
+    );
+    let out = Command::new(bin).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Usage: task-server"), "{help}");
+    assert!(!help.contains("toolctl"), "{help}");
+
+    let data = tempfile::tempdir().unwrap();
+    let out = Command::new(bin)
+        .args(["tasks", "list"])
+        .env("XDG_DATA_HOME", data.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let file = data.path().join("task-server").join("tasks.sqlite3");
+    assert!(
+        err.contains(&format!("no task store at {}", file.display())),
+        "{err}"
+    );
+
+    let mut child = Command::new(bin)
+        .args(["serve", "--stdio"])
+        .env("XDG_DATA_HOME", data.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .unwrap();
+    drop(stdin);
+    let mut text = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    let _ = child.wait();
+    let response: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        response["result"]["serverInfo"],
+        json!({"name": "task-server", "version": version}),
+        "{text}"
+    );
+}

@@ -6,11 +6,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
+use tool_core::context::{Approver, ContextBuilder};
 use tool_core::exec::{ExecPolicy, Layer};
 use tool_core::registry::transform::{ToolFilter, Transforms};
 use tool_core::render::Format;
 use tool_core::{Executor, Registry};
 use tool_mcp::MountSpec;
+
+use crate::identity::Identity;
 
 /// The subcommands and the options they share.
 #[derive(Debug, Args)]
@@ -62,6 +65,54 @@ pub struct ToolArgs {
     /// [`ToolArgs::on_server`]).
     #[arg(skip)]
     pub(crate) server_hooks: ServerHooks,
+    /// What the binary puts in every call's context ([`ToolArgs::state`],
+    /// [`ToolArgs::extension`]).
+    #[arg(skip)]
+    pub(crate) context: ContextParts,
+    /// The binary's own transforms, applied before the flags' ([`ToolArgs::transform`]).
+    #[arg(skip)]
+    pub(crate) own_transforms: Transforms,
+    /// Who answers approvals in place of the terminal or the MCP client
+    /// ([`ToolArgs::approver`]).
+    #[arg(skip)]
+    pub(crate) approver: OwnApprover,
+    /// Who the binary is ([`ToolArgs::identity`]).
+    #[arg(skip)]
+    pub(crate) identity: Identity,
+}
+
+/// The approver a binary brings, if any.
+#[derive(Clone, Default)]
+pub(crate) struct OwnApprover(pub(crate) Option<Arc<dyn Approver>>);
+
+impl std::fmt::Debug for OwnApprover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "the binary's"
+        } else {
+            "none"
+        })
+    }
+}
+
+/// Adds one of the binary's values to a context being built.
+type ContextPart = Arc<dyn Fn(ContextBuilder) -> ContextBuilder + Send + Sync>;
+
+/// The values a [`ToolArgs`] puts in every call's context, in the order added.
+#[derive(Clone, Default)]
+pub(crate) struct ContextParts(Vec<ContextPart>);
+
+impl ContextParts {
+    /// `builder` with every value added.
+    pub(crate) fn apply(&self, builder: ContextBuilder) -> ContextBuilder {
+        self.0.iter().fold(builder, |b, part| part(b))
+    }
+}
+
+impl std::fmt::Debug for ContextParts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} value(s)", self.0.len())
+    }
 }
 
 /// A hook given the server `serve` builds.
@@ -122,7 +173,7 @@ impl ToolArgs {
 
     /// Gives `hook` the server `serve` builds, before it serves anything: the handle a binary
     /// keeps to change its tools at run time ([`McpServer::update`](tool_mcp::McpServer::update),
-    /// which tells connected clients), with every toolctl flag still applied. `McpServer` is a
+    /// which tells connected clients), with every flag still applied. `McpServer` is a
     /// cheap handle: clone it to keep it.
     ///
     /// ```
@@ -153,6 +204,92 @@ impl ToolArgs {
         self
     }
 
+    /// Gives every tool `value` as shared state: a tool takes it with `#[ctx] State(s):
+    /// State<T>` (an `Arc<T>` in the context's extensions), in `call`, in `serve` and in the
+    /// calls a script makes in code mode. One of the same type replaces it.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use tool_core::prelude::*;
+    ///
+    /// tool_core::domain!(pub notes, "Notes");
+    ///
+    /// /// Where notes are kept.
+    /// struct Settings { folder: String }
+    ///
+    /// /// Returns the folder notes are kept in.
+    /// #[tool(domain = notes, label = "Notes folder", hint = "Says where notes are kept")]
+    /// fn get_notes_folder(#[ctx] State(settings): State<Settings>) -> String {
+    ///     settings.folder.clone()
+    /// }
+    ///
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     tools: tool_cli::ToolArgs,
+    /// }
+    ///
+    /// let cli = Cli::parse_from(["my-agent", "call", "get_notes_folder"]);
+    /// let args = cli.tools.state(Settings { folder: "/srv/notes".into() });
+    /// let mut out = Vec::new();
+    /// args.run(Registry::linked().unwrap(), &mut out, &mut std::io::stderr());
+    /// let printed: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    /// assert_eq!(printed["data"], "/srv/notes");
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.extension(Arc::new(value))
+    }
+
+    /// Puts `value` in every call's context, as
+    /// [`ContextBuilder::extension`](tool_core::context::ContextBuilder::extension) does: a tool
+    /// reads it with `ctx.extension::<T>()`. One of the same type replaces it.
+    #[must_use]
+    pub fn extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.context.0.push(Arc::new(move |b: ContextBuilder| {
+            b.extension(value.clone())
+        }));
+        self
+    }
+
+    /// Applies the binary's own `transforms` to its tools, before the flags' (`--keep`,
+    /// `--rename`, `--hide` and the rest), in every subcommand. Several calls add up, in order.
+    ///
+    /// ```
+    /// use tool_core::registry::transform::Transforms;
+    /// # use clap::Parser;
+    /// # #[derive(Parser)]
+    /// # struct Cli { #[command(flatten)] tools: tool_cli::ToolArgs }
+    /// # let cli = Cli::parse_from(["my-agent", "list"]);
+    ///
+    /// let args = cli.tools.transform(Transforms::new().rename("get_time", "what_time"));
+    /// # let _ = args;
+    /// ```
+    #[must_use]
+    pub fn transform(mut self, transforms: Transforms) -> Self {
+        self.own_transforms = std::mem::take(&mut self.own_transforms).then(transforms);
+        self
+    }
+
+    /// Lets `approver` answer every approval, in `call` (in place of the terminal) and in
+    /// `serve` (in place of asking the MCP client): a policy of the application's, a person
+    /// reached some other way.
+    #[must_use]
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approver = OwnApprover(Some(Arc::new(approver)));
+        self
+    }
+
+    /// Says who the binary is: its name and version in MCP's `serverInfo`, its help and
+    /// messages, and the folder of its data (the default task store). The ready-made `main`
+    /// ([`main!`](crate::main!)) sets the crate's own; a binary that flattens these arguments
+    /// into its own parser sets [`identity!()`](crate::identity!).
+    #[must_use]
+    pub fn identity(mut self, identity: Identity) -> Self {
+        self.identity = identity;
+        self
+    }
+
     /// [`layer`](Self::layer) for a layer already shared.
     #[must_use]
     pub fn layer_arc(mut self, layer: Arc<dyn Layer>) -> Self {
@@ -171,10 +308,10 @@ impl ToolArgs {
             .build()
     }
 
-    /// The transforms the flags give, in their order: --keep, --remove, --rename, --prefix,
-    /// --hide.
+    /// The transforms every subcommand applies: the binary's own ([`transform`](Self::transform)),
+    /// then the flags', in their order: --keep, --remove, --rename, --prefix, --hide.
     pub fn transforms(&self) -> Transforms {
-        let mut t = Transforms::new();
+        let mut t = self.own_transforms.clone();
         for filter in &self.keep {
             t = t.keep(filter.clone());
         }
@@ -296,6 +433,51 @@ pub enum Command {
         #[command(flatten)]
         approval: ApprovalArgs,
     },
+    /// List every resource and resource template.
+    Resources {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a resource and print its contents as JSON.
+    Read {
+        /// The resource's URI (one a template matches, too).
+        uri: String,
+    },
+    /// List every prompt with its arguments.
+    Prompts {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Get a prompt and print its messages as JSON.
+    Get {
+        /// The prompt's name.
+        name: String,
+        /// Its arguments, a JSON object of strings; `-` reads it from standard input.
+        #[arg(long, default_value = "{}", value_name = "JSON")]
+        args: String,
+    },
+    /// Complete a prompt's argument or a resource template's variable, and print the values
+    /// as JSON.
+    Complete {
+        /// The prompt whose argument to complete.
+        #[arg(
+            long,
+            value_name = "NAME",
+            required_unless_present = "template",
+            conflicts_with = "template"
+        )]
+        prompt: Option<String>,
+        /// The resource template whose variable to complete.
+        #[arg(long, value_name = "URI_TEMPLATE")]
+        template: Option<String>,
+        /// The argument's (or variable's) name.
+        argument: String,
+        /// What is typed so far.
+        #[arg(default_value = "")]
+        value: String,
+    },
     /// Read the tasks of long calls in a task store, every caller's, and cancel them: for
     /// operators.
     Tasks(TasksArgs),
@@ -368,7 +550,7 @@ pub struct CheckArgs {
     /// A word tool names may start with besides the known verbs (repeatable).
     #[arg(long = "allow-verb", value_name = "WORD")]
     pub allow_verbs: Vec<String>,
-    /// Compare the definitions with a lock (`toolctl lock`) or a saved `tools/list` result, and
+    /// Compare the definitions with a lock (the `lock` subcommand's) or a saved `tools/list` result, and
     /// fail on breaking changes.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -531,7 +713,8 @@ pub struct ServeArgs {
     /// Where the tasks of long calls are kept (MCP tasks, for 2026-07-28 clients that declare
     /// the extension): `sqlite:PATH`, `postgres://USER@HOST/DB` (shared by several instances),
     /// `memory` (lost with the process) or `off`. Default: SQLite in
-    /// $XDG_DATA_HOME/toolctl/tasks.sqlite3 (else ~/.local/share/toolctl/tasks.sqlite3).
+    /// $XDG_DATA_HOME/NAME/tasks.sqlite3 (else ~/.local/share/NAME/tasks.sqlite3), NAME this
+    /// binary's name.
     #[arg(long, value_name = "STORE", value_parser = task_store)]
     pub tasks: Option<TaskStoreArg>,
     /// Calls that need a person's yes before they run (asked of the MCP client's user).
@@ -589,7 +772,7 @@ fn task_store(text: &str) -> Result<TaskStoreArg, String> {
         _ if text.starts_with("postgres://") || text.starts_with("postgresql://") => postgres(text),
         _ => match text.strip_prefix("sqlite:") {
             Some("") => Err(
-                "`sqlite:` needs the file's path, e.g. sqlite:/var/lib/toolctl/tasks.sqlite3"
+                "`sqlite:` needs the file's path, e.g. sqlite:/var/lib/my-agent/tasks.sqlite3"
                     .into(),
             ),
             Some(path) => Ok(TaskStoreArg::Sqlite(path.into())),
@@ -619,20 +802,6 @@ fn postgres(_: &str) -> Result<TaskStoreArg, String> {
     Err(NO_POSTGRES.into())
 }
 
-/// The default task store's file: `$XDG_DATA_HOME/toolctl/tasks.sqlite3`, else
-/// `$HOME/.local/share/toolctl/tasks.sqlite3`; `None` when neither variable is set.
-pub fn default_task_file() -> Option<std::path::PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|home| std::path::Path::new(&home).join(".local/share"))
-        })?;
-    Some(data.join("toolctl").join("tasks.sqlite3"))
-}
-
 fn lease(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && (0.05..=30.0 * 86_400.0).contains(&secs) => Ok(secs),
@@ -659,4 +828,23 @@ fn grace(text: &str) -> Result<f64, String> {
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) args: ToolArgs,
+}
+
+impl Cli {
+    /// `args` parsed for the binary `identity` names: its name in the help and usage, its
+    /// version for `--version`.
+    pub(crate) fn parse_as<I, T>(identity: &Identity, args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches};
+        let name = identity.name().to_owned();
+        let mut command = Self::command()
+            .name(name.clone())
+            .bin_name(name)
+            .version(identity.version().to_owned());
+        let matches = command.try_get_matches_from_mut(args)?;
+        Self::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+    }
 }

@@ -68,7 +68,7 @@ pub(crate) fn offered(
         None => {
             let _ = writeln!(
                 err,
-                "toolctl serve: no tool-code-worker beside this binary: scripts run in this \
+                "warning: no tool-code-worker beside this binary: scripts run in this \
                  process, their memory bounded per value only (see docs/code-mode.md)"
             );
             Sandbox::InProcess

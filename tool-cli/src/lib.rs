@@ -1,8 +1,9 @@
 //! The command-line front end: `serve`, `list`, `show`, `call`, `export`, `check` and `lock`
 //! over a registry, plus the tools of `--defs` files and `--mount`ed MCP servers.
 //!
-//! `toolctl` is a thin `main` over [`main`]; any agent binary can mount the same subcommands by
-//! flattening [`ToolArgs`] into its own clap parser and calling [`ToolArgs::run`]:
+//! `toolctl` is a thin `main` over [`main!`], as any agent binary can be; a binary with a
+//! parser of its own mounts the same subcommands by flattening [`ToolArgs`] into it and
+//! calling [`ToolArgs::run`]:
 //!
 //! ```
 //! use clap::Parser;
@@ -51,6 +52,8 @@ mod code;
 mod commands;
 mod embed;
 mod exit;
+mod identity;
+mod items;
 mod oauth;
 mod run;
 mod serve;
@@ -59,7 +62,6 @@ mod terminal;
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
 use tool_core::Registry;
 
 pub use args::{
@@ -68,35 +70,87 @@ pub use args::{
 pub use code::CodeArgs;
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
+pub use identity::Identity;
 pub use oauth::{OAuthArgs, OAuthSetupError};
 pub use terminal::TerminalApprover;
 
-/// Parses the process's arguments and runs them against every linked tool.
-pub fn main() -> ExitCode {
-    main_with(|args| args)
+/// The [`Identity`] of the crate this is written in: its binary's name (the package's for a
+/// library) and its package's version, read at compile time.
+///
+/// ```
+/// let me = tool_cli::identity!();
+/// assert_eq!(me.version(), env!("CARGO_PKG_VERSION"));
+/// ```
+#[macro_export]
+macro_rules! identity {
+    () => {
+        $crate::Identity::new(
+            match ::core::option_env!("CARGO_BIN_NAME") {
+                ::core::option::Option::Some(name) => name,
+                ::core::option::Option::None => ::core::env!("CARGO_PKG_NAME"),
+            },
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
 }
 
-/// [`main`], with the parsed arguments given to `configure` first: the place for a binary's
-/// [layers](ToolArgs::layer), which every call `serve` and `call` run then passes.
+/// The ready-made `main` of a binary named for its own crate ([`identity!`](crate::identity!)):
+/// parses the process's arguments and runs them against every linked tool. Given a closure,
+/// it hands it the parsed [`ToolArgs`](crate::ToolArgs) first: the place for the binary's
+/// state, layers, transforms and approver.
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     tool_cli::main!()
+/// }
+/// ```
 ///
 /// ```no_run
 /// use tool_core::exec::layer_fn;
 ///
+/// struct Settings { greeting: String }
+///
 /// fn main() -> std::process::ExitCode {
-///     tool_cli::main_with(|args| {
-///         args.layer(layer_fn(async |call, next| {
-///             // Every text of a tool's result, a read or a prompt.
-///             let mut out = next.run(call).await?;
-///             for text in out.texts_mut() {
-///                 *text = text.replace("secret", "[redacted]");
-///             }
-///             Ok(out)
-///         }))
+///     tool_cli::main!(|args| {
+///         args.state(Settings { greeting: "Hello".into() })
+///             .layer(layer_fn(async |call, next| {
+///                 // Every text of a tool's result, a read or a prompt.
+///                 let mut out = next.run(call).await?;
+///                 for text in out.texts_mut() {
+///                     *text = text.replace("secret", "[redacted]");
+///                 }
+///                 Ok(out)
+///             }))
 ///     })
 /// }
 /// ```
-pub fn main_with(configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
-    let cli = args::Cli::parse();
+#[macro_export]
+macro_rules! main {
+    () => {
+        $crate::run_main($crate::identity!(), |args| args)
+    };
+    ($configure:expr $(,)?) => {
+        $crate::run_main($crate::identity!(), $configure)
+    };
+}
+
+/// The ready-made `main` as a function: parses the process's arguments as the binary
+/// `identity` names them, gives the parsed [`ToolArgs`] to `configure` (the place for the
+/// binary's [state](ToolArgs::state), [layers](ToolArgs::layer),
+/// [transforms](ToolArgs::transform) and [approver](ToolArgs::approver)), and runs them against
+/// every linked tool. [`main!`] calls it with the crate's own [`identity!`].
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     let me = tool_cli::Identity::new("notes-agent", "1.4.0").with_title("Notes");
+///     tool_cli::run_main(me, |args| args)
+/// }
+/// ```
+pub fn run_main(identity: Identity, configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
+    let cli = match args::Cli::parse_as(&identity, std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let registry = match Registry::linked() {
         Ok(registry) => registry,
         Err(e) => {
@@ -106,7 +160,11 @@ pub fn main_with(configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
     };
     // Unlocked handles: `serve --stdio` writes to stdout from another thread, which a lock
     // held here for the whole run would block forever.
-    configure(cli.args).run(registry, &mut std::io::stdout(), &mut std::io::stderr())
+    configure(cli.args.identity(identity)).run(
+        registry,
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    )
 }
 
 #[cfg(test)]
@@ -116,6 +174,7 @@ mod tests {
 
     use super::*;
     use crate::args::Cli;
+    use tool_core::registry::transform::Transforms;
     use tool_core::{ToolError, ToolOutput, registry::DynamicTool};
 
     fn registry() -> Registry {
@@ -419,5 +478,204 @@ mod tests {
         let (code, _, err) = run(&["call", "echo_text", "--root", "/no/such/dir"]);
         assert_eq!(code, 2);
         assert!(err.contains("--root /no/such/dir"), "{err}");
+    }
+
+    #[test]
+    fn a_binary_is_named_by_its_identity() {
+        let me = Identity::new("notes-agent", "1.4.0");
+        let help = Cli::parse_as(&me, ["notes-agent", "--help"]).unwrap_err();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        let help = help.render().to_string();
+        assert!(help.contains("Usage: notes-agent"), "{help}");
+        let version = Cli::parse_as(&me, ["notes-agent", "--version"]).unwrap_err();
+        assert_eq!(version.render().to_string().trim(), "notes-agent 1.4.0");
+        let wrong = Cli::parse_as(&me, ["notes-agent", "cal"]).unwrap_err();
+        assert!(
+            wrong.render().to_string().contains("notes-agent"),
+            "{wrong}"
+        );
+        // The crate's own, read where the macro is written.
+        assert_eq!(crate::identity!().name(), "tool-cli");
+        assert_eq!(crate::identity!().version(), env!("CARGO_PKG_VERSION"));
+        // Its data in a folder of its own (when HOME or XDG_DATA_HOME says where data goes).
+        if let Some(file) = me.task_file() {
+            assert!(file.ends_with("notes-agent/tasks.sqlite3"), "{file:?}");
+        }
+    }
+
+    /// Denies every call, with its tool's name.
+    struct DenyAll;
+
+    impl tool_core::context::Approver for DenyAll {
+        fn approve<'a>(
+            &'a self,
+            request: &'a tool_core::context::ApprovalRequest<'a>,
+        ) -> tool_core::context::ApprovalFuture<'a> {
+            let reason = format!("{} is not today", request.tool);
+            Box::pin(async move { tool_core::context::Decision::denied(reason) })
+        }
+    }
+
+    #[test]
+    fn the_binarys_state_transforms_and_approver_reach_every_call() {
+        struct Settings {
+            greeting: &'static str,
+        }
+        let registry = || {
+            let mut registry = registry();
+            let greet = DynamicTool::new("greet_person", "Greets.", json!({"type": "object"}))
+                .domain("text", "Text")
+                .hint("Greets")
+                .handler(|_, ctx| async move {
+                    let settings = ctx
+                        .extension::<std::sync::Arc<Settings>>()
+                        .ok_or_else(|| ToolError::internal("no settings"))?;
+                    let tenant = ctx.extension::<&'static str>().copied().unwrap_or("?");
+                    Ok(ToolOutput::new(json!(format!(
+                        "{} {tenant}",
+                        settings.greeting
+                    ))))
+                });
+            registry.register(greet).unwrap();
+            registry
+        };
+        let run = |args: &[&str]| {
+            let args = Cli::try_parse_from(std::iter::once("toolctl").chain(args.iter().copied()))
+                .unwrap()
+                .args
+                .state(Settings { greeting: "Hello" })
+                .extension("acme")
+                .transform(Transforms::new().rename("greet_person", "say_hello"))
+                .approver(DenyAll);
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let code = args.run(registry(), &mut out, &mut err);
+            (
+                code,
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(err).unwrap(),
+            )
+        };
+        // The binary's transform comes first: the flag's rename sees its name.
+        let (code, out, err) = run(&["--rename", "say_hello=greet", "call", "greet"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        let printed: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(printed["data"], "Hello acme");
+        // The binary's approver answers in place of the terminal.
+        let (code, _, err) = run(&["call", "say_hello", "--approval", "say_hello"]);
+        assert_eq!(code, ExitCode::from(1));
+        assert!(err.contains("say_hello is not today"), "{err}");
+    }
+
+    #[test]
+    fn resources_prompts_and_completions_are_reached_through_the_layers() {
+        use tool_core::exec::layer_fn;
+        use tool_core::prompt::{Prompt, PromptArgument, PromptReply};
+        use tool_core::resource::{Resource, ResourceContent};
+        let registry = || {
+            let mut registry = registry();
+            registry
+                .add_resource(
+                    Resource::new("notes://today", "today", "Today's note.", |_, _| async {
+                        Ok(vec![ResourceContent::text("the code is hunter2")])
+                    })
+                    .unwrap(),
+                )
+                .unwrap();
+            registry
+                .add_resource(
+                    Resource::new(
+                        "notes://{day}",
+                        "day",
+                        "A day's note.",
+                        |request, _| async move {
+                            let day = request.variable("day").unwrap_or_default().to_owned();
+                            Ok(vec![ResourceContent::text(format!("note of {day}"))])
+                        },
+                    )
+                    .unwrap(),
+                )
+                .unwrap();
+            let review = Prompt::new(
+                "review_note",
+                "Reviews a note.",
+                [PromptArgument::required("day", "Which day")],
+                |args, _| async move {
+                    let day = args.get("day").unwrap_or("").to_owned();
+                    Ok(PromptReply::user(format!("Review {day}: hunter2")))
+                },
+            )
+            .unwrap()
+            .complete("day", |typed| {
+                ["monday", "tuesday"]
+                    .into_iter()
+                    .filter(|d| d.starts_with(typed))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap();
+            registry.add_prompt(review).unwrap();
+            registry
+        };
+        let run = |args: &[&str]| {
+            let args = Cli::try_parse_from(std::iter::once("toolctl").chain(args.iter().copied()))
+                .unwrap()
+                .args
+                .layer(layer_fn(async |call, next| {
+                    let mut reply = next.run(call).await?;
+                    for text in reply.texts_mut() {
+                        *text = text.replace("hunter2", "[redacted]");
+                    }
+                    Ok(reply)
+                }));
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let code = args.run(registry(), &mut out, &mut err);
+            (
+                code,
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(err).unwrap(),
+            )
+        };
+        let json = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+
+        let (code, out, _) = run(&["resources", "--json"]);
+        assert_eq!(code, ExitCode::SUCCESS);
+        let listed = json(&out);
+        assert_eq!(listed[0]["uri"], "notes://today");
+        assert_eq!(listed[1]["uriTemplate"], "notes://{day}");
+        let (_, out, _) = run(&["resources"]);
+        assert!(out.contains("notes://{day}  A day's note."), "{out}");
+
+        // A read passes the layers: the secret is redacted.
+        let (code, out, err) = run(&["read", "notes://today"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert_eq!(json(&out)["contents"][0]["text"], "the code is [redacted]");
+        let (_, out, _) = run(&["read", "notes://friday"]);
+        assert_eq!(json(&out)["contents"][0]["text"], "note of friday");
+        let (code, _, err) = run(&["read", "files://x"]);
+        assert_eq!(code, ExitCode::from(2));
+        assert!(err.contains("no resource is at `files://x`"), "{err}");
+
+        let (_, out, _) = run(&["prompts"]);
+        assert!(out.contains("review_note  Reviews a note.  (day)"), "{out}");
+        let (code, out, err) = run(&["get", "review_note", "--args", r#"{"day": "monday"}"#]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert_eq!(
+            json(&out)["messages"],
+            serde_json::json!([{"role": "user", "text": "Review monday: [redacted]"}])
+        );
+        // A missing argument is the prompt's error, printed as a call's (exit 1).
+        let (code, out, _) = run(&["get", "review_note"]);
+        assert_eq!(code, ExitCode::from(1));
+        assert_eq!(json(&out)["ok"], false);
+        let (code, _, err) = run(&["get", "review_note", "--args", r#"{"day": 3}"#]);
+        assert_eq!(code, ExitCode::from(2));
+        assert!(err.contains("`day` is 3, not a string"), "{err}");
+        let (code, _, err) = run(&["get", "review_notes"]);
+        assert_eq!(code, ExitCode::from(2));
+        assert!(err.contains("no prompt is named `review_notes`"), "{err}");
+
+        let (code, out, err) = run(&["complete", "--prompt", "review_note", "day", "tu"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert_eq!(json(&out)["values"], serde_json::json!(["tuesday"]));
     }
 }

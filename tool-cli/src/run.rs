@@ -6,16 +6,17 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 use tool_catalog::{Catalog, SearchOptions};
+use tool_core::exec::CompletionRef;
 use tool_core::render::{self, RenderOptions};
 use tool_core::{
-    Registry, ToolContext, context::ToolRoot, registry::RegistryError, registry::defs,
+    Executor, Registry, ToolContext, context::ToolRoot, registry::RegistryError, registry::defs,
 };
 use tool_mcp as mcp;
 
 use crate::args::{Command, ToolArgs};
 use crate::commands::{self, find, output_json};
 use crate::exit::{Exit, Out, failed, print_json, usage};
-use crate::serve;
+use crate::{items, serve};
 
 impl ToolArgs {
     /// Runs the command against `registry`, writing results to `out` and messages to `err`, on
@@ -47,7 +48,7 @@ impl ToolArgs {
     async fn run_in(&self, registry: Registry, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
         if let Command::Tasks(args) = &self.command {
             // The store alone: no tool is loaded, no server mounted.
-            return crate::tasks::run(args, out, err).await;
+            return crate::tasks::run(args, &self.identity, out, err).await;
         }
         let (registry, clashes) = self.with_sources(registry, err).await?;
         let owned = registry;
@@ -101,7 +102,32 @@ impl ToolArgs {
             }
             Command::Check(args) => commands::check(registry, clashes, args, out, err),
             Command::Lock { output } => commands::lock(registry, output, out, err),
-            Command::Tasks(args) => crate::tasks::run(args, out, err).await,
+            Command::Tasks(args) => crate::tasks::run(args, &self.identity, out, err).await,
+            Command::Resources { json } => items::list_resources(registry, *json, out),
+            Command::Prompts { json } => items::list_prompts(registry, *json, out),
+            Command::Read { uri } => {
+                let (executor, ctx) = self.item_executor(owned, err)?;
+                items::read(&executor, uri, &ctx, out, err).await
+            }
+            Command::Get { name, args } => {
+                let text = read_input(args, "--args", err)?;
+                let (executor, ctx) = self.item_executor(owned, err)?;
+                items::get(&executor, name, &text, &ctx, out, err).await
+            }
+            Command::Complete {
+                prompt,
+                template,
+                argument,
+                value,
+            } => {
+                let of = match (prompt, template) {
+                    (Some(name), _) => CompletionRef::Prompt(name),
+                    (None, Some(template)) => CompletionRef::Resource(template),
+                    (None, None) => return Err(usage(err, "give --prompt or --template".into())),
+                };
+                let (executor, ctx) = self.item_executor(owned, err)?;
+                items::complete(&executor, of, argument, value, &ctx, out, err).await
+            }
         }
     }
 
@@ -168,15 +194,26 @@ impl ToolArgs {
         Ok((registry, clashes))
     }
 
-    /// The context every call starts from: the `--root`, when given.
+    /// The context every call starts from: the binary's values and approver, and the
+    /// `--root`, when given.
     fn base_context(&self, err: Out) -> Result<ToolContext, Exit> {
-        let mut ctx = ToolContext::builder();
+        let mut ctx = self.context.apply(ToolContext::builder());
+        if let Some(approver) = &self.approver.0 {
+            ctx = ctx.approver(approver.clone());
+        }
         if let Some(dir) = &self.root {
             let root = ToolRoot::new(dir)
                 .map_err(|e| usage(err, format!("--root {}: {e}", dir.display())))?;
             ctx = ctx.root(root);
         }
         Ok(ctx.build())
+    }
+
+    /// The executor and context a read, get or completion runs with: this binary's layers and
+    /// values, as a call's.
+    fn item_executor(&self, registry: Registry, err: Out) -> Result<(Executor, ToolContext), Exit> {
+        let executor = self.executor(registry, tool_core::exec::ExecPolicy::default());
+        Ok((executor, self.base_context(err)?))
     }
 
     async fn call(
@@ -195,26 +232,16 @@ impl ToolArgs {
         let executor = self.executor(registry, policy);
         let tool = find(executor.registry(), name, err)?;
         let from_stdin = input == "-";
-        let text = if from_stdin {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                usage(
-                    err,
-                    format!("cannot read the input from standard input: {e}"),
-                )
-            })?;
-            text
-        } else {
-            input.to_owned()
-        };
+        let text = read_input(input, "--input", err)?;
         let input: Value = executor
             .policy()
             .parse(&text)
             .map_err(|e| usage(err, format!("--input: {}", e.message())))?;
         let mut ctx = self.base_context(err)?;
-        // A call that needs a person's yes asks on the terminal, as the agent binary does; with
-        // the input read from stdin, no answer can come and the call is refused unrun.
-        if executor.policy().approval.needs(tool) {
+        // A call that needs a person's yes asks on the terminal, as the agent binary does
+        // (unless the binary brought an approver of its own); with the input read from stdin,
+        // no answer can come and the call is refused unrun.
+        if executor.policy().approval.needs(tool) && self.approver.0.is_none() {
             let asking: std::sync::Arc<dyn tool_core::context::Approver> = match from_stdin {
                 false => std::sync::Arc::new(crate::TerminalApprover::stdio()),
                 true => std::sync::Arc::new(crate::TerminalApprover::new(
@@ -238,4 +265,16 @@ impl ToolArgs {
             }
         }
     }
+}
+
+/// `text`, or standard input when it is `-` (the value of `flag`).
+fn read_input(text: &str, flag: &str, err: Out) -> Result<String, Exit> {
+    if text != "-" {
+        return Ok(text.to_owned());
+    }
+    let mut read = String::new();
+    std::io::stdin()
+        .read_to_string(&mut read)
+        .map_err(|e| usage(err, format!("{flag}: cannot read standard input: {e}")))?;
+    Ok(read)
 }

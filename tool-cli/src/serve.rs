@@ -55,7 +55,8 @@ pub(crate) async fn serve(
         let warm = catalog.clone();
         tokio::task::spawn_blocking(move || warm.read(|_| ()));
     }
-    let mut options = ServerOptions::named("toolctl", env!("CARGO_PKG_VERSION"));
+    let mut options = ServerOptions::named(tools.identity.name(), tools.identity.version());
+    options.title = tools.identity.title().map(str::to_owned);
     if args.hide_deferred {
         options.deferred = DeferredTools::Hidden;
     }
@@ -75,7 +76,7 @@ pub(crate) async fn serve(
             .map_err(|e| usage(err, format!("--request-state-key-env {var}: {e}")))?;
         options.request_state = Some(codec);
     }
-    options.tasks = task_options(args, err)?;
+    options.tasks = task_options(args, &tools.identity, err)?;
     let policy = tool_core::exec::ExecPolicy::default().approval(args.approval.policy());
     let executor = tools.executor(registry, policy);
     let executor = crate::code::offered(&args.code, executor, !args.hide_deferred, err)?;
@@ -142,16 +143,20 @@ pub(crate) async fn serve(
 }
 
 /// The tasks `serve` offers: the store `--tasks` names, by default the embedded one.
-fn task_options(args: &ServeArgs, err: Out) -> Result<Option<mcp::TaskOptions>, Exit> {
+fn task_options(
+    args: &ServeArgs,
+    identity: &crate::Identity,
+    err: Out,
+) -> Result<Option<mcp::TaskOptions>, Exit> {
     use std::time::Duration;
     let store = match &args.tasks {
         Some(store) => store.clone(),
-        None => match crate::args::default_task_file() {
+        None => match identity.task_file() {
             Some(path) => TaskStoreArg::Sqlite(path),
             None => {
                 let _ = writeln!(
                     err,
-                    "toolctl serve: neither XDG_DATA_HOME nor HOME is set: tasks are kept in memory"
+                    "warning: neither XDG_DATA_HOME nor HOME is set: tasks are kept in memory"
                 );
                 TaskStoreArg::Memory
             }

@@ -26,8 +26,13 @@ pub(crate) fn open_lazily(store: &TaskStoreArg) -> Result<Option<Arc<dyn TaskSto
 }
 
 /// Runs `tasks ...`.
-pub(crate) async fn run(args: &TasksArgs, out: Out<'_>, err: Out<'_>) -> Result<(), Exit> {
-    let store = open(args.store.as_ref(), err).await?;
+pub(crate) async fn run(
+    args: &TasksArgs,
+    identity: &crate::Identity,
+    out: Out<'_>,
+    err: Out<'_>,
+) -> Result<(), Exit> {
+    let store = open(args.store.as_ref(), identity, err).await?;
     let now = now_ms();
     match &args.command {
         TasksCommand::List {
@@ -83,10 +88,14 @@ pub(crate) async fn run(args: &TasksArgs, out: Out<'_>, err: Out<'_>) -> Result<
 }
 
 /// The store to read, opened now: a file that is not there is an error, not a new store.
-async fn open(store: Option<&TaskStoreArg>, err: Out<'_>) -> Result<Arc<dyn TaskStore>, Exit> {
+async fn open(
+    store: Option<&TaskStoreArg>,
+    identity: &crate::Identity,
+    err: Out<'_>,
+) -> Result<Arc<dyn TaskStore>, Exit> {
     let store = match store {
         Some(store) => store.clone(),
-        None => match crate::args::default_task_file() {
+        None => match identity.task_file() {
             Some(path) => TaskStoreArg::Sqlite(path),
             None => {
                 return Err(usage(

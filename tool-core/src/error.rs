@@ -129,6 +129,12 @@ impl ToolError {
         Self::new(ErrorKind::Failed, message)
     }
 
+    /// The call stopped because it was cancelled (a tool that sees
+    /// [`ctx.cancellation()`](crate::ToolContext::cancellation) fire and stops early).
+    pub fn cancelled(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::Cancelled, message)
+    }
+
     /// A layer around the call refuses it, for `reason` (which the model reads).
     pub fn refused(reason: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorKind::Refused, reason)

@@ -846,9 +846,11 @@ pub mod prelude {
     pub use crate::context::{CancellationToken, RequestHeaders, State, ToolRoot};
     pub use crate::error::ErrorKind;
     pub use crate::output::Media;
+    // The docs' examples build JSON; a tools crate needs no dependency of its own for `json!`.
     pub use crate::{
         Executor, Registry, ToolContext, ToolError, ToolOutput, domain, prompt, resource, tool,
     };
+    pub use serde_json::json;
 }
 
 /// Items the `#[tool]` expansion names. Not a public API: it changes without notice.

@@ -23,6 +23,8 @@ pub struct ServerOptions {
     pub name: String,
     /// The version in `serverInfo`.
     pub version: String,
+    /// The name people read in `serverInfo.title`, when it differs from `name`.
+    pub title: Option<String>,
     /// Instructions for the client's model, sent at `initialize`.
     pub instructions: Option<String>,
     /// Whether deferred tools are listed.
@@ -78,6 +80,7 @@ impl Default for ServerOptions {
         Self {
             name: env!("CARGO_PKG_NAME").to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            title: None,
             instructions: None,
             deferred: DeferredTools::default(),
             page_size: 500,
@@ -115,6 +118,13 @@ impl ServerOptions {
             n if n.starts_with("proxy-") => Some("it is meant for a proxy"),
             _ => None,
         }
+    }
+
+    /// The `serverInfo` these options give.
+    pub(crate) fn implementation(&self) -> rmcp::model::Implementation {
+        let mut info = rmcp::model::Implementation::new(self.name.clone(), self.version.clone());
+        info.title = self.title.clone();
+        info
     }
 
     /// Options with this server name and version.

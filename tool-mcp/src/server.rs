@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use rmcp::model::{CacheScope, SubscriptionFilter};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
     SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -172,10 +172,7 @@ impl McpServer {
             why.is_none()
         });
         let live = Live::new(executor, options.deferred);
-        let server_info = Arc::new(ServerInfo::new(&Implementation::new(
-            options.name.clone(),
-            options.version.clone(),
-        )));
+        let server_info = Arc::new(ServerInfo::new(&options.implementation()));
         let codec = options
             .request_state
             .clone()
@@ -769,10 +766,7 @@ impl ServerHandler for McpServer {
             capabilities
         };
         let mut info = ServerConfig::new(capabilities);
-        info.server_info = Implementation::new(
-            self.shared.options.name.clone(),
-            self.shared.options.version.clone(),
-        );
+        info.server_info = self.shared.options.implementation();
         info.instructions = self.shared.options.instructions.clone();
         info
     }

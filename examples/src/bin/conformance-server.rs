@@ -878,7 +878,7 @@ fn test_trigger_prompt_change() -> Result<String, ToolError> {
 }
 
 fn main() -> std::process::ExitCode {
-    tool_cli::main_with(|args| {
+    tool_cli::main!(|args| {
         args.on_server(|server| {
             let _ = SERVER.set(server.clone());
         })

@@ -201,5 +201,5 @@ fn redact(text: &str) -> String {
 }
 
 fn main() -> ExitCode {
-    tool_cli::main_with(with_layers)
+    tool_cli::main!(with_layers)
 }

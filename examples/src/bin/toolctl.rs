@@ -6,5 +6,5 @@ use std::process::ExitCode;
 use tool_bundle as _;
 
 fn main() -> ExitCode {
-    tool_cli::main()
+    tool_cli::main!()
 }

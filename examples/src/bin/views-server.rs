@@ -97,5 +97,5 @@ fn get_report(region: String) -> Report {
 }
 
 fn main() -> ExitCode {
-    tool_cli::main()
+    tool_cli::main!()
 }

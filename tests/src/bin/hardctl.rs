@@ -3,5 +3,5 @@
 use hard_types as _;
 
 fn main() -> std::process::ExitCode {
-    tool_cli::main()
+    tool_cli::main!()
 }

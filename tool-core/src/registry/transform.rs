@@ -268,6 +268,12 @@ impl Transforms {
         Self::default()
     }
 
+    /// These steps, then `more`'s.
+    pub fn then(mut self, more: Transforms) -> Self {
+        self.steps.extend(more.steps);
+        self
+    }
+
     /// Whether there is no step.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()

@@ -8,5 +8,5 @@ use tool_core::prelude::*;
 include!("../tc_tools.rs");
 
 fn main() -> ExitCode {
-    tool_cli::main()
+    tool_cli::main!()
 }

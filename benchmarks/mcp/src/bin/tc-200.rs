@@ -9,5 +9,5 @@ include!("../tc_tools.rs");
 include!(concat!(env!("OUT_DIR"), "/tc_fillers.rs"));
 
 fn main() -> ExitCode {
-    tool_cli::main()
+    tool_cli::main!()
 }

@@ -112,6 +112,11 @@ fn json_node(value: &mut Value, ptr: &str, issues: &mut Issues, is_root: bool) {
                 continue;
             }
             note(map, &describe(&keyword, &v));
+            // A default is no constraint to lose: the tool fills it in, and the description
+            // now tells the model. Nothing to fix, so nothing to warn of.
+            if keyword == "default" {
+                continue;
+            }
             issues.warn(
                 ptr,
                 &keyword,
@@ -555,5 +560,19 @@ mod tests {
             "At least this many characters: 1."
         );
         assert_eq!(r.issues.len(), 1);
+    }
+
+    #[test]
+    fn a_default_is_told_the_model_without_a_warning() {
+        let r = json_schema(&json!({"type": "object", "properties": {
+            "days": {"type": "integer", "default": 3, "description": "How many days"}
+        }}));
+        let days = &r.schema["properties"]["days"];
+        assert!(days.get("default").is_none());
+        assert!(
+            days["description"].as_str().unwrap().contains('3'),
+            "{days}"
+        );
+        assert!(r.issues.is_empty(), "{:?}", r.issues);
     }
 }

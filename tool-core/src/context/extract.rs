@@ -88,7 +88,8 @@ impl<T: ?Sized + Send + Sync + 'static> FromContext for State<T> {
         match ctx.extension::<Arc<T>>() {
             Some(state) => Ok(State(state.clone())),
             None => Err(ToolError::internal(format!(
-                "State<{}> is not configured: add it with ContextBuilder::extension(Arc::new(..))",
+                "State<{}> is not configured: add it with ContextBuilder::extension(Arc::new(..)), \
+                 or `args.state(..)` in `tool_cli::main!`",
                 type_name::<T>()
             ))),
         }

@@ -40,6 +40,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("extra-tools", 6),
     ("clashing-tools", 6),
     ("locked-tools", 6),
+    // A user's own binary on tool-cli's ready-made main.
+    ("notes-agent", 6),
     // What sits on top: binaries, tests, benchmarks.
     ("examples", 7),
     ("tests", 7),

@@ -177,7 +177,7 @@ fn official_python_client_follows_tasks_in_every_era() {
 /// call's key is rewritten before the tool runs with the hidden value filled in, its secret is
 /// redacted in the structured content and the text, and a forbidden key is refused with the
 /// layer's reason; the same layers redact a read's contents and a prompt's messages and refuse
-/// a read.
+/// a read. The binary is itself there: `serverInfo` gives its own name, title and version.
 #[test]
 fn official_python_client_sees_layers_and_transforms_in_every_era() {
     let server = env!("CARGO_BIN_EXE_task-server");
@@ -197,7 +197,7 @@ fn official_python_client_sees_layers_and_transforms_in_every_era() {
     run_mcp_script(
         "layers.py",
         &[&stdio, &with_sessions.url, &stateless_url],
-        Some(24),
+        Some(30),
     );
 }
 

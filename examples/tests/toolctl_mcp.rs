@@ -456,7 +456,7 @@ fn a_binary_on_the_ready_made_main_is_itself() {
     let response: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(
         response["result"]["serverInfo"],
-        json!({"name": "task-server", "version": version}),
+        json!({"name": "task-server", "title": "Vault tasks", "version": version}),
         "{text}"
     );
 }

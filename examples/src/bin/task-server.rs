@@ -201,5 +201,6 @@ fn redact(text: &str) -> String {
 }
 
 fn main() -> ExitCode {
-    tool_cli::main!(with_layers)
+    // Its own name and version, and a title for people (`serverInfo.title`).
+    tool_cli::run_main(tool_cli::identity!().with_title("Vault tasks"), with_layers)
 }

@@ -10,6 +10,8 @@ each call on its own). The server is `task-server` with `--rename read_secret=fe
 is trimmed and lowercased, a key under `forbidden` is refused, the secret is redacted. For each
 target and era (`auto`: 2026-07-28; `legacy`: the session era):
 
+- the server is itself: `serverInfo` names `task-server`, its title `Vault tasks` and the
+  workspace's version (the binary's own identity, `tool_cli::identity!`);
 - the listing offers `fetch_secret`, not `read_secret`, and its schema has no `vault`;
 - a call with a key in capitals and spaces runs with the key rewritten and the hidden vault
   filled in, and returns the secret redacted, in the structured content and in the text;
@@ -28,6 +30,8 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -39,6 +43,8 @@ from mcp.shared.exceptions import MCPError
 from checks import expect, run_checks
 
 CHECK_TIMEOUT = 30.0
+# task-server's version: the workspace's, which its crate takes.
+VERSION = tomllib.loads((Path(__file__).parents[3] / "Cargo.toml").read_text())["workspace"]["package"]["version"]
 
 
 def text(result: types.CallToolResult) -> str:
@@ -99,6 +105,16 @@ async def reads_and_prompts(server: Any, mode: str) -> None:
     expect("not read here" in refused.message, f"the layer's reason is missing: {refused.message}")
 
 
+async def named(server: Any, mode: str) -> None:
+    async with Client(server, mode=mode) as client:
+        await client.list_tools()
+        info = client.server_info
+    expect(info is not None, "the server did not say who it is")
+    expect(info.name == "task-server", f"name: {info.name}")
+    expect(info.title == "Vault tasks", f"title: {info.title}")
+    expect(info.version == VERSION, f"version: {info.version}")
+
+
 def main() -> int:
     if len(sys.argv) < 2:
         print(f"usage: {sys.argv[0]} TARGET [TARGET...]", file=sys.stderr)
@@ -116,6 +132,7 @@ def main() -> int:
 
                 return run
 
+            checks.append((f"{label} {era} its own name", bound(named)))
             checks.append((f"{label} {era} listing", bound(listed)))
             checks.append((f"{label} {era} rewritten and redacted", bound(rewritten_and_redacted)))
             checks.append((f"{label} {era} refused", bound(refused)))

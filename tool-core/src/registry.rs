@@ -1531,17 +1531,12 @@ impl<'a> Edit<'a> {
     }
 
     /// Keeps only the tools `keep` says yes to (resources and prompts stay).
-    pub fn retain(&mut self, mut keep: impl FnMut(&Tool) -> bool) {
-        let gone: Vec<String> = self
-            .registry
-            .tools()
-            .iter()
-            .filter(|t| !keep(t))
-            .map(|t| t.name().to_owned())
-            .collect();
-        for name in gone {
-            self.registry.unregister(&name);
-        }
+    pub fn retain(&mut self, keep: impl FnMut(&Tool) -> bool) {
+        self.registry.tools.retain(keep);
+        // One pass over what is left, not one per tool removed: the names were unique and
+        // still are, so the index cannot fail.
+        let reindexed = self.registry.reindex();
+        debug_assert!(reindexed.is_ok(), "{reindexed:?}");
     }
 
     /// Adds a resource or template ([`Registry::add_resource`]).
@@ -1616,6 +1611,21 @@ mod tests {
         let clash = r.register_all([dynamic("d_x", "d"), dynamic("a_x", "d")]);
         assert!(matches!(clash, Err(RegistryError::DuplicateName { .. })));
         assert!(r.get("d_x").is_none(), "nothing added");
+    }
+
+    #[test]
+    fn an_edits_retain_keeps_order_and_lookups() {
+        let mut r = Registry::empty();
+        for (n, d) in [("a_x", "d"), ("b_x", "d"), ("c_x", "d"), ("d_x", "e")] {
+            r.register(dynamic(n, d)).unwrap();
+        }
+        let mut edit = Edit::new(&mut r);
+        edit.retain(|t| t.name() != "b_x" && t.name() != "a_x");
+        let names: Vec<_> = r.tools().iter().map(Tool::name).collect();
+        assert_eq!(names, ["c_x", "d_x"]);
+        assert_eq!(r.get("d_x").map(Tool::name), Some("d_x"));
+        assert_eq!(r.get("c_x").map(Tool::name), Some("c_x"));
+        assert!(r.get("a_x").is_none() && r.get("b_x").is_none());
     }
 
     #[test]

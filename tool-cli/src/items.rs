@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use tool_core::exec::CompletionRef;
-use tool_core::prompt::{PromptArgs, PromptContent, PromptReply, Role};
+use tool_core::prompt::{PromptArgs, PromptContent, PromptReply};
 use tool_core::resource::{Body, ResourceContent};
 use tool_core::{Executor, Registry, ToolContext};
 
@@ -238,11 +238,7 @@ fn reply_json(reply: PromptReply) -> Value {
         .messages
         .into_iter()
         .map(|m| {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            let mut message = json!({ "role": role });
+            let mut message = json!({ "role": m.role.as_str() });
             match m.content {
                 PromptContent::Text(text) => message["text"] = text.into(),
                 PromptContent::Image { data, mime_type } => {

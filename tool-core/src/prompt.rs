@@ -376,6 +376,16 @@ pub enum Role {
     Assistant,
 }
 
+impl Role {
+    /// The role as MCP writes it: `user` or `assistant`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+        }
+    }
+}
+
 /// One message of a prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptMessage {

@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
-use tool_core::prompt::{PromptArgs, PromptContent, PromptReply, Role};
+use tool_core::prompt::{PromptArgs, PromptContent, PromptReply};
 use tool_core::resource::{Body, ResourceContent};
 use tool_core::{ToolError, error::ErrorKind, exec::CompletionRef};
 
@@ -513,10 +513,7 @@ fn wire_reply(reply: PromptReply) -> Result<GetPromptResult, McpError> {
         .messages
         .into_iter()
         .map(|m| {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
+            let role = m.role.as_str();
             let content = match m.content {
                 PromptContent::Text(text) => json!({ "type": "text", "text": text }),
                 PromptContent::Image { data, mime_type } => {

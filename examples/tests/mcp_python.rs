@@ -279,24 +279,15 @@ fn official_python_client_approves_and_declines_in_every_era() {
 /// Streamable HTTP with sessions, and stateless (`examples/tests/mcp/code_mode.py`): the
 /// listing is the code tool, `search_tools` and the kept tool; a script calls three tools in a
 /// loop, catches one's error and returns a summary; a script reaching for a file or never
-/// ending is contained. Scripts run in `tool-code-worker` processes (the worker `cargo test
-/// --workspace` builds beside the other binaries).
+/// ending is contained. Scripts run in processes of toolctl itself: built on
+/// `tool_cli::main!()` with the feature `code`, it is its own worker.
 #[test]
 fn official_python_client_runs_scripts_in_code_mode_in_every_era() {
     let toolctl = env!("CARGO_BIN_EXE_toolctl");
-    let worker = std::path::Path::new(toolctl).with_file_name("tool-code-worker");
-    assert!(
-        worker.is_file(),
-        "{} is missing: build it with `cargo build -p tool-code` (scripts/test builds it)",
-        worker.display()
-    );
-    let worker = worker.to_str().unwrap();
     let args = [
         "--code-mode",
         "--code-keep",
         "get_current_time",
-        "--code-worker",
-        worker,
         "--code-cpu-time",
         "0.3",
     ];

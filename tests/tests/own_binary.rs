@@ -1,7 +1,8 @@
 //! A user's own binary (`tests/fixtures/notes-agent`, version 1.4.0, on tool-core and tool-cli
 //! by path) built as a user builds it: tool-cli's ready-made main gives its tool the binary's
 //! state, its transform renames a tool, its layer redacts reads and prompts, and it is itself,
-//! not toolctl, in `--version` and in `serverInfo` in both eras.
+//! not toolctl, in `--version` and in `serverInfo` in both eras. Built with tool-cli's feature
+//! `code` and nothing else, it is its own code-mode worker: a script's memory limit holds.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -87,26 +88,9 @@ fn a_users_binary_brings_its_state_transform_and_layer_and_is_itself() {
     );
 
     // Served over stdio: its own name and version in both eras, its state in a call.
-    let mut child = Command::new(&bin)
-        .args(["serve", "--stdio"])
-        .env("XDG_DATA_HOME", workspace().join("target/tmp"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut ask = |id: u64, method: &str, params: Value| -> Value {
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(stdin, "{line}").unwrap();
-        let mut answer = String::new();
-        stdout.read_line(&mut answer).unwrap();
-        let answer: Value = serde_json::from_str(&answer).unwrap();
-        assert_eq!(answer["id"], id, "{answer}");
-        answer["result"].clone()
-    };
+    let mut server = Session::start(&bin, &[]);
     let me = json!({"name": "notes-agent", "version": "1.4.0"});
-    let session = ask(
+    let session = server.ask(
         1,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -118,7 +102,7 @@ fn a_users_binary_brings_its_state_transform_and_layer_and_is_itself() {
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
     });
-    let listed = ask(2, "tools/list", json!({"_meta": meta.clone()}));
+    let listed = server.ask(2, "tools/list", json!({"_meta": meta.clone()}));
     assert_eq!(listed["_meta"]["io.modelcontextprotocol/serverInfo"], me);
     let names: Vec<&str> = listed["tools"]
         .as_array()
@@ -128,12 +112,93 @@ fn a_users_binary_brings_its_state_transform_and_layer_and_is_itself() {
         .collect();
     assert!(names.contains(&"where_are_notes"), "{names:?}");
     assert!(!names.contains(&"get_notes_folder"), "{names:?}");
-    let called = ask(
+    let called = server.ask(
         3,
         "tools/call",
         json!({"name": "where_are_notes", "arguments": {}, "_meta": meta}),
     );
     assert_eq!(called["structuredContent"], json!("/srv/notes"), "{called}");
-    drop(stdin);
-    let _ = child.wait();
+    server.stop();
+}
+
+/// A line-delimited JSON-RPC session with `bin serve --stdio ...`.
+struct Session {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Session {
+    fn start(bin: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(bin)
+            .args(["serve", "--stdio"])
+            .args(args)
+            .env("XDG_DATA_HOME", workspace().join("target/tmp"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn ask(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).unwrap();
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer["result"].clone()
+    }
+
+    /// Ends the server; what it wrote to stderr.
+    fn stop(self) -> String {
+        drop(self.stdin);
+        let out = self.child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+#[test]
+fn with_the_feature_code_the_binary_is_its_own_code_worker() {
+    // Alone in a folder: no tool-code-worker beside it to fall back on.
+    let folder = tempfile::tempdir().unwrap();
+    let bin = folder.path().join("notes-agent");
+    std::fs::copy(binary(), &bin).unwrap();
+    let mut server = Session::start(&bin, &["--code-mode"]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+    });
+    let script = |id, code: &str| {
+        (
+            id,
+            json!({"name": "execute_code", "arguments": {"code": code}, "_meta": meta}),
+        )
+    };
+    // A memory bomb ends in the memory limit's error, which only a worker can give (in the
+    // server's own process the CPU-time limit would end it).
+    let (id, bomb) = script(1, "a = []\nwhile True:\n    a.append('x' * 100000)");
+    let ended = server.ask(id, "tools/call", bomb);
+    assert_eq!(ended["structuredContent"]["limit"], "max_memory", "{ended}");
+    // And the server answers the next script, whose call reaches the binary's tool and state.
+    let (id, next) = script(2, "await where_are_notes()");
+    let answered = server.ask(id, "tools/call", next);
+    assert_eq!(answered["isError"], false, "{answered}");
+    assert!(
+        answered["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("/srv/notes")),
+        "{answered}"
+    );
+    let stderr = server.stop();
+    assert!(!stderr.contains("warning"), "{stderr}");
 }

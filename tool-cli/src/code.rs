@@ -6,6 +6,31 @@ use tool_core::Executor;
 
 use crate::exit::{Exit, Out, usage};
 
+/// The first argument that makes a binary on [`main!`](crate::main!) a code-mode worker: it
+/// serves one script over stdin and stdout (`tool_code::worker::serve`) instead of parsing a
+/// command line. `serve --code-mode` starts its own binary with it.
+pub const WORKER_ARG: &str = "__code-worker";
+
+/// Runs this process as a code-mode worker if [`WORKER_ARG`] is its first argument.
+#[cfg(feature = "code")]
+pub(crate) fn serve_as_worker() -> Option<std::process::ExitCode> {
+    if std::env::args_os().nth(1).as_deref() != Some(std::ffi::OsStr::new(WORKER_ARG)) {
+        return None;
+    }
+    Some(match tool_code::worker::serve() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {WORKER_ARG}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    })
+}
+
+#[cfg(not(feature = "code"))]
+pub(crate) fn serve_as_worker() -> Option<std::process::ExitCode> {
+    None
+}
+
 /// Code mode's flags for `serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
@@ -18,9 +43,9 @@ pub struct CodeArgs {
     /// Also list this tool as itself beside `execute_code` (repeatable).
     #[arg(long, value_name = "TOOL", requires = "code_mode")]
     pub code_keep: Vec<String>,
-    /// The worker binary scripts run in, one process each (default: `tool-code-worker` beside
-    /// this binary; without one, scripts run in this process, their memory bounded per value
-    /// only).
+    /// The worker binary scripts run in, one process each (default: this binary itself, when
+    /// built on `tool_cli::main!()`; else `tool-code-worker` beside it; without either, scripts
+    /// run in this process, their memory bounded per value only).
     #[arg(long, value_name = "PATH", requires = "code_mode")]
     pub code_worker: Option<PathBuf>,
     /// Seconds of interpreter time a script may use, not counting its tool calls.
@@ -50,11 +75,10 @@ pub(crate) fn offered(
     if !args.code_mode {
         return Ok(executor);
     }
-    let worker = args
-        .code_worker
-        .clone()
-        .map(WorkerCommand::new)
-        .or_else(WorkerCommand::beside_current_exe);
+    let worker = match &args.code_worker {
+        Some(path) => Some(WorkerCommand::new(path)),
+        None => WorkerCommand::this_binary(WORKER_ARG).or_else(WorkerCommand::beside_current_exe),
+    };
     let sandbox = match worker {
         Some(worker) => {
             if !worker.program().is_file() {
@@ -68,8 +92,9 @@ pub(crate) fn offered(
         None => {
             let _ = writeln!(
                 err,
-                "warning: no tool-code-worker beside this binary: scripts run in this \
-                 process, their memory bounded per value only (see docs/code-mode.md)"
+                "warning: this binary is not a code worker (its main is not tool_cli::main!()) \
+                 and no tool-code-worker is beside it: scripts run in this process, their \
+                 memory bounded per value only (see docs/code-mode.md)"
             );
             Sandbox::InProcess
         }

@@ -67,7 +67,7 @@ use tool_core::Registry;
 pub use args::{
     ApprovalArgs, CheckArgs, Command, ServeArgs, TaskStoreArg, TasksArgs, TasksCommand, ToolArgs,
 };
-pub use code::CodeArgs;
+pub use code::{CodeArgs, WORKER_ARG};
 pub use commands::definition_json;
 pub use embed::{EMBED_MODEL_ENV, EmbedArgs, EmbedSetupError};
 pub use identity::Identity;
@@ -124,14 +124,46 @@ macro_rules! identity {
 ///     })
 /// }
 /// ```
+///
+/// With tool-cli's feature `code`, the binary is also its own code-mode worker: `main!` installs
+/// `tool_code::worker::LimitedAllocator` as its global allocator (so a script's memory limit
+/// counts everything it holds), and `serve --code-mode` runs scripts in processes of this same
+/// binary. A binary with a global allocator of its own calls [`run_main`] from its own `main`
+/// instead, and names a worker with `--code-worker` (docs/code-mode.md).
 #[macro_export]
 macro_rules! main {
     () => {
-        $crate::run_main($crate::identity!(), |args| args)
+        $crate::main!(|args| args)
     };
-    ($configure:expr $(,)?) => {
+    ($configure:expr $(,)?) => {{
+        $crate::__worker_allocator!();
         $crate::run_main($crate::identity!(), $configure)
+    }};
+}
+
+/// The code worker's allocator, which [`main!`] installs when tool-cli has the feature `code`.
+#[cfg(feature = "code")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __worker_allocator {
+    () => {
+        #[global_allocator]
+        static __TOOL_CLI_WORKER_ALLOCATOR: $crate::__private::LimitedAllocator =
+            $crate::__private::LimitedAllocator;
     };
+}
+
+#[cfg(not(feature = "code"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __worker_allocator {
+    () => {};
+}
+
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "code")]
+    pub use tool_code::worker::LimitedAllocator;
 }
 
 /// The ready-made `main` as a function: parses the process's arguments as the binary
@@ -147,6 +179,9 @@ macro_rules! main {
 /// }
 /// ```
 pub fn run_main(identity: Identity, configure: impl FnOnce(ToolArgs) -> ToolArgs) -> ExitCode {
+    if let Some(worker) = code::serve_as_worker() {
+        return worker;
+    }
     let cli = match args::Cli::parse_as(&identity, std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

@@ -61,8 +61,18 @@ fn number_to_python(n: &Number) -> MontyObject {
 /// become strings (`True` -> `"true"`, `None` -> `"null"`, as `json.dumps` writes them); every
 /// other type is refused with the path to it.
 pub fn from_python(value: &MontyObject) -> Result<Value, BridgeError> {
+    from_python_naming(value, &|_| None)
+}
+
+/// [`from_python`], with the function a call that was never awaited went to (`call_name`, by
+/// the interpreter's call id) named in the error, so that the script's author sees which call
+/// lacks its `await`.
+pub(crate) fn from_python_naming(
+    value: &MontyObject,
+    call_name: &dyn Fn(u32) -> Option<String>,
+) -> Result<Value, BridgeError> {
     let mut path = Vec::new();
-    convert(value, &mut path)
+    convert(value, &mut path, call_name)
 }
 
 /// A step of a path: a dict key or a list index.
@@ -101,7 +111,11 @@ fn fail(path: &[Step], reason: impl Into<String>) -> BridgeError {
     }
 }
 
-fn convert(value: &MontyObject, path: &mut Vec<Step>) -> Result<Value, BridgeError> {
+fn convert(
+    value: &MontyObject,
+    path: &mut Vec<Step>,
+    call_name: &dyn Fn(u32) -> Option<String>,
+) -> Result<Value, BridgeError> {
     Ok(match value {
         MontyObject::None => Value::Null,
         MontyObject::Bool(b) => Value::Bool(*b),
@@ -116,10 +130,13 @@ fn convert(value: &MontyObject, path: &mut Vec<Step>) -> Result<Value, BridgeErr
             .map(Value::Number)
             .ok_or_else(|| fail(path, format!("{} is not valid JSON", float_repr(*f))))?,
         MontyObject::String(s) => Value::String(s.clone()),
-        MontyObject::List(items) | MontyObject::Tuple(items) => sequence(items, path)?,
-        MontyObject::NamedTuple { values, .. } => sequence(values, path)?,
-        MontyObject::Dict(pairs) => dict(pairs, path)?,
+        MontyObject::List(items) | MontyObject::Tuple(items) => sequence(items, path, call_name)?,
+        MontyObject::NamedTuple { values, .. } => sequence(values, path, call_name)?,
+        MontyObject::Dict(pairs) => dict(pairs, path, call_name)?,
         MontyObject::Cycle(..) => return Err(fail(path, "Circular reference detected")),
+        MontyObject::Repr(repr) if repr.starts_with("<coroutine") => {
+            return Err(fail(path, unawaited(repr, call_name)));
+        }
         other => {
             return Err(fail(
                 path,
@@ -130,6 +147,23 @@ fn convert(value: &MontyObject, path: &mut Vec<Step>) -> Result<Value, BridgeErr
             ));
         }
     })
+}
+
+/// What a coroutine in a script's value means: a call without its `await`.
+fn unawaited(repr: &str, call_name: &dyn Fn(u32) -> Option<String>) -> String {
+    let name = repr
+        .strip_prefix("<coroutine external_future(")
+        .and_then(|rest| rest.strip_suffix(")>"))
+        .and_then(|id| id.parse().ok())
+        .and_then(call_name);
+    match name {
+        Some(name) => format!(
+            "the call {name}(...) was never awaited, so it never ran: write `await {name}(...)`"
+        ),
+        None => format!(
+            "{repr} was never awaited, so it never ran: write `await` before the call"
+        ),
+    }
 }
 
 fn big_int(b: &BigInt) -> Option<Value> {
@@ -149,20 +183,28 @@ fn float_repr(f: f64) -> &'static str {
     }
 }
 
-fn sequence(items: &[MontyObject], path: &mut Vec<Step>) -> Result<Value, BridgeError> {
+fn sequence(
+    items: &[MontyObject],
+    path: &mut Vec<Step>,
+    call_name: &dyn Fn(u32) -> Option<String>,
+) -> Result<Value, BridgeError> {
     if path.len() >= MAX_DEPTH {
         return Err(fail(path, format!("nested deeper than {MAX_DEPTH} levels")));
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         path.push(Step::Index(i));
-        out.push(convert(item, path)?);
+        out.push(convert(item, path, call_name)?);
         path.pop();
     }
     Ok(Value::Array(out))
 }
 
-fn dict(pairs: &DictPairs, path: &mut Vec<Step>) -> Result<Value, BridgeError> {
+fn dict(
+    pairs: &DictPairs,
+    path: &mut Vec<Step>,
+    call_name: &dyn Fn(u32) -> Option<String>,
+) -> Result<Value, BridgeError> {
     if path.len() >= MAX_DEPTH {
         return Err(fail(path, format!("nested deeper than {MAX_DEPTH} levels")));
     }
@@ -178,7 +220,7 @@ fn dict(pairs: &DictPairs, path: &mut Vec<Step>) -> Result<Value, BridgeError> {
             )
         })??;
         path.push(Step::Key(key));
-        let converted = convert(value, path)?;
+        let converted = convert(value, path, call_name)?;
         let Some(Step::Key(key)) = path.pop() else {
             unreachable!("the step pushed above")
         };

@@ -504,7 +504,7 @@ impl<'a> Run<'a> {
                 // `= None` in a stub stands for "left out".
                 continue;
             }
-            match bridge::from_python(value) {
+            match bridge::from_python_naming(value, &|id| self.unawaited_call(id)) {
                 Ok(json) => {
                     input.insert(property.to_owned(), json);
                 }
@@ -615,8 +615,16 @@ impl<'a> Run<'a> {
             .collect())
     }
 
+    /// The script's name of the function a call still pending went to.
+    fn unawaited_call(&self, call_id: u32) -> Option<String> {
+        self.pending
+            .get(&call_id)
+            .map(|planned| crate::python_name(&planned.tool))
+    }
+
     fn finish(&self, value: &MontyObject) -> Result<Value, ScriptError> {
-        let value = bridge::from_python(value).map_err(ScriptError::Result)?;
+        let value = bridge::from_python_naming(value, &|id| self.unawaited_call(id))
+            .map_err(ScriptError::Result)?;
         let size = value.to_string().len();
         if size > self.code.limits.max_result {
             return Err(limit(

@@ -6,11 +6,9 @@
 //! machine's outcomes the other. A worker is any binary whose `main` calls [`serve`] with
 //! `monty_alloc::LimitedAllocator` as its global allocator, which is what enforces
 //! [`CodeLimits::max_memory`](crate::CodeLimits::max_memory) on everything the script holds;
-//! this crate's `tool-code-worker` binary is one:
-//!
-//! ```text
-//! cargo install tool-code --bin tool-code-worker
-//! ```
+//! this crate's `tool-code-worker` binary is one, and so is any binary on `tool_cli::main!()`
+//! built with tool-cli's feature `code`, which serves as its own worker
+//! ([`WorkerCommand::this_binary`]).
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -21,6 +19,12 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command as Process};
 
 use crate::machine::{Answer, Budget, Machine, Outcome};
+
+/// The allocator a worker binary installs as its global allocator: the system's, counting the
+/// bytes live so that a script over its memory limit ends the process with the limit's exit
+/// code. Installing it is safe (`#[global_allocator] static A: LimitedAllocator =
+/// LimitedAllocator;`); it costs an atomic add per allocation and per free.
+pub use monty_alloc::LimitedAllocator;
 
 /// The largest frame either side reads: a step's outcome carries at most the printed output
 /// and the script's value, both limited far below this.
@@ -79,6 +83,16 @@ impl WorkerCommand {
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self
+    }
+
+    /// This process's own binary run with `arg`, if it can be a worker: its global allocator
+    /// is [`LimitedAllocator`] ([`allocator_installed`]) and its `main` calls [`serve`] when
+    /// given `arg`. A binary that is its own worker needs nothing else installed.
+    pub fn this_binary(arg: impl Into<String>) -> Option<Self> {
+        if !allocator_installed() {
+            return None;
+        }
+        Some(Self::new(std::env::current_exe().ok()?).arg(arg))
     }
 
     /// `tool-code-worker` beside this process's own binary, if it is there.
@@ -186,6 +200,12 @@ fn checked_len(len: [u8; 4]) -> io::Result<usize> {
         )));
     }
     Ok(len)
+}
+
+/// Whether this process counts its memory with [`LimitedAllocator`] (the allocator counts
+/// from the first allocation, so a process that has it has a count above zero by now).
+pub fn allocator_installed() -> bool {
+    monty_types::LIVE_MEMORY.load(std::sync::atomic::Ordering::Relaxed) != 0
 }
 
 /// Serves one script over stdin and stdout until the host closes stdin: the `main` of a

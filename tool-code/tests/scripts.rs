@@ -342,6 +342,33 @@ async fn a_call_never_awaited_never_runs() {
     assert_eq!(shop.runs.load(Ordering::SeqCst), 0);
 }
 
+/// A model's commonest slip: the call's coroutine returned or passed on in place of its
+/// result. The error names the call and the fix, wherever the coroutine is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unawaited_call_is_named_with_its_fix() {
+    let shop = shop();
+    let fix = "the call count_up(...) was never awaited, so it never ran: write `await count_up(...)`";
+    for (script, at) in [
+        ("count_up()", "$"),
+        ("c = count_up()\n{'counts': [1, c]}", "$.counts[1]"),
+    ] {
+        let run = code(&shop).run(script, &ToolContext::new()).await;
+        let Err(ScriptError::Result(e)) = &run.result else {
+            panic!("{script}: {:?}", run.result)
+        };
+        assert_eq!((e.path.as_str(), e.reason.as_str()), (at, fix), "{script}");
+    }
+    // Passed to another tool, it is the argument's error.
+    let run = code(&shop)
+        .run("await get_order(id=count_up())", &ToolContext::new())
+        .await;
+    let Err(ScriptError::Raised { message, .. }) = &run.result else {
+        panic!("{:?}", run.result)
+    };
+    assert!(message.contains(fix), "{message}");
+    assert_eq!(shop.runs.load(Ordering::SeqCst), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_name_that_is_not_a_tool_is_a_name_error() {
     let shop = shop();

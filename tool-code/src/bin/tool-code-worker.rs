@@ -2,7 +2,7 @@
 //! (`tool_code::worker`), its memory counted by the allocator below.
 
 #[global_allocator]
-static ALLOCATOR: monty_alloc::LimitedAllocator = monty_alloc::LimitedAllocator;
+static ALLOCATOR: tool_code::worker::LimitedAllocator = tool_code::worker::LimitedAllocator;
 
 fn main() -> std::io::Result<()> {
     tool_code::worker::serve()

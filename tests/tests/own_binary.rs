@@ -2,7 +2,9 @@
 //! by path) built as a user builds it: tool-cli's ready-made main gives its tool the binary's
 //! state, its transform renames a tool, its layer redacts reads and prompts, and it is itself,
 //! not toolctl, in `--version` and in `serverInfo` in both eras. Built with tool-cli's feature
-//! `code` and nothing else, it is its own code-mode worker: a script's memory limit holds.
+//! `code` and none of tool-cli's default features, it serves stdio alone, compiles no HTTP
+//! server, HTTP client, SQLite, token counter or schema validator, and is its own code-mode
+//! worker: a script's memory limit holds.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -163,6 +165,43 @@ impl Session {
         drop(self.stdin);
         let out = self.child.wait_with_output().unwrap();
         String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+#[test]
+fn a_stdio_only_binary_compiles_none_of_what_it_leaves_out_and_says_so_when_asked() {
+    let tree = cargo()
+        .args(["tree", "-p", "notes-agent", "-e", "normal", "--prefix", "none"])
+        .output()
+        .expect("cargo runs");
+    assert!(tree.status.success());
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    let crates: Vec<&str> = tree.lines().filter_map(|l| l.split(' ').next()).collect();
+    for left_out in [
+        "axum",
+        "hyper",
+        "reqwest",
+        "rustls",
+        "rusqlite",
+        "tiktoken-rs",
+        "jsonschema",
+    ] {
+        assert!(!crates.contains(&left_out), "{left_out} is linked");
+    }
+    // What needs a left-out part is refused, naming the feature that brings it.
+    let bin = binary();
+    for (args, feature) in [
+        (&["serve", "--http", "127.0.0.1:0"][..], "`http`"),
+        (&["serve", "--stdio", "--tasks", "sqlite:/tmp/t.sqlite3"], "`sqlite`"),
+        (&["list", "--mount", "other=other-server"], "`mount`"),
+    ] {
+        let (out, _) = run(&bin, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("without tool-cli's feature {feature}")),
+            "{args:?}: {stderr}"
+        );
     }
 }
 

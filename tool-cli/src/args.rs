@@ -714,7 +714,7 @@ pub struct ServeArgs {
     /// the extension): `sqlite:PATH`, `postgres://USER@HOST/DB` (shared by several instances),
     /// `memory` (lost with the process) or `off`. Default: SQLite in
     /// $XDG_DATA_HOME/NAME/tasks.sqlite3 (else ~/.local/share/NAME/tasks.sqlite3), NAME this
-    /// binary's name.
+    /// binary's name; `memory` in a binary built without tool-cli's feature `sqlite`.
     #[arg(long, value_name = "STORE", value_parser = task_store)]
     pub tasks: Option<TaskStoreArg>,
     /// Calls that need a person's yes before they run (asked of the MCP client's user).
@@ -775,7 +775,8 @@ fn task_store(text: &str) -> Result<TaskStoreArg, String> {
                 "`sqlite:` needs the file's path, e.g. sqlite:/var/lib/my-agent/tasks.sqlite3"
                     .into(),
             ),
-            Some(path) => Ok(TaskStoreArg::Sqlite(path.into())),
+            Some(path) if cfg!(feature = "sqlite") => Ok(TaskStoreArg::Sqlite(path.into())),
+            Some(_) => Err(crate::exit::not_built("sqlite:PATH", "sqlite")),
             None => Err(format!(
                 "`{text}` is not a task store: give sqlite:PATH, postgres://USER@HOST/DB, \
                  memory or off"

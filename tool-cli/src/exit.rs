@@ -22,6 +22,14 @@ pub(crate) fn failed(err: Out, message: String) -> Exit {
     Exit(1)
 }
 
+/// Why `what` is refused by a binary built without tool-cli's `feature`.
+pub(crate) fn not_built(what: &str, feature: &str) -> String {
+    format!(
+        "{what}: this binary was built without tool-cli's feature `{feature}` (add it to \
+         tool-cli's features in the binary's Cargo.toml)"
+    )
+}
+
 /// Writes `value` as pretty JSON and a newline.
 pub(crate) fn print_json(out: Out, value: &Value) {
     // A closed pipe (`toolctl list --json | head`) is not an error worth reporting.

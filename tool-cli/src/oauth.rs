@@ -57,11 +57,15 @@ impl OAuthArgs {
     }
 }
 
+/// The validator of callers' access tokens (nothing without the feature).
+#[cfg(feature = "oauth")]
+pub(crate) type Checker = std::sync::Arc<tool_mcp::oauth::OAuth>;
+#[cfg(not(feature = "oauth"))]
+pub(crate) type Checker = ();
+
 /// The validator the arguments describe, its keys loaded; `None` when no issuer is named.
 #[cfg(feature = "oauth")]
-pub(crate) async fn load(
-    args: &OAuthArgs,
-) -> Result<Option<std::sync::Arc<tool_mcp::oauth::OAuth>>, OAuthSetupError> {
+pub(crate) async fn load(args: &OAuthArgs) -> Result<Option<Checker>, OAuthSetupError> {
     use tool_mcp::oauth::{JwksSource, OAuth, OAuthConfig};
     let (Some(issuer), Some(audience), Some(jwks)) =
         (&args.oauth_issuer, &args.oauth_audience, &args.oauth_jwks)
@@ -81,7 +85,7 @@ pub(crate) async fn load(
 
 /// Without the feature: an error when an issuer is named.
 #[cfg(not(feature = "oauth"))]
-pub(crate) async fn load(args: &OAuthArgs) -> Result<Option<()>, OAuthSetupError> {
+pub(crate) async fn load(args: &OAuthArgs) -> Result<Option<Checker>, OAuthSetupError> {
     match &args.oauth_issuer {
         Some(issuer) => Err(OAuthSetupError::NotBuilt {
             issuer: issuer.clone(),

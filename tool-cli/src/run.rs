@@ -11,7 +11,6 @@ use tool_core::render::{self, RenderOptions};
 use tool_core::{
     Executor, Registry, ToolContext, context::ToolRoot, registry::RegistryError, registry::defs,
 };
-use tool_mcp as mcp;
 
 use crate::args::{Command, ToolArgs};
 use crate::commands::{self, find, output_json};
@@ -169,8 +168,16 @@ impl ToolArgs {
                 format!("--trust-mount {name}: no --mount is named `{name}`"),
             ));
         }
+        #[cfg(not(feature = "mount"))]
+        if let Some(spec) = self.mount.first() {
+            return Err(usage(
+                err,
+                crate::exit::not_built(&format!("--mount {}", spec.name), "mount"),
+            ));
+        }
+        #[cfg(feature = "mount")]
         for spec in &self.mount {
-            let mut mounted = mcp::mount(spec)
+            let mut mounted = tool_mcp::mount(spec)
                 .await
                 .map_err(|e| usage(err, format!("--mount {e}")))?;
             if self.trust_mount.contains(&spec.name) {

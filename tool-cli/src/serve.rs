@@ -2,7 +2,7 @@
 //! stops it.
 
 use tool_core::{Registry, ToolContext};
-use tool_mcp::{self as mcp, DeferredTools, HttpOptions, McpServer, ServerOptions};
+use tool_mcp::{self as mcp, DeferredTools, McpServer, ServerOptions};
 
 use crate::OAuthSetupError;
 use crate::args::{ServeArgs, TaskStoreArg, ToolArgs};
@@ -93,7 +93,23 @@ pub(crate) async fn serve(
             .await
             .map_err(|e| failed(err, e.to_string()));
     };
-    let mut http = HttpOptions::default();
+    serve_http(server, addr, args, oauth, shutdown, err).await
+}
+
+/// Type of the OAuth checker `serve_http` is handed (nothing, without the feature).
+type OAuth = Option<crate::oauth::Checker>;
+
+/// `serve --http`: Streamable HTTP at `addr` until `shutdown`.
+#[cfg(feature = "http")]
+async fn serve_http(
+    server: McpServer,
+    addr: std::net::SocketAddr,
+    args: &ServeArgs,
+    oauth: OAuth,
+    shutdown: tokio_util::sync::CancellationToken,
+    err: Out<'_>,
+) -> Result<(), Exit> {
+    let mut http = mcp::HttpOptions::default();
     http.stateless = args.stateless;
     http.allowed_origins
         .extend(args.allow_origin.iter().cloned());
@@ -142,6 +158,18 @@ pub(crate) async fn serve(
         .map_err(|e| failed(err, e.to_string()))
 }
 
+#[cfg(not(feature = "http"))]
+async fn serve_http(
+    _: McpServer,
+    _: std::net::SocketAddr,
+    _: &ServeArgs,
+    _: OAuth,
+    _: tokio_util::sync::CancellationToken,
+    err: Out<'_>,
+) -> Result<(), Exit> {
+    Err(usage(err, crate::exit::not_built("--http", "http")))
+}
+
 /// The tasks `serve` offers: the store `--tasks` names, by default the embedded one.
 fn task_options(
     args: &ServeArgs,
@@ -151,6 +179,7 @@ fn task_options(
     use std::time::Duration;
     let store = match &args.tasks {
         Some(store) => store.clone(),
+        None if !cfg!(feature = "sqlite") => TaskStoreArg::Memory,
         None => match identity.task_file() {
             Some(path) => TaskStoreArg::Sqlite(path),
             None => {

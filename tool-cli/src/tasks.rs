@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_tasks::{ListFilter, MemoryStore, SqliteStore, TaskRecord, TaskStore};
+use tool_tasks::{ListFilter, MemoryStore, TaskRecord, TaskStore};
 
 use crate::args::{TaskStoreArg, TasksArgs, TasksCommand};
 use crate::exit::{Exit, Out, failed, print_json, usage};
@@ -15,7 +15,10 @@ pub(crate) fn open_lazily(store: &TaskStoreArg) -> Result<Option<Arc<dyn TaskSto
     Ok(Some(match store {
         TaskStoreArg::Off => return Ok(None),
         TaskStoreArg::Memory => Arc::new(MemoryStore::new()),
-        TaskStoreArg::Sqlite(path) => Arc::new(SqliteStore::open_lazily(path)),
+        #[cfg(feature = "sqlite")]
+        TaskStoreArg::Sqlite(path) => Arc::new(tool_tasks::SqliteStore::open_lazily(path)),
+        #[cfg(not(feature = "sqlite"))]
+        TaskStoreArg::Sqlite(_) => return Err(crate::exit::not_built("sqlite:PATH", "sqlite")),
         #[cfg(feature = "postgres")]
         TaskStoreArg::Postgres(url) => {
             Arc::new(tool_tasks::PostgresStore::connect_lazily(url).map_err(|e| e.to_string())?)
@@ -95,6 +98,13 @@ async fn open(
 ) -> Result<Arc<dyn TaskStore>, Exit> {
     let store = match store {
         Some(store) => store.clone(),
+        None if !cfg!(feature = "sqlite") => {
+            return Err(usage(
+                err,
+                crate::exit::not_built("the default store (SQLite)", "sqlite")
+                    + "; name a store with --store",
+            ));
+        }
         None => match identity.task_file() {
             Some(path) => TaskStoreArg::Sqlite(path),
             None => {

@@ -48,6 +48,7 @@ mod level;
 mod listing;
 #[cfg(feature = "mount")]
 mod mount;
+mod mount_spec;
 mod notify;
 #[cfg(feature = "oauth")]
 pub mod oauth;
@@ -73,7 +74,8 @@ pub use approve::ElicitApprover;
 pub use ask::McpPeer;
 pub use error::ServeError;
 #[cfg(feature = "mount")]
-pub use mount::{MountError, MountSpec, MountTarget, Mounted, mount};
+pub use mount::{Mounted, mount};
+pub use mount_spec::{MountError, MountSpec, MountTarget};
 pub use options::{DeferredTools, ServerOptions};
 #[cfg(feature = "http")]
 pub use serve::{HttpOptions, http_router, serve_http};

@@ -757,6 +757,25 @@ fn call_asks_at_the_terminal_before_a_call_that_needs_approval() {
     assert_eq!(out["error"]["kind"], "not_approved", "{out}");
 }
 
+/// `echo y | toolctl call ...`: an answer written before the question is typed ahead, and
+/// never answers it; the input then ends, so the call is refused.
+#[test]
+fn an_answer_piped_in_before_the_question_does_not_approve() {
+    let (input, mut typed) = std::io::pipe().unwrap();
+    typed.write_all(b"y\n").unwrap();
+    drop(typed);
+    let out = Command::new(env!("CARGO_BIN_EXE_toolctl"))
+        .args(["call", "get_current_time", "--approval", "get_current_time"])
+        .stdin(input)
+        .output()
+        .expect("toolctl runs");
+    let message = stderr(&out);
+    assert!(!out.status.success(), "{message}");
+    assert_eq!(json_out(&out)["error"]["kind"], "not_approved");
+    assert!(message.contains("? approval needed"), "{message}");
+    assert!(message.contains("(input closed: the call is not run)"), "{message}");
+}
+
 #[test]
 fn transforms_reshape_list_export_and_call() {
     let flags = [

@@ -20,7 +20,10 @@ use tool_core::error::sanitize::reveal;
 ///
 /// Anything else (an empty line too) is asked again. Only one question is on the terminal at
 /// a time: calls made in parallel wait their turn. Lines typed before a question was shown are
-/// not taken as its answer. When the input ends, every call is refused as one no one can
+/// not taken as its answer: [`stdio`](Self::stdio) and [`fd`](Self::fd) read their input only
+/// while a question waits and discard what is pending when one is asked (so `echo y | my-agent
+/// call delete_note ...` is refused, not approved); [`new`](Self::new), over any reader,
+/// drops the lines it has read before the question. When the input ends, every call is refused as one no one can
 /// answer ([`Decision::Unavailable`]). Text that could hide part of the question (escape
 /// sequences, control and invisible characters in the arguments) is shown escaped.
 ///
@@ -63,6 +66,19 @@ struct Terminal {
     out: Box<dyn Write + Send>,
     /// The input has ended.
     closed: bool,
+    /// An input read only while a question waits (`None`: read as lines come).
+    #[cfg(unix)]
+    on_request: Option<OnRequest>,
+}
+
+/// An input read a line at a time, when a question asks for one.
+#[cfg(unix)]
+struct OnRequest {
+    input: std::sync::Arc<dyn std::os::fd::AsFd + Send + Sync>,
+    /// Asks the reader for a line.
+    requests: std::sync::mpsc::Sender<()>,
+    /// A line was asked for and has not come yet (its question may have gone).
+    outstanding: bool,
 }
 
 impl std::fmt::Debug for TerminalApprover {
@@ -75,7 +91,49 @@ impl TerminalApprover {
     /// Asks on this process's terminal: questions on stderr, answers from stdin (which it
     /// reads from now on, on a thread of its own).
     pub fn stdio() -> Self {
+        #[cfg(unix)]
+        return Self::fd(std::io::stdin(), std::io::stderr());
+        #[cfg(not(unix))]
         Self::new(std::io::BufReader::new(std::io::stdin()), std::io::stderr())
+    }
+
+    /// Asks on `output` and reads answers from `input` (a terminal, a pipe, a file), a line
+    /// at a time and only while a question waits, on a thread of its own. Asking discards what
+    /// is pending there: a terminal's input queue is flushed, a pipe's or a file's bytes are
+    /// read and dropped (and its end, if reached, refuses the call).
+    #[cfg(unix)]
+    pub fn fd(
+        input: impl std::os::fd::AsFd + Send + Sync + 'static,
+        output: impl Write + Send + 'static,
+    ) -> Self {
+        let input: std::sync::Arc<dyn std::os::fd::AsFd + Send + Sync> = std::sync::Arc::new(input);
+        let (sender, lines) = mpsc::unbounded_channel();
+        let (requests, asked) = std::sync::mpsc::channel::<()>();
+        let reading = input.clone();
+        let reader = std::thread::Builder::new()
+            .name("approval-answers".to_owned())
+            .spawn(move || {
+                while asked.recv().is_ok() {
+                    let Some(line) = typed::read_line(reading.as_fd()) else {
+                        break;
+                    };
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        Self {
+            terminal: tokio::sync::Mutex::new(Terminal {
+                lines,
+                out: Box::new(output),
+                closed: reader.is_err(),
+                on_request: Some(OnRequest {
+                    input,
+                    requests,
+                    outstanding: false,
+                }),
+            }),
+        }
     }
 
     /// Asks on `output` and reads answers from `input`, line by line, on a thread of its own
@@ -99,6 +157,8 @@ impl TerminalApprover {
                 lines,
                 out: Box::new(output),
                 closed,
+                #[cfg(unix)]
+                on_request: None,
             }),
         }
     }
@@ -120,6 +180,13 @@ impl Approver for TerminalApprover {
     }
 }
 
+/// Why a call is refused once the terminal's input has ended.
+fn closed() -> Decision {
+    Decision::Unavailable {
+        why: "the terminal's input is closed, so no one can answer there".to_owned(),
+    }
+}
+
 /// One question on the terminal; if it is dropped unanswered (the call was cancelled, or timed
 /// out, or answered elsewhere), the terminal says so.
 struct Asking<'t, 'a> {
@@ -130,21 +197,38 @@ struct Asking<'t, 'a> {
 
 impl Asking<'_, '_> {
     async fn ask(&mut self) -> Decision {
-        let closed = || Decision::Unavailable {
-            why: "the terminal's input is closed, so no one can answer there".to_owned(),
-        };
         if self.terminal.closed {
             return closed();
         }
         // What was typed before the question was shown does not answer it.
+        #[cfg(unix)]
+        let open = self
+            .terminal
+            .on_request
+            .as_ref()
+            .is_none_or(|input| typed::discard_pending(input.input.as_fd()));
+        #[cfg(not(unix))]
+        let open = true;
         while self.terminal.lines.try_recv().is_ok() {}
         let question = question(self.request);
         self.write(&question);
+        if !open {
+            return self.input_closed();
+        }
         loop {
-            let Some(line) = self.terminal.lines.recv().await else {
-                self.terminal.closed = true;
-                self.write("\n(input closed: the call is not run)\n");
-                return closed();
+            #[cfg(unix)]
+            if let Some(input) = &mut self.terminal.on_request
+                && !input.outstanding
+            {
+                input.outstanding = input.requests.send(()).is_ok();
+            }
+            let line = self.terminal.lines.recv().await;
+            #[cfg(unix)]
+            if let Some(input) = &mut self.terminal.on_request {
+                input.outstanding = false;
+            }
+            let Some(line) = line else {
+                return self.input_closed();
             };
             match parse_answer(&line) {
                 Ok(decision) => {
@@ -154,6 +238,13 @@ impl Asking<'_, '_> {
                 Err(problem) => self.write(&format!("{problem}\n> ")),
             }
         }
+    }
+
+    /// The input ended before an answer: the call is refused, and every later one.
+    fn input_closed(&mut self) -> Decision {
+        self.terminal.closed = true;
+        self.write("\n(input closed: the call is not run)\n");
+        closed()
     }
 
     /// Writes to the terminal; a terminal that cannot be written to still has its answer read.
@@ -181,6 +272,61 @@ impl Drop for Asking<'_, '_> {
             format!("no longer waiting for an answer here about `{tool}`")
         };
         self.write(&format!("\n({why})\n"));
+    }
+}
+
+/// Reading a terminal or a pipe without a buffer of our own: every byte not read as an answer
+/// stays where [`discard_pending`](typed::discard_pending) finds it.
+#[cfg(unix)]
+mod typed {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::io::{Errno, read};
+    use std::os::fd::BorrowedFd;
+
+    /// Reads one line, byte by byte (so nothing after it is taken); `None` at the end of the
+    /// input or on an error.
+    pub(super) fn read_line(input: BorrowedFd<'_>) -> Option<String> {
+        let mut line = Vec::new();
+        let mut byte = [0u8];
+        loop {
+            match read(input, &mut byte) {
+                Ok(0) if line.is_empty() => return None,
+                Ok(0) => break,
+                Ok(_) if byte[0] == b'\n' => break,
+                Ok(_) => line.push(byte[0]),
+                Err(Errno::INTR) => {}
+                Err(_) => return None,
+            }
+        }
+        Some(String::from_utf8_lossy(&line).into_owned())
+    }
+
+    /// Drops what was typed ahead: a terminal's queue is flushed; a pipe's or a file's pending
+    /// bytes are read. Whether the input is still open.
+    pub(super) fn discard_pending(input: BorrowedFd<'_>) -> bool {
+        if rustix::termios::isatty(input) {
+            let _ = rustix::termios::tcflush(input, rustix::termios::QueueSelector::IFlush);
+            return true;
+        }
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let mut pending = [0u8; 4096];
+        loop {
+            let mut ready = [PollFd::new(&input, PollFlags::IN)];
+            match poll(&mut ready, Some(&now)) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(Errno::INTR) => continue,
+                Err(_) => return true,
+            }
+            match read(input, &mut pending) {
+                Ok(0) => return false,
+                Ok(_) | Err(Errno::INTR) => {}
+                Err(_) => return true,
+            }
+        }
     }
 }
 
@@ -465,6 +611,52 @@ mod tests {
             self.lines += taken.iter().filter(|b| **b == b'\n').count();
             self.input.consume(amount);
         }
+    }
+
+/// Read from a pipe only while a question waits: a line written before the question, even
+    /// one no reader has touched, is discarded; the answer written after it counts.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_input_read_on_request_discards_what_was_typed_ahead() {
+        let (input, mut person) = std::io::pipe().unwrap();
+        let screen = Screen::default();
+        let approver = TerminalApprover::fd(input, screen.clone());
+        person.write_all(b"a\ny\n").unwrap();
+        let seen = screen.clone();
+        let typing = std::thread::spawn(move || {
+            assert!(seen.shows_prompts(1), "no question");
+            person.write_all(b"n too early\nn\n").unwrap();
+            // Typed while no question waits: not the next question's answer.
+            person
+        });
+        assert_eq!(
+            ask(&approver, serde_json::json!({"path": "1"})).await,
+            Decision::denied("too early".to_owned())
+        );
+        let mut person = typing.join().unwrap();
+        let seen = screen.clone();
+        let typing = std::thread::spawn(move || {
+            assert!(seen.shows_prompts(2), "no second question");
+            person.write_all(b"y\n").unwrap();
+            person
+        });
+        assert_eq!(
+            ask(&approver, serde_json::json!({"path": "2"})).await,
+            Decision::Approved {
+                remember: Remember::No
+            }
+        );
+        // Typed ahead, then the input ends: refused, with the question shown.
+        let mut person = typing.join().unwrap();
+        person.write_all(b"y\n").unwrap();
+        drop(person);
+        let refused = ask(&approver, serde_json::json!({"path": "3"})).await;
+        assert!(
+            matches!(refused, Decision::Unavailable { .. }),
+            "{refused:?}"
+        );
+        assert_eq!(screen.text().matches("? approval needed").count(), 3);
+        assert!(screen.text().ends_with("(input closed: the call is not run)\n"));
     }
 
     #[tokio::test]

@@ -773,7 +773,10 @@ fn an_answer_piped_in_before_the_question_does_not_approve() {
     assert!(!out.status.success(), "{message}");
     assert_eq!(json_out(&out)["error"]["kind"], "not_approved");
     assert!(message.contains("? approval needed"), "{message}");
-    assert!(message.contains("(input closed: the call is not run)"), "{message}");
+    assert!(
+        message.contains("(input closed: the call is not run)"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -171,7 +171,15 @@ impl Session {
 #[test]
 fn a_stdio_only_binary_compiles_none_of_what_it_leaves_out_and_says_so_when_asked() {
     let tree = cargo()
-        .args(["tree", "-p", "notes-agent", "-e", "normal", "--prefix", "none"])
+        .args([
+            "tree",
+            "-p",
+            "notes-agent",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
         .output()
         .expect("cargo runs");
     assert!(tree.status.success());
@@ -192,7 +200,10 @@ fn a_stdio_only_binary_compiles_none_of_what_it_leaves_out_and_says_so_when_aske
     let bin = binary();
     for (args, feature) in [
         (&["serve", "--http", "127.0.0.1:0"][..], "`http`"),
-        (&["serve", "--stdio", "--tasks", "sqlite:/tmp/t.sqlite3"], "`sqlite`"),
+        (
+            &["serve", "--stdio", "--tasks", "sqlite:/tmp/t.sqlite3"],
+            "`sqlite`",
+        ),
         (&["list", "--mount", "other=other-server"], "`mount`"),
     ] {
         let (out, _) = run(&bin, args);

@@ -613,7 +613,7 @@ mod tests {
         }
     }
 
-/// Read from a pipe only while a question waits: a line written before the question, even
+    /// Read from a pipe only while a question waits: a line written before the question, even
     /// one no reader has touched, is discarded; the answer written after it counts.
     #[cfg(unix)]
     #[tokio::test]
@@ -656,7 +656,11 @@ mod tests {
             "{refused:?}"
         );
         assert_eq!(screen.text().matches("? approval needed").count(), 3);
-        assert!(screen.text().ends_with("(input closed: the call is not run)\n"));
+        assert!(
+            screen
+                .text()
+                .ends_with("(input closed: the call is not run)\n")
+        );
     }
 
     #[tokio::test]

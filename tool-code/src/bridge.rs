@@ -160,9 +160,7 @@ fn unawaited(repr: &str, call_name: &dyn Fn(u32) -> Option<String>) -> String {
         Some(name) => format!(
             "the call {name}(...) was never awaited, so it never ran: write `await {name}(...)`"
         ),
-        None => format!(
-            "{repr} was never awaited, so it never ran: write `await` before the call"
-        ),
+        None => format!("{repr} was never awaited, so it never ran: write `await` before the call"),
     }
 }
 

@@ -347,7 +347,8 @@ async fn a_call_never_awaited_never_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unawaited_call_is_named_with_its_fix() {
     let shop = shop();
-    let fix = "the call count_up(...) was never awaited, so it never ran: write `await count_up(...)`";
+    let fix =
+        "the call count_up(...) was never awaited, so it never ran: write `await count_up(...)`";
     for (script, at) in [
         ("count_up()", "$"),
         ("c = count_up()\n{'counts': [1, c]}", "$.counts[1]"),

@@ -26,9 +26,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData as McpError, Peer, RoleClient};
 use serde_json::Value;
 
-pub use super::mount_spec::{MountError, MountSpec, MountTarget};
 use super::ask::McpPeer;
 use super::level::from_mcp_level;
+pub use super::mount_spec::{MountError, MountSpec, MountTarget};
 use super::sync::lock;
 use super::views;
 use tool_core::context::FromContext as _;

@@ -221,4 +221,3 @@ impl fmt::Display for MountTarget {
         }
     }
 }
-

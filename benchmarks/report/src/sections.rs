@@ -966,11 +966,17 @@ fn first_build(v: &Value) -> Option<String> {
             "tools-crate" => "a tools crate: three tools, tool-core alone",
             "lean-server" => "same tool, stdio, tool-core + tool-mcp, no default features",
             "rmcp-server" => "same tool, stdio, rmcp 3.11 macros",
+            "own-binary" => "README's example as its own binary, tool-cli by path",
+            "own-binary-code" => "... with tool-cli's feature `code` (code mode)",
+            "own-binary-stdio" => "... tool-cli without default features (stdio alone)",
             other => other,
         };
         let what = match (kind, v["baseline"].as_str()) {
             ("tools-crate-base", Some(rev)) => {
                 format!("the same tools crate on tool-core at `{rev}`")
+            }
+            ("own-binary-stdio-base", Some(rev)) => {
+                format!("... the same, tool-cli at `{rev}` (no features to turn off)")
             }
             _ => what.to_owned(),
         };
@@ -1001,6 +1007,27 @@ fn first_build(v: &Value) -> Option<String> {
             out,
             "\nThe tools crate, tool-core now against tool-core at `{rev}`: {}.",
             times(after / before)
+        )
+        .ok()?;
+    }
+    if let (Some(after), Some(before), Some(rev)) = (
+        median("own-binary-stdio"),
+        median("own-binary-stdio-base"),
+        v["baseline"].as_str(),
+    ) {
+        writeln!(
+            out,
+            "The stdio-only binary, tool-cli now against tool-cli at `{rev}`: {}.",
+            times(after / before)
+        )
+        .ok()?;
+    }
+    if let (Some(with), Some(without)) = (median("own-binary-code"), median("own-binary")) {
+        writeln!(
+            out,
+            "Code mode's feature adds {:.0} s to the binary's first build ({}).",
+            with - without,
+            times(with / without)
         )
         .ok()?;
     }

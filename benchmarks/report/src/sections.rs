@@ -976,7 +976,7 @@ fn first_build(v: &Value) -> Option<String> {
                 format!("the same tools crate on tool-core at `{rev}`")
             }
             ("own-binary-stdio-base", Some(rev)) => {
-                format!("... the same, tool-cli at `{rev}` (no features to turn off)")
+                format!("the stdio-only binary on tool-cli at `{rev}` (nothing to turn off)")
             }
             _ => what.to_owned(),
         };

@@ -968,7 +968,9 @@ fn first_build(v: &Value) -> Option<String> {
             "rmcp-server" => "same tool, stdio, rmcp 3.11 macros",
             "own-binary" => "README's example as its own binary, tool-cli by path",
             "own-binary-code" => "... with tool-cli's feature `code` (code mode)",
-            "own-binary-stdio" => "... tool-core and tool-cli without default features (stdio alone)",
+            "own-binary-stdio" => {
+                "... tool-core and tool-cli without default features (stdio alone)"
+            }
             other => other,
         };
         let what = match (kind, v["baseline"].as_str()) {

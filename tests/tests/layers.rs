@@ -46,6 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("examples", 7),
     ("tests", 7),
     ("ui-suite", 7),
+    ("docs-check", 7),
     ("bench-calls", 7),
     ("bench-mcp", 7),
     ("bench-lean", 7),

@@ -124,6 +124,12 @@ impl ToolError {
         Self::new(ErrorKind::Unavailable, message)
     }
 
+    /// What the tool waited on ran out of time (a backend's own deadline); the executor may
+    /// retry, as it does when the call's own time limit ends it.
+    pub fn timeout(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::Timeout, message)
+    }
+
     /// The tool ran and failed in its own terms.
     pub fn failed(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(ErrorKind::Failed, message)

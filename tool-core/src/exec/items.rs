@@ -342,7 +342,7 @@ impl Executor {
         let result = tokio::select! {
             biased;
             () = ctx.cancellation().cancelled() => Err(ToolError::new(ErrorKind::Cancelled, format!("{what} was cancelled"))),
-            () = out_of_time => Err(ToolError::new(ErrorKind::Timeout, format!("{what} did not finish in time"))),
+            () = out_of_time => Err(ToolError::timeout(format!("{what} did not finish in time"))),
             outcome = run => match outcome {
                 Ok(result) => result,
                 Err(Stopped::Panicked(payload)) => Err(ToolError::internal(format!("{what} panicked: {}", panic_message(payload)))),

@@ -23,9 +23,10 @@ use tool_core::error::sanitize::reveal;
 /// not taken as its answer: [`stdio`](Self::stdio) and [`fd`](Self::fd) read their input only
 /// while a question waits and discard what is pending when one is asked (so `echo y | my-agent
 /// call delete_note ...` is refused, not approved); [`new`](Self::new), over any reader,
-/// drops the lines it has read before the question. When the input ends, every call is refused as one no one can
-/// answer ([`Decision::Unavailable`]). Text that could hide part of the question (escape
-/// sequences, control and invisible characters in the arguments) is shown escaped.
+/// drops the lines it has read before the question. When the input ends, every call is
+/// refused as one no one can answer ([`Decision::Unavailable`]). Text that could hide part of
+/// the question (escape sequences, control and invisible characters in the arguments) is shown
+/// escaped.
 ///
 /// "This session" is the caller's: wrap it in [`Remembering`](tool_core::context::Remembering) under an
 /// [`ApprovalScope`](tool_core::context::ApprovalScope), as `tool_agent::Agent::approver` does, to keep
@@ -88,8 +89,8 @@ impl std::fmt::Debug for TerminalApprover {
 }
 
 impl TerminalApprover {
-    /// Asks on this process's terminal: questions on stderr, answers from stdin (which it
-    /// reads from now on, on a thread of its own).
+    /// Asks on this process's terminal: questions on stderr, answers from stdin (on Unix,
+    /// read as [`fd`](Self::fd) reads, only while a question waits).
     pub fn stdio() -> Self {
         #[cfg(unix)]
         return Self::fd(std::io::stdin(), std::io::stderr());

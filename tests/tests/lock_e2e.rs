@@ -4,15 +4,9 @@
 //! an additive one (the feature `additive` adds an optional parameter) passes both, with its
 //! token delta shown.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is in the workspace")
-        .to_owned()
-}
+use tests::workspace;
 
 fn lock_file() -> String {
     workspace()
@@ -23,10 +17,8 @@ fn lock_file() -> String {
 
 /// `cargo ARGS` in the workspace, never told to write a lock.
 fn cargo(args: &[&str]) -> Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    Command::new(cargo)
+    tests::cargo()
         .args(args)
-        .current_dir(workspace())
         .env_remove(tool_lock::LOCK_ENV)
         .output()
         .expect("cargo runs")

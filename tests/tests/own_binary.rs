@@ -12,18 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is in the workspace")
-        .to_owned()
-}
-
-fn cargo() -> Command {
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cargo.current_dir(workspace());
-    cargo
-}
+use tests::{cargo, workspace};
 
 /// The binary, built as `cargo build` builds it.
 fn binary() -> PathBuf {

@@ -8,12 +8,7 @@ use std::path::{Path, PathBuf};
 
 const MOST: usize = 20;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_owned()
-}
+use tests::workspace;
 
 fn hidden(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {

@@ -14,7 +14,8 @@
 //! ```
 //!
 //! `/* ... */` (code left out) reads as `todo!()`, `tool_cli::main!` as `crate::doc_main!` (one
-//! global allocator per crate) and `#[test]` is dropped (the blocks are compiled, not run).
+//! global allocator per crate) and `#[test]` is dropped (the blocks are compiled, not run; the
+//! check `#[tool]` generates for each tool does run).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,9 @@
 //! Tools over MCP, through the official Rust SDK (`rmcp`): its protocol types, its service loop,
-//! its Streamable HTTP transport and (feature `mount`) its client. Only the
-//! stdio transport is this crate's own: every line is checked against JSON-RPC 2.0 there, and a
-//! `tools/call` or `tools/list` is answered there, with the SDK's types and the same handler.
+//! its Streamable HTTP transport and (feature `mount`) its client. The stdio transport is this
+//! crate's own: every line is checked against JSON-RPC 2.0 there, and a `tools/call` or
+//! `tools/list` is answered there, with the SDK's types and the same handler. Over Streamable
+//! HTTP, the endpoint answers the calls and listings the SDK would accept and that need no
+//! stream itself, as one JSON body, and passes the rest to the SDK's service.
 //!
 //! - [`McpServer`] answers `tools/list` in the MCP renderer's form (paginated; each page built
 //!   when asked for, not kept) and runs `tools/call` through the [`Executor`](tool_core::exec::Executor): input limits, time
@@ -41,6 +43,8 @@
 
 mod approve;
 mod ask;
+#[cfg(feature = "http")]
+mod direct;
 #[cfg(feature = "http")]
 mod drain;
 mod error;

@@ -5,7 +5,10 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject, ProtocolVersion, ResourceContents};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, ErrorData, MetaObject, ProtocolVersion,
+    RequestId, ResourceContents, ServerJsonRpcMessage, ServerResult,
+};
 use serde::Serializer as _;
 use serde_json::{Value, json};
 
@@ -322,6 +325,67 @@ fn media_block(media: &Media) -> ContentBlock {
             })
         }
     }
+}
+
+/// Writes a call's JSON-RPC answer to `line`, in the wire shape the SDK gives a session begun with `initialize`,
+/// or (`modern`, with the server's info) a 2026-07-28 request: written straight from the
+/// outcome ([`text_result`]) unless it has media.
+pub(crate) fn write_call_answer(
+    line: &mut Vec<u8>,
+    result: Result<CallAnswer, ErrorData>,
+    id: &RequestId,
+    modern: Option<&ServerInfo>,
+) -> serde_json::Result<()> {
+    let outcome = match result {
+        Ok(CallAnswer::Complete(outcome)) => outcome,
+        // Only a 2026-07-28 call asks this way.
+        Ok(CallAnswer::InputRequired(result)) => {
+            let result = match modern {
+                Some(info) => info.input_required(result),
+                None => result,
+            };
+            let result = ServerResult::from(CallToolResponse::InputRequired(result));
+            return serde_json::to_writer(
+                line,
+                &ServerJsonRpcMessage::response(result, id.clone()),
+            );
+        }
+        #[cfg(feature = "tasks")]
+        Ok(CallAnswer::Task(mut result)) => {
+            if let Some(info) = modern {
+                result.meta = Some(info.added_to(result.meta.take()));
+            }
+            let result = ServerResult::from(CallToolResponse::Task(result));
+            return serde_json::to_writer(
+                line,
+                &ServerJsonRpcMessage::response(result, id.clone()),
+            );
+        }
+        Err(error) => {
+            return serde_json::to_writer(
+                line,
+                &ServerJsonRpcMessage::error(error, Some(id.clone())),
+            );
+        }
+    };
+    if let Some(result) = text_result(&outcome) {
+        line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut *line, id)?;
+        line.extend_from_slice(br#","result":"#);
+        result.write(line, modern)?;
+        line.push(b'}');
+        return Ok(());
+    }
+    let mut result = call_result(outcome);
+    if let Some(info) = modern {
+        result.meta = Some(info.added_to(result.meta.take()));
+    }
+    let mut result = ServerResult::from(CallToolResponse::from(result));
+    if modern.is_none() {
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+    }
+    serde_json::to_writer(line, &ServerJsonRpcMessage::response(result, id.clone()))
 }
 
 #[cfg(test)]

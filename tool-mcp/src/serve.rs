@@ -19,8 +19,10 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use tool_endpoint::Guard;
 
+use super::direct::{Direct, Posted};
 use super::drain::InFlight;
 use super::error::ServeError;
+use super::server::IdClaim;
 use super::server::McpServer;
 
 /// How the Streamable HTTP endpoint is exposed.
@@ -88,7 +90,7 @@ pub fn http_router(
     // The Host and Origin rules are tool-endpoint's, the same as every endpoint's here (see
     // `Guard`), in front of the SDK's service rather than the SDK's own.
     let config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(shutdown)
+        .with_cancellation_token(shutdown.clone())
         .disable_allowed_hosts()
         .disable_allowed_origins()
         .with_legacy_session_mode(!options.stateless)
@@ -97,15 +99,21 @@ pub fn http_router(
     let max_body = config.max_request_body_bytes;
     #[cfg(feature = "oauth")]
     let gated = server.clone();
+    let direct = crate::direct::Direct::new(server.clone(), options.stateless, shutdown.clone());
     let factory = move || Ok(server.connection());
     let sessions = Arc::new(LocalSessionManager::default());
     #[cfg(feature = "oauth")]
     let owners =
         (!options.stateless).then(|| Arc::new(crate::oauth::SessionOwners::new(sessions.clone())));
     let endpoint = if options.stateless {
-        endpoint(factory, Arc::new(NeverSessionManager::default()), config)
+        endpoint(
+            factory,
+            Arc::new(NeverSessionManager::default()),
+            config,
+            direct,
+        )
     } else {
-        endpoint(factory, sessions, config)
+        endpoint(factory, sessions, config, direct)
     };
     let guard = Guard::new(&options.allowed_hosts, &options.allowed_origins);
     let router =
@@ -203,24 +211,28 @@ pub async fn serve_http(
     Ok(served?)
 }
 
-/// rmcp's Streamable HTTP service, and the session manager it keeps its sessions in.
+/// rmcp's Streamable HTTP service, the session manager it keeps its sessions in, and the
+/// endpoint's own answers.
 struct Endpoint<M> {
     service: StreamableHttpService<McpServer, M>,
     sessions: Arc<M>,
+    direct: Direct,
 }
 
-/// The MCP endpoint: rmcp's service, with the two answers it gives otherwise than the
-/// specification and the official SDKs mended on the way out ([`answer_post`],
-/// [`end_session`]). Every method is routed, so axum adds no `Allow` header of its own.
+/// The MCP endpoint: the calls and listings [`Direct`] answers itself, and rmcp's service for
+/// the rest, with the two answers it gives otherwise than the specification and the official
+/// SDKs mended on the way out ([`answer_post`], [`end_session`]). Every method is routed, so axum adds no `Allow` header of its own.
 fn endpoint<M: SessionManager>(
     factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
+    direct: Direct,
 ) -> MethodRouter {
     let service = StreamableHttpService::new(factory, sessions.clone(), config);
     let state = Arc::new(Endpoint {
         service: service.clone(),
         sessions,
+        direct,
     });
     axum::routing::post(answer_post::<M>)
         .delete(end_session::<M>)
@@ -250,7 +262,21 @@ async fn answer_post<M: SessionManager>(
     let in_session = request.headers().contains_key(HEADER_SESSION_ID);
     let mut request = request;
     request.extensions_mut().insert(cut.clone());
+    let (request, claim) = match endpoint.direct.post(request).await {
+        Posted::Answered(response) => return response,
+        Posted::ToSdk(request, claim) => (request, claim),
+    };
     let response = endpoint.service.handle(request).await;
+    // The request's id stays in use in its session until its answer is sent.
+    let response = match claim {
+        Some(claim) => response.map(|body| {
+            Body::new(Claimed {
+                inner: body,
+                _claim: claim,
+            })
+        }),
+        None => response.map(Body::new),
+    };
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
         let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
             "code": -32700, "message": "Parse error: the body is not one JSON-RPC message"}});
@@ -267,13 +293,42 @@ async fn answer_post<M: SessionManager>(
         cut.arm();
         return response.map(|body| {
             Body::new(CutBody {
-                inner: Body::new(body),
+                inner: body,
                 cut,
                 sent: false,
             })
         });
     }
-    response.map(Body::new)
+    response
+}
+
+/// A body that holds its request's id in use in the session until it is sent (or dropped).
+struct Claimed<B> {
+    inner: B,
+    _claim: IdClaim,
+}
+
+impl<B> http_body::Body for Claimed<B>
+where
+    B: http_body::Body<Data = axum::body::Bytes> + Unpin,
+{
+    type Data = axum::body::Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// An SSE body that ends when its call's tool cuts it, after at least the first event (the

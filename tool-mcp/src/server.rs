@@ -38,8 +38,13 @@ use tool_core::{
 
 mod items;
 mod listeners;
+#[cfg(feature = "http")]
+mod sessions;
 #[cfg(feature = "tasks")]
 mod task_calls;
+
+#[cfg(feature = "http")]
+pub(crate) use sessions::IdClaim;
 
 /// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
 ///
@@ -77,6 +82,9 @@ struct Shared {
     /// Whether this server's sweep of the task store has begun.
     #[cfg(feature = "tasks")]
     sweeping: AtomicBool,
+    /// The Streamable HTTP sessions begun, by id.
+    #[cfg(feature = "http")]
+    http_sessions: sessions::HttpSessions,
 }
 
 /// The tool set as it is now: the executor and the tools `tools/list` shows, in order. Their
@@ -121,6 +129,9 @@ struct Session {
     /// Who the connection's approvals belong to when its caller is not authenticated: random,
     /// made at the first call that needs it.
     scope: OnceLock<ApprovalScope>,
+    /// Over Streamable HTTP, the ids of the session's requests in progress.
+    #[cfg(feature = "http")]
+    ids: Arc<sessions::RequestIds>,
 }
 
 impl Session {
@@ -196,6 +207,8 @@ impl McpServer {
                 tasks,
                 #[cfg(feature = "tasks")]
                 sweeping: AtomicBool::new(false),
+                #[cfg(feature = "http")]
+                http_sessions: Default::default(),
             }),
             session: Arc::default(),
         }
@@ -242,6 +255,8 @@ impl McpServer {
                 tasks: shared.tasks.clone(),
                 #[cfg(feature = "tasks")]
                 sweeping: AtomicBool::new(false),
+                #[cfg(feature = "http")]
+                http_sessions: Default::default(),
             }),
             session: Arc::default(),
         }
@@ -1016,6 +1031,17 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        // Over Streamable HTTP, the session's id: its later requests may be answered by the
+        // endpoint itself (`crate::direct`).
+        #[cfg(feature = "http")]
+        if let Some(id) = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(crate::direct::SESSION_ID))
+            .and_then(|id| id.to_str().ok())
+        {
+            self.shared.http_sessions.insert(id, &self.session);
+        }
         let mut peers = lock(&self.shared.peers);
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);

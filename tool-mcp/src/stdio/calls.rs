@@ -10,9 +10,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, JsonRpcResponse,
-    JsonRpcVersion2_0, PaginatedRequestParams, RequestId, RequestMetaObject, ServerJsonRpcMessage,
-    ServerResult,
+    CallToolRequestParams, ErrorCode, ErrorData, JsonRpcResponse, JsonRpcVersion2_0,
+    PaginatedRequestParams, RequestId, RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, ServerHandler as _};
@@ -24,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::envelope::Refusal;
 use super::output::Output;
 use crate::request::Era;
-use crate::result::{CallAnswer, ServerInfo, call_result, text_result};
+use crate::result::{CallAnswer, ServerInfo, write_call_answer};
 use crate::server::McpServer;
 use crate::sync::lock;
 
@@ -548,54 +547,12 @@ pub(super) fn invalid_params(
     format!("Invalid params for `{method}`: {place}: {why}")
 }
 
-/// Queues a call's answer, in the wire shape the SDK gives a session begun with `initialize`,
-/// or (`modern`, with the server's info) a 2026-07-28 request: written straight from the
-/// outcome ([`text_result`]) unless it has media.
+/// Queues a call's answer ([`write_call_answer`]).
 fn queue_answer(
     out: &Output,
     result: Result<CallAnswer, ErrorData>,
     id: RequestId,
     modern: Option<&ServerInfo>,
 ) -> io::Result<()> {
-    let outcome = match result {
-        Ok(CallAnswer::Complete(outcome)) => outcome,
-        // Only a 2026-07-28 call asks this way.
-        Ok(CallAnswer::InputRequired(result)) => {
-            let result = match modern {
-                Some(info) => info.input_required(result),
-                None => result,
-            };
-            let result = ServerResult::from(CallToolResponse::InputRequired(result));
-            return out.queue(&ServerJsonRpcMessage::response(result, id));
-        }
-        #[cfg(feature = "tasks")]
-        Ok(CallAnswer::Task(mut result)) => {
-            if let Some(info) = modern {
-                result.meta = Some(info.added_to(result.meta.take()));
-            }
-            let result = ServerResult::from(CallToolResponse::Task(result));
-            return out.queue(&ServerJsonRpcMessage::response(result, id));
-        }
-        Err(error) => return out.queue(&ServerJsonRpcMessage::error(error, Some(id))),
-    };
-    if let Some(result) = text_result(&outcome) {
-        return out.queue_with(|line| {
-            line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-            serde_json::to_writer(&mut *line, &id)?;
-            line.extend_from_slice(br#","result":"#);
-            result.write(line, modern)?;
-            line.push(b'}');
-            Ok(())
-        });
-    }
-    let mut result = call_result(outcome);
-    if let Some(info) = modern {
-        result.meta = Some(info.added_to(result.meta.take()));
-    }
-    let mut result = ServerResult::from(CallToolResponse::from(result));
-    if modern.is_none() {
-        result.strip_result_type_for_legacy_peer();
-        result.strip_non_object_output_for_legacy_peer();
-    }
-    out.queue(&ServerJsonRpcMessage::response(result, id))
+    out.queue_with(|line| write_call_answer(line, result, &id, modern))
 }

@@ -1,0 +1,513 @@
+//! The POSTs the Streamable HTTP endpoint answers itself, as the stdio transport answers its
+//! calls: `tools/call` and `tools/list`, run by the same handler the SDK calls, with the context
+//! the SDK would build, and answered with one JSON body (the specification lets a server answer
+//! any request so), without the SDK's session worker, its per-request channel and SSE stream, or
+//! (in 2026-07-28) the service it starts for each request. What makes it safe to skip them:
+//!
+//! - **Only what the SDK would accept.** A request is taken only when each check the SDK makes
+//!   of it passes here (the media types; a session the endpoint knows, in the version it
+//!   negotiated; in 2026-07-28 the request's `_meta`, its version header and the standard
+//!   headers `Mcp-Method` and `Mcp-Name`, [`modern_headers_agree`]). The request is read with
+//!   the SDK's own message types. Anything else (a check that fails, a body of unknown length
+//!   or over [`MAX_BODY`], a header in Base64, `Mcp-Param-*`) goes on to the SDK unchanged,
+//!   which answers it, refusals included, as before.
+//! - **Only where nothing else travels on the answer's stream.** A request with a
+//!   `progressToken`, or (2026-07-28) a log level, gets its notifications on an SSE stream, and
+//!   a session whose client declared sampling, elicitation or roots may be asked on the call's
+//!   stream: those go to the SDK. Without them a call sends nothing but its answer (a
+//!   session's log messages go to its GET stream either way, where the SDK sends them too).
+//! - **Every request of a session is answered once.** The ids of a session's requests in
+//!   progress are kept, those the SDK answers too, and a request that reuses one is refused at
+//!   once ([`refuse_reused_id`]). The SDK routes each answer by its id: two requests with one
+//!   id left one of them without an answer, for ever.
+//!
+//! A call's token is cancelled once it is answered, when the client sends
+//! `notifications/cancelled` for it, or when the endpoint shuts down after its grace.
+
+use std::sync::OnceLock;
+
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse as _, Response};
+use rmcp::model::{
+    CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode,
+    ErrorData, GetMeta as _, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
+    PaginatedRequestParams, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+};
+use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::{Peer, RoleServer, ServerHandler as _};
+use tokio_util::sync::CancellationToken;
+
+use super::request::Era;
+use super::result::write_call_answer;
+use super::server::{IdClaim, McpServer};
+
+/// The largest body read here: a call or a listing is far smaller. A larger one, or one of
+/// unknown length, goes to the SDK unread, which applies its own limit.
+pub(crate) const MAX_BODY: usize = 64 << 10;
+
+/// The session id header (`Mcp-Session-Id`).
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+const MCP_PARAM: &str = "mcp-param-";
+
+/// What [`Direct::post`] did with a request.
+pub(crate) enum Posted {
+    /// Answered here.
+    Answered(Response),
+    /// The SDK's to answer: the request as it came (its body read back in), and the claim on
+    /// its id, to hold until the SDK's answer is sent.
+    ToSdk(Request, Option<IdClaim>),
+}
+
+/// The endpoint's own answers.
+pub(crate) struct Direct {
+    server: McpServer,
+    stateless: bool,
+    /// Cancelled when the endpoint's calls must end (after the shutdown's grace).
+    shutdown: CancellationToken,
+    /// A client handle for 2026-07-28 requests, which ask their client nothing through it
+    /// (their questions go back in their answers): the SDK's context needs one. Made at the
+    /// first such request, on the runtime.
+    detached: OnceLock<RunningService<RoleServer, McpServer>>,
+}
+
+impl Direct {
+    pub(crate) fn new(server: McpServer, stateless: bool, shutdown: CancellationToken) -> Self {
+        Self {
+            server,
+            stateless,
+            shutdown,
+            detached: OnceLock::new(),
+        }
+    }
+
+    /// Answers `request`, a POST to the endpoint, if it is one of those this module takes;
+    /// otherwise hands it back for the SDK.
+    pub(crate) async fn post(&self, request: Request) -> Posted {
+        let headers = request.headers();
+        let small = content_length(headers).is_some_and(|len| len <= MAX_BODY);
+        if !small || !media_types_accepted(headers) {
+            return Posted::ToSdk(request, None);
+        }
+        // A session this endpoint has not seen begin (or that has ended) is the SDK's: it
+        // answers 404, or restores it.
+        let session = match (self.stateless, header_str(headers, SESSION_ID)) {
+            (false, Some(Some(id))) => match self.server.http_session(id) {
+                Some(session) => Some(session),
+                None => return Posted::ToSdk(request, None),
+            },
+            (_, Some(None)) => return Posted::ToSdk(request, None),
+            _ => None,
+        };
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                let message = format!("the request body could not be read: {error}");
+                return Posted::Answered((StatusCode::BAD_REQUEST, message).into_response());
+            }
+        };
+        let back = |parts, bytes: Bytes| Request::from_parts(parts, Body::from(bytes));
+        let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) else {
+            return Posted::ToSdk(back(parts, bytes), None);
+        };
+        let request = match message {
+            JsonRpcMessage::Request(request) => request,
+            JsonRpcMessage::Notification(notification) => {
+                if let (Some(session), ClientNotification::CancelledNotification(cancelled)) =
+                    (&session, &notification.notification)
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    session.cancel_request(id);
+                }
+                return Posted::ToSdk(back(parts, bytes), None);
+            }
+            _ => return Posted::ToSdk(back(parts, bytes), None),
+        };
+        let meta = request.request.get_meta().clone();
+        let modern = meta.protocol_version().is_some();
+        // A session's request (the SDK reads one without a version of its own as the
+        // session's) holds its id until it is answered, whoever answers it.
+        let (session, claim) = match session {
+            Some(session) if !modern => {
+                let token = self.shutdown.child_token();
+                match session.claim_request_id(&request.id, Some(token.clone())) {
+                    Some(claim) => (Some((session, token)), Some(claim)),
+                    None => return Posted::Answered(refuse_reused_id(&request.id)),
+                }
+            }
+            _ => (None, None),
+        };
+        let route = match &session {
+            _ if !taken_method(&request.request) => None,
+            Some((session, token)) => self.in_session(session, &parts.headers, &meta, token),
+            None if modern => self.modern(&parts.headers, &meta, &request.request),
+            None => None,
+        };
+        let Some((server, peer, era, token)) = route else {
+            return Posted::ToSdk(back(parts, bytes), claim);
+        };
+        let id = request.id;
+        let mut cx = RequestContext::new(id.clone(), peer);
+        cx.meta = meta;
+        cx.ct = token.clone();
+        cx.extensions.insert(parts);
+        let answered = match request.request {
+            ClientRequest::CallToolRequest(call) => {
+                call_answer(&server, call.params, cx, era).await
+            }
+            ClientRequest::ListToolsRequest(list) => list_answer(&server, list.params, &cx, era),
+            // `route` takes only the two.
+            _ => Err(ErrorData::internal_error("not a call or a listing", None)),
+        };
+        token.cancel();
+        drop(claim);
+        Posted::Answered(match answered {
+            Ok((status, body)) => json_response(status, body),
+            Err(error) => {
+                let status = error_status(era, error.code);
+                let message = ServerJsonRpcMessage::error(error, Some(id));
+                json_response(status, serde_json::to_vec(&message).unwrap_or_default())
+            }
+        })
+    }
+
+    /// Who answers a session-era request of `session` made with `headers` and `meta`, if
+    /// this module does: the connection, its client, and the call's token.
+    fn in_session(
+        &self,
+        session: &McpServer,
+        headers: &HeaderMap,
+        meta: &RequestMetaObject,
+        token: &CancellationToken,
+    ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
+        let (peer, initialized) = session.session_peer()?;
+        let info = peer.peer_info()?;
+        // The version the session negotiated, the one the SDK checks the header against.
+        let version = match header_str(headers, PROTOCOL_VERSION) {
+            None => true,
+            Some(Some(version)) => version == info.protocol_version.as_str(),
+            Some(None) => false,
+        };
+        let capabilities = &info.capabilities;
+        let may_be_asked = capabilities.sampling.is_some()
+            || capabilities.elicitation.is_some()
+            || capabilities.roots.is_some();
+        let takes = initialized
+            && version
+            && !may_be_asked
+            && meta.get_progress_token().is_none()
+            && Era::of(meta, true, &session.supported_protocol_versions()) == Ok(Era::Session);
+        takes.then(|| (session.clone(), peer, Era::Session, token.clone()))
+    }
+
+    /// Who answers a 2026-07-28 request, if this module does: a connection of its own, as the
+    /// SDK gives each, and the detached client.
+    fn modern(
+        &self,
+        headers: &HeaderMap,
+        meta: &RequestMetaObject,
+        request: &ClientRequest,
+    ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
+        let version = meta.protocol_version()?;
+        let (method, name) = match request {
+            ClientRequest::CallToolRequest(call) => ("tools/call", Some(&*call.params.name)),
+            ClientRequest::ListToolsRequest(_) => ("tools/list", None),
+            _ => return None,
+        };
+        let server = &self.server;
+        let takes = header_str(headers, PROTOCOL_VERSION) == Some(Some(version.as_str()))
+            && Era::of(meta, false, &server.supported_protocol_versions()) == Ok(Era::Modern)
+            && meta.get_progress_token().is_none()
+            && meta.log_level().is_none()
+            && modern_headers_agree(headers, method, name)
+            && name.is_none_or(|name| server.get_tool(name).is_none());
+        if !takes {
+            return None;
+        }
+        let peer = self.detached()?;
+        Some((
+            server.connection(),
+            peer,
+            Era::Modern,
+            self.shutdown.child_token(),
+        ))
+    }
+
+    fn detached(&self) -> Option<Peer<RoleServer>> {
+        if let Some(service) = self.detached.get() {
+            return Some(service.peer().clone());
+        }
+        let service =
+            rmcp::service::serve_directly(self.server.connection(), Detached::default(), None);
+        let peer = service.peer().clone();
+        // Two first requests at once: one service is kept, the other ends.
+        let _ = self.detached.set(service);
+        Some(peer)
+    }
+}
+
+/// The request's method is one this module answers.
+fn taken_method(request: &ClientRequest) -> bool {
+    matches!(
+        request,
+        ClientRequest::CallToolRequest(_) | ClientRequest::ListToolsRequest(_)
+    )
+}
+
+async fn call_answer(
+    server: &McpServer,
+    params: CallToolRequestParams,
+    cx: RequestContext<RoleServer>,
+    era: Era,
+) -> Result<(StatusCode, Vec<u8>), ErrorData> {
+    let id = cx.id.clone();
+    let modern = (era == Era::Modern).then(|| server.server_info().clone());
+    let result = server.call(params, cx, era).await;
+    let status = match &result {
+        Err(error) => error_status(era, error.code),
+        Ok(_) => StatusCode::OK,
+    };
+    let mut body = Vec::with_capacity(256);
+    write_call_answer(&mut body, result, &id, modern.as_deref())
+        .map_err(|e| ErrorData::internal_error(format!("writing the answer: {e}"), None))?;
+    Ok((status, body))
+}
+
+fn list_answer(
+    server: &McpServer,
+    params: Option<PaginatedRequestParams>,
+    cx: &RequestContext<RoleServer>,
+    era: Era,
+) -> Result<(StatusCode, Vec<u8>), ErrorData> {
+    let cursor = params.and_then(|p| p.cursor);
+    let page = server.http_list_page(cx, cursor.as_deref(), era)?;
+    let answer = JsonRpcResponse {
+        jsonrpc: JsonRpcVersion2_0,
+        id: cx.id.clone(),
+        result: page,
+    };
+    serde_json::to_vec(&answer)
+        .map(|body| (StatusCode::OK, body))
+        .map_err(|e| ErrorData::internal_error(format!("writing the answer: {e}"), None))
+}
+
+/// The HTTP status of an error answer, as the SDK gives it: a session-era error is 200; a
+/// 2026-07-28 one that says the request itself was wrong is 400 (or 404 for a method the
+/// server does not have).
+fn error_status(era: Era, code: ErrorCode) -> StatusCode {
+    match (era, code) {
+        (Era::Session, _) => StatusCode::OK,
+        (
+            _,
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::HEADER_MISMATCH,
+        ) => StatusCode::BAD_REQUEST,
+        (_, ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The answer to a request that reuses the id of one in progress in its session: -32600 with
+/// `"id": null` (the id is the other request's, whose answer is still to come), and 400.
+pub(crate) fn refuse_reused_id(id: &RequestId) -> Response {
+    let message = format!(
+        "Invalid Request: the id {} is that of a request of this session still in progress; \
+         an id is used once in a session",
+        serde_json::to_string(id).unwrap_or_default()
+    );
+    let error = ServerJsonRpcMessage::error(
+        ErrorData::new(ErrorCode::INVALID_REQUEST, message, None),
+        None,
+    );
+    let body = serde_json::to_vec(&error).unwrap_or_default();
+    json_response(StatusCode::BAD_REQUEST, body)
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The length the request declares.
+fn content_length(headers: &HeaderMap) -> Option<usize> {
+    header_str(headers, header::CONTENT_LENGTH.as_str())??
+        .parse()
+        .ok()
+}
+
+/// The POST says it is JSON and accepts both JSON and SSE, as the SDK requires.
+fn media_types_accepted(headers: &HeaderMap) -> bool {
+    let essence = |v: &str| -> String {
+        let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
+        essence.trim().to_ascii_lowercase()
+    };
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| essence(v) == "application/json");
+    let (mut accepts_json, mut accepts_sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            match essence(item).as_str() {
+                "application/json" => accepts_json = true,
+                "text/event-stream" => accepts_sse = true,
+                _ => {}
+            }
+        }
+    }
+    json && accepts_json && accepts_sse
+}
+
+/// The one value of header `name`: `None` if absent, `Some(None)` if it is there twice or is
+/// not visible ASCII.
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<&'a str>> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return Some(None);
+    }
+    Some(first.to_str().ok())
+}
+
+/// The standard headers of a 2026-07-28 request (SEP-2243) agree with its body, in their
+/// plain form: `Mcp-Method` is the method, a call's `Mcp-Name` its tool, and no `Mcp-Param-*`
+/// is sent (the tool must declare none, checked by the caller). A header in its Base64 form,
+/// or anything else, is the SDK's to check.
+fn modern_headers_agree(headers: &HeaderMap, method: &str, name: Option<&str>) -> bool {
+    if header_str(headers, MCP_METHOD) != Some(Some(method)) {
+        return false;
+    }
+    let named = match name {
+        Some(name) => !name.starts_with("=?") && header_str(headers, MCP_NAME) == Some(Some(name)),
+        None => true,
+    };
+    named
+        && !headers
+            .keys()
+            .any(|key| key.as_str().starts_with(MCP_PARAM))
+}
+
+/// A transport that carries nothing: what the detached client is served on. Nothing arrives,
+/// and whatever is sent fails at once.
+#[derive(Default)]
+struct Detached;
+
+impl Transport<RoleServer> for Detached {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        _item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        std::future::ready(Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "a 2026-07-28 request reaches its client through its answer only",
+        )))
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
+        std::future::pending()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.append(
+                axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        headers
+    }
+
+    #[test]
+    fn media_types_must_be_json_in_and_both_out() {
+        let ok = headers(&[
+            ("content-type", "application/json; charset=utf-8"),
+            ("accept", "application/json, text/event-stream"),
+        ]);
+        assert!(media_types_accepted(&ok));
+        let split = headers(&[
+            ("content-type", "Application/JSON"),
+            ("accept", "text/event-stream"),
+            ("accept", "application/json;q=0.9"),
+        ]);
+        assert!(media_types_accepted(&split));
+        let json_only = headers(&[
+            ("content-type", "application/json"),
+            ("accept", "application/json"),
+        ]);
+        assert!(!media_types_accepted(&json_only));
+        let text = headers(&[
+            ("content-type", "text/plain"),
+            ("accept", "application/json, text/event-stream"),
+        ]);
+        assert!(!media_types_accepted(&text));
+    }
+
+    #[test]
+    fn standard_headers_are_taken_only_in_their_plain_agreeing_form() {
+        let call = |extra: &[(&str, &str)]| {
+            let mut pairs = vec![("mcp-method", "tools/call"), ("mcp-name", "add")];
+            pairs.extend_from_slice(extra);
+            modern_headers_agree(&headers(&pairs), "tools/call", Some("add"))
+        };
+        assert!(call(&[]));
+        assert!(!call(&[("mcp-param-region", "eu")]));
+        assert!(!call(&[("mcp-name", "add")]), "twice");
+        let base64 = headers(&[
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "=?base64?YWRk?="),
+        ]);
+        assert!(!modern_headers_agree(&base64, "tools/call", Some("add")));
+        let other = headers(&[("mcp-method", "tools/list"), ("mcp-name", "add")]);
+        assert!(!modern_headers_agree(&other, "tools/call", Some("add")));
+        let list = headers(&[("mcp-method", "tools/list")]);
+        assert!(modern_headers_agree(&list, "tools/list", None));
+        assert!(!modern_headers_agree(&HeaderMap::new(), "tools/list", None));
+    }
+
+    #[test]
+    fn a_reused_id_is_refused_with_a_null_id() {
+        let response = refuse_reused_id(&RequestId::Number(3));
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn error_statuses_follow_the_era() {
+        assert_eq!(
+            error_status(Era::Session, ErrorCode::METHOD_NOT_FOUND),
+            StatusCode::OK
+        );
+        assert_eq!(
+            error_status(Era::Modern, ErrorCode::METHOD_NOT_FOUND),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            error_status(Era::Modern, ErrorCode::INVALID_PARAMS),
+            StatusCode::OK
+        );
+    }
+}

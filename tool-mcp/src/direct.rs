@@ -7,8 +7,9 @@
 //! - **Only what the SDK would accept.** A request is taken only when each check the SDK makes
 //!   of it passes here (the media types; a session the endpoint knows, in the version it
 //!   negotiated; in 2026-07-28 the request's `_meta`, its version header and the standard
-//!   headers `Mcp-Method` and `Mcp-Name`, [`modern_headers_agree`]). The request is read with
-//!   the SDK's own message types. Anything else (a check that fails, a body of unknown length
+//!   headers `Mcp-Method` and `Mcp-Name`, [`modern_headers_agree`]). The body is read as the
+//!   stdio transport reads a line (the JSON-RPC envelope, its members raw), and the params of
+//!   a call or a listing with the SDK's own types. Anything else (a check that fails, a body of unknown length
 //!   or over [`MAX_BODY`], a header in Base64, `Mcp-Param-*`) goes on to the SDK unchanged,
 //!   which answers it, refusals included, as before.
 //! - **Only where nothing else travels on the answer's stream.** A request with a
@@ -31,18 +32,21 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{
-    CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorCode,
-    ErrorData, GetMeta as _, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
-    PaginatedRequestParams, RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData,
+    JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::{Peer, RoleServer, ServerHandler as _};
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::request::Era;
 use super::result::write_call_answer;
 use super::server::{IdClaim, McpServer};
+use super::stdio::calls::read_params;
+use super::stdio::envelope::{self, Message};
 
 /// The largest body read here: a call or a listing is far smaller. A larger one, or one of
 /// unknown length, goes to the SDK unread, which applies its own limit.
@@ -113,57 +117,63 @@ impl Direct {
             }
         };
         let back = |parts, bytes: Bytes| Request::from_parts(parts, Body::from(bytes));
-        let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) else {
-            return Posted::ToSdk(back(parts, bytes), None);
-        };
-        let request = match message {
-            JsonRpcMessage::Request(request) => request,
-            JsonRpcMessage::Notification(notification) => {
-                if let (Some(session), ClientNotification::CancelledNotification(cancelled)) =
-                    (&session, &notification.notification)
-                    && let Some(id) = &cancelled.params.request_id
+        // The stdio transport's reading of a JSON-RPC message, which decodes no more than the
+        // envelope; the params of a call or a listing are then read with the SDK's types.
+        let (id, method, params) = match envelope::read(&bytes) {
+            Message::Request(request) => (request.id, request.method, request.params),
+            Message::Notification { method } => {
+                if method == "notifications/cancelled"
+                    && let Some(session) = &session
                 {
-                    session.cancel_request(id);
+                    cancel(session, &bytes);
                 }
                 return Posted::ToSdk(back(parts, bytes), None);
             }
             _ => return Posted::ToSdk(back(parts, bytes), None),
         };
-        let meta = request.request.get_meta().clone();
+        let mut request = match &*method {
+            "tools/call" => match read_params::<CallToolRequestParams>(params, &method) {
+                Ok(Some(params)) => Taken::Call(params),
+                _ => Taken::Other(params),
+            },
+            "tools/list" => match read_params::<PaginatedRequestParams>(params, &method) {
+                Ok(params) => Taken::List(params.unwrap_or_default()),
+                Err(_) => Taken::Other(params),
+            },
+            _ => Taken::Other(params),
+        };
+        let meta = request.take_meta();
         let modern = meta.protocol_version().is_some();
         // A session's request (the SDK reads one without a version of its own as the
         // session's) holds its id until it is answered, whoever answers it.
         let (session, claim) = match session {
             Some(session) if !modern => {
                 let token = self.shutdown.child_token();
-                match session.claim_request_id(&request.id, Some(token.clone())) {
+                match session.claim_request_id(&id, Some(token.clone())) {
                     Some(claim) => (Some((session, token)), Some(claim)),
-                    None => return Posted::Answered(refuse_reused_id(&request.id)),
+                    None => return Posted::Answered(refuse_reused_id(&id)),
                 }
             }
             _ => (None, None),
         };
         let route = match &session {
-            _ if !taken_method(&request.request) => None,
+            _ if matches!(request, Taken::Other(_)) => None,
             Some((session, token)) => self.in_session(session, &parts.headers, &meta, token),
-            None if modern => self.modern(&parts.headers, &meta, &request.request),
+            None if modern => self.modern(&parts.headers, &meta, &request),
             None => None,
         };
         let Some((server, peer, era, token)) = route else {
             return Posted::ToSdk(back(parts, bytes), claim);
         };
-        let id = request.id;
         let mut cx = RequestContext::new(id.clone(), peer);
         cx.meta = meta;
         cx.ct = token.clone();
         cx.extensions.insert(parts);
-        let answered = match request.request {
-            ClientRequest::CallToolRequest(call) => {
-                call_answer(&server, call.params, cx, era).await
-            }
-            ClientRequest::ListToolsRequest(list) => list_answer(&server, list.params, &cx, era),
+        let answered = match request {
+            Taken::Call(params) => call_answer(&server, params, cx, era).await,
+            Taken::List(params) => list_answer(&server, params.cursor.as_deref(), &cx, era),
             // `route` takes only the two.
-            _ => Err(ErrorData::internal_error("not a call or a listing", None)),
+            Taken::Other(_) => Err(ErrorData::internal_error("not a call or a listing", None)),
         };
         token.cancel();
         drop(claim);
@@ -212,13 +222,13 @@ impl Direct {
         &self,
         headers: &HeaderMap,
         meta: &RequestMetaObject,
-        request: &ClientRequest,
+        request: &Taken<'_>,
     ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
         let version = meta.protocol_version()?;
         let (method, name) = match request {
-            ClientRequest::CallToolRequest(call) => ("tools/call", Some(&*call.params.name)),
-            ClientRequest::ListToolsRequest(_) => ("tools/list", None),
-            _ => return None,
+            Taken::Call(params) => ("tools/call", Some(&*params.name)),
+            Taken::List(_) => ("tools/list", None),
+            Taken::Other(_) => return None,
         };
         let server = &self.server;
         let takes = header_str(headers, PROTOCOL_VERSION) == Some(Some(version.as_str()))
@@ -243,8 +253,7 @@ impl Direct {
         if let Some(service) = self.detached.get() {
             return Some(service.peer().clone());
         }
-        let service =
-            rmcp::service::serve_directly(self.server.connection(), Detached::default(), None);
+        let service = rmcp::service::serve_directly(self.server.connection(), Detached, None);
         let peer = service.peer().clone();
         // Two first requests at once: one service is kept, the other ends.
         let _ = self.detached.set(service);
@@ -252,12 +261,45 @@ impl Direct {
     }
 }
 
-/// The request's method is one this module answers.
-fn taken_method(request: &ClientRequest) -> bool {
-    matches!(
-        request,
-        ClientRequest::CallToolRequest(_) | ClientRequest::ListToolsRequest(_)
-    )
+/// A request, as far as this module reads it.
+enum Taken<'a> {
+    /// A `tools/call`, its params read.
+    Call(CallToolRequestParams),
+    /// A `tools/list`, its params read.
+    List(PaginatedRequestParams),
+    /// Anything else (or a call whose params the SDK is to refuse), its params raw.
+    Other(Option<&'a RawValue>),
+}
+
+impl Taken<'_> {
+    /// The request's `_meta`, taken out of its params; for another method, read from its
+    /// params alone (a `_meta` that is not an object reads as none).
+    fn take_meta(&mut self) -> RequestMetaObject {
+        #[derive(serde::Deserialize)]
+        struct MetaOnly {
+            #[serde(rename = "_meta", default)]
+            meta: Option<RequestMetaObject>,
+        }
+        match self {
+            Taken::Call(params) => params.meta.take().unwrap_or_default(),
+            Taken::List(params) => params.meta.take().unwrap_or_default(),
+            Taken::Other(params) => params
+                .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
+                .and_then(|m| m.meta)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// `notifications/cancelled` in `session`: a call this module runs for it stops.
+fn cancel(session: &McpServer, bytes: &[u8]) {
+    if let Ok(JsonRpcMessage::Notification(notification)) =
+        serde_json::from_slice::<ClientJsonRpcMessage>(bytes)
+        && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+        && let Some(id) = &cancelled.params.request_id
+    {
+        session.cancel_request(id);
+    }
 }
 
 async fn call_answer(
@@ -281,12 +323,11 @@ async fn call_answer(
 
 fn list_answer(
     server: &McpServer,
-    params: Option<PaginatedRequestParams>,
+    cursor: Option<&str>,
     cx: &RequestContext<RoleServer>,
     era: Era,
 ) -> Result<(StatusCode, Vec<u8>), ErrorData> {
-    let cursor = params.and_then(|p| p.cursor);
-    let page = server.http_list_page(cx, cursor.as_deref(), era)?;
+    let page = server.http_list_page(cx, cursor, era)?;
     let answer = JsonRpcResponse {
         jsonrpc: JsonRpcVersion2_0,
         id: cx.id.clone(),
@@ -402,7 +443,6 @@ fn modern_headers_agree(headers: &HeaderMap, method: &str, name: Option<&str>) -
 
 /// A transport that carries nothing: what the detached client is served on. Nothing arrives,
 /// and whatever is sent fails at once.
-#[derive(Default)]
 struct Detached;
 
 impl Transport<RoleServer> for Detached {

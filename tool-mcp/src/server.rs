@@ -126,8 +126,8 @@ struct Session {
     /// The authenticated caller (issuer, subject) that began the session, when there was one:
     /// the session answers no one else, whatever token they hold.
     owner: OnceLock<Option<Identity>>,
-    /// Who the connection's approvals belong to when its caller is not authenticated: random,
-    /// made at the first call that needs it.
+    /// Who the connection's approvals belong to when its caller is not authenticated (kept in
+    /// this process only), made at the first call that needs it.
     scope: OnceLock<ApprovalScope>,
     /// Over Streamable HTTP, the ids of the session's requests in progress.
     #[cfg(feature = "http")]
@@ -135,13 +135,14 @@ struct Session {
 }
 
 impl Session {
+    /// The scope, made at first use: unique in the process (a 2026-07-28 request over HTTP is a
+    /// connection of its own, so this runs once a call there, and reads no randomness).
     fn scope(&self) -> ApprovalScope {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         self.scope
             .get_or_init(|| {
-                let mut bytes = [0u8; 16];
-                let _ = getrandom::fill(&mut bytes);
-                let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-                ApprovalScope(id.into())
+                let n = NEXT.fetch_add(1, Ordering::Relaxed);
+                ApprovalScope(format!("connection-{n}").into())
             })
             .clone()
     }

@@ -159,21 +159,9 @@ async fn a_session_is_answered_the_same_with_or_without_a_stream() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": "four", "method": "tools/list", "params": {"cursor": "9"}}),
     ];
+    let plain_headers = [("mcp-session-id", plain.as_str())];
+    let asked_headers = [("mcp-session-id", asked.as_str())];
     for request in &requests {
-        let on = |id: &str| {
-            let headers = [("mcp-session-id", id.to_owned())];
-            headers
-        };
-        let plain_headers = on(&plain);
-        let plain_headers: Vec<(&str, &str)> = plain_headers
-            .iter()
-            .map(|(n, v)| (*n, v.as_str()))
-            .collect();
-        let asked_headers = on(&asked);
-        let asked_headers: Vec<(&str, &str)> = asked_headers
-            .iter()
-            .map(|(n, v)| (*n, v.as_str()))
-            .collect();
         let direct = post(&client, &url, request, &plain_headers).await;
         let sdk = post(&client, &url, request, &asked_headers).await;
         assert_eq!(direct.1, "application/json", "{request}: {direct:?}");

@@ -16,6 +16,10 @@ pub const SECTIONS: &[(&str, &str)] = &[
         "mcp-eras",
         "mcp-load over stdio: 2026-07-28 beside the session era",
     ),
+    (
+        "mcp-http-eras",
+        "mcp-load over Streamable HTTP: 2026-07-28 beside the session era",
+    ),
     ("backlog", "mcp-backlog"),
     (
         "footprint",

@@ -16,7 +16,8 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "targets" => targets(data, old),
         "mcp-stdio" => mcp_table(data.get("mcp")?, "stdio"),
         "mcp-http" => mcp_table(data.get("mcp")?, "http"),
-        "mcp-eras" => mcp_eras(data.get("mcp")?),
+        "mcp-eras" => mcp_eras(data.get("mcp")?, "stdio"),
+        "mcp-http-eras" => mcp_eras(data.get("mcp")?, "http"),
         "backlog" => backlog(data.get("backlog")?),
         "footprint" => footprint(data.get("footprint")?),
         "footprint-deps" => footprint_deps(data.get("footprint")?),
@@ -188,7 +189,7 @@ fn command(input: &str, v: &Value) -> String {
 /// What a section says while no run has written it: how to produce its results.
 pub fn pending(name: &str) -> String {
     let input = match name {
-        "mcp-stdio" | "mcp-http" | "mcp-eras" => "mcp",
+        "mcp-stdio" | "mcp-http" | "mcp-eras" | "mcp-http-eras" => "mcp",
         "footprint" | "footprint-deps" => "footprint",
         "plots-calls" | "plots-search" => "plots",
         "catalog-quality" | "catalog-speed" | "catalog-tokens" => "catalog",
@@ -615,18 +616,18 @@ fn mcp_table(mcp: &Value, transport: &str) -> Option<String> {
     Some(out)
 }
 
-/// The servers measured over stdio in 2026-07-28, beside their session-era figures of the same
-/// run: calls/s of each phase in both eras and 2026-07-28's over the session's, and the
+/// The servers measured on `transport` in 2026-07-28, beside their session-era figures of the
+/// same run: calls/s of each phase in both eras and 2026-07-28's over the session's, and the
 /// start-up of each (to the `initialize` answer, to the `server/discover` answer); then who was
 /// left out of 2026-07-28 and why.
-fn mcp_eras(mcp: &Value) -> Option<String> {
+fn mcp_eras(mcp: &Value, transport: &str) -> Option<String> {
     let mut out = String::from(
         "| server | tools | sequential/s, session | 2026-07-28 | 2026 / session | 64 in flight/s, session | 2026-07-28 | 2026 / session | start-up, session | 2026-07-28 |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut any = false;
     for r in mcp["results"].as_array()? {
-        if r["transport"] != "stdio" || mcp_era(r) != "2026-07-28" {
+        if r["transport"] != transport || mcp_era(r) != "2026-07-28" {
             continue;
         }
         any = true;
@@ -644,7 +645,7 @@ fn mcp_eras(mcp: &Value) -> Option<String> {
             continue;
         }
         let server = r["server"].as_str().unwrap_or("?");
-        let session = mcp_median(mcp, "stdio", server, tools);
+        let session = mcp_median(mcp, transport, server, tools);
         let cells = |key: &str| {
             let now = num(&m[key]);
             match session {
@@ -1807,7 +1808,7 @@ mod tests {
     #[test]
     fn the_eras_table_sets_2026_beside_the_session() {
         let mcp = mcp_with_eras();
-        let table = mcp_eras(&mcp).unwrap();
+        let table = mcp_eras(&mcp, "stdio").unwrap();
         assert!(
             table.contains(
                 "| tool-core | 200 | 20.0k | 19.0k | 0.95× | 200.0k | 190.0k | 0.95× | 3.0 ms | 2.5 ms |"
@@ -1822,13 +1823,24 @@ mod tests {
             table.contains("Not measured in 2026-07-28: the floor: no resultType."),
             "{table}"
         );
+        // Each transport's eras table reads its own rows: none over HTTP here.
+        assert!(mcp_eras(&mcp, "http").is_none());
+        let mut http = mcp.clone();
+        for row in http["results"].as_array_mut().unwrap() {
+            row["transport"] = "http".into();
+        }
+        let table = mcp_eras(&http, "http").unwrap();
+        assert!(
+            table.contains("| tool-core | 200 | 20.0k | 19.0k | 0.95× |"),
+            "{table}"
+        );
         // The session table and the summary read the session era only.
         let stdio = mcp_table(&mcp, "stdio").unwrap();
         assert!(!stdio.contains("19.0k"), "{stdio}");
         assert!(stdio.contains("| rmcp best | 200 | 10.0k |"), "{stdio}");
         let mut old = mcp;
         old["results"].as_array_mut().unwrap().truncate(2);
-        assert!(mcp_eras(&old).is_none());
+        assert!(mcp_eras(&old, "stdio").is_none());
     }
 
     #[test]

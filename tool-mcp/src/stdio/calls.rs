@@ -503,7 +503,7 @@ impl Calls {
 }
 
 /// `params` read as `P`; `None` when absent or null. The error names the member that failed.
-fn read_params<P: serde::de::DeserializeOwned>(
+pub(crate) fn read_params<P: serde::de::DeserializeOwned>(
     params: Option<&RawValue>,
     method: &str,
 ) -> Result<Option<P>, String> {

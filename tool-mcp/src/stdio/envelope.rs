@@ -39,7 +39,7 @@ use serde_json::value::RawValue;
 
 /// What one line holds.
 #[derive(Debug)]
-pub(super) enum Message<'a> {
+pub(crate) enum Message<'a> {
     /// Nothing but whitespace: no message, no answer.
     Blank,
     /// A request with a usable id, to answer exactly once.
@@ -56,16 +56,16 @@ pub(super) enum Message<'a> {
 
 /// A request, its members checked.
 #[derive(Debug)]
-pub(super) struct Request<'a> {
-    pub(super) id: RequestId,
-    pub(super) method: Cow<'a, str>,
+pub(crate) struct Request<'a> {
+    pub(crate) id: RequestId,
+    pub(crate) method: Cow<'a, str>,
     /// Absent or null: none; else an object (checked), raw.
-    pub(super) params: Option<&'a RawValue>,
+    pub(crate) params: Option<&'a RawValue>,
 }
 
 /// An error answer the transport writes itself.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Refusal {
+pub(crate) struct Refusal {
     /// The request's id, or `None` for `"id": null` (there is none to give).
     pub(super) id: Option<RequestId>,
     pub(super) error: ErrorData,
@@ -109,7 +109,7 @@ impl Refusal {
 }
 
 /// Reads one line (its newline removed) as a JSON-RPC message.
-pub(super) fn read(line: &[u8]) -> Message<'_> {
+pub(crate) fn read(line: &[u8]) -> Message<'_> {
     let Ok(text) = std::str::from_utf8(line) else {
         let valid = std::str::from_utf8(line).map_or_else(|e| e.valid_up_to(), |_| line.len());
         return Message::Invalid(Refusal::parse(format!(

@@ -18,8 +18,8 @@
 //! Tool answers written here are byte for byte what the SDK writes; the tests check it against
 //! the rmcp the workspace pins (`~3.11`), so a newer rmcp that writes differently fails them.
 
-mod calls;
-mod envelope;
+pub(crate) mod calls;
+pub(crate) mod envelope;
 mod frame;
 mod output;
 #[cfg(test)]

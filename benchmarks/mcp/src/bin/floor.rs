@@ -1,5 +1,7 @@
-//! The floor: an MCP server over stdio with no SDK, one blocking loop on the main thread that
-//! reads a line, answers it and reads the next. It serves `add_numbers` only and knows just the
+//! The floor: an MCP server with no SDK. Over stdio, one blocking loop on the main thread that
+//! reads a line, answers it and reads the next; with `--http ADDR`, a hand-written HTTP server
+//! (axum's `serve` on hyper, one route, a runtime thread per core) that answers each POST with
+//! the same JSON, as one body, and notifications with 202. It serves `add_numbers` only and knows just the
 //! messages the driver sends (`initialize`, or 2026-07-28's `server/discover`, `tools/list`,
 //! `tools/call`, notifications), so a
 //! server that does more should not be faster, beyond a run's noise. Run in the same rounds as
@@ -138,8 +140,60 @@ fn serve() -> std::io::Result<()> {
     }
 }
 
+/// One POST: its answer as one JSON body, or 202 for a notification. `initialize` gets a
+/// session id, which is never checked.
+async fn post(body: axum::body::Bytes) -> axum::response::Response {
+    use axum::http::{HeaderValue, StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let req = match serde_json::from_slice::<Request>(&body) {
+        Ok(req) => req,
+        Err(e) => return (StatusCode::BAD_REQUEST, format!("parse error: {e}")).into_response(),
+    };
+    if req.id.is_none() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let mut out = Vec::with_capacity(512);
+    if let Err(e) = answer(&req, &mut out) {
+        return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response();
+    }
+    let mut response = axum::response::Response::new(axum::body::Body::from(out));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if req.method == "initialize" {
+        headers.insert("mcp-session-id", HeaderValue::from_static("floor"));
+    }
+    response
+}
+
+fn serve_http(addr: &str) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        use axum::serve::ListenerExt as _;
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let app = axum::Router::new().route("/mcp", axum::routing::post(post));
+        axum::serve(listener, app).await
+    })
+}
+
 fn main() -> ExitCode {
-    match serve() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let served = match args.as_slice() {
+        [] => serve(),
+        [flag, addr] if flag == "--http" => serve_http(addr),
+        _ => {
+            eprintln!("usage: floor [--http ADDR]");
+            return ExitCode::from(2);
+        }
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("floor: {e}");

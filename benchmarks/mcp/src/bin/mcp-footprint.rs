@@ -200,6 +200,7 @@ fn main() -> ExitCode {
         log_dir: target
             .unwrap_or_else(|| "target".into())
             .join("bench/mcp-logs"),
+        client_threads: 1,
     };
     if let Err(e) = std::fs::create_dir_all(&cfg.log_dir) {
         eprintln!("mcp-footprint: {}: {e}", cfg.log_dir.display());

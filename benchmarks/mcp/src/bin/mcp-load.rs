@@ -1,21 +1,23 @@
 //! `mcp-load`: the MCP server benchmark. Runs tool-core's server, rmcp's macro servers (default
 //! and best), the TypeScript SDK and the Python SDK, each with 1 and 200 tools, and a
-//! hand-written loop with no SDK (the floor: stdio, 1 tool), round by round (the order
-//! rotating), over stdio and Streamable HTTP; over stdio in both protocol eras (a session
-//! begun with `initialize`, and stateless 2026-07-28 requests, the servers that speak it
-//! interleaved with the session-era runs in each round); prints a table with ratios, the
-//! eras side by side and the targets, and writes the JSON results.
+//! hand-written server with no SDK (the floor, 1 tool), round by round (the order rotating),
+//! over stdio and Streamable HTTP, in both protocol eras (a session begun with `initialize`,
+//! and stateless 2026-07-28 requests, the servers that speak it interleaved with the
+//! session-era runs in each round); prints a table with ratios, the eras side by side and the
+//! targets, and writes the JSON results.
 //!
 //! ```text
 //! mcp-load [--quick] [--rounds N] [--calls N] [--limit SECS] [--starts N] [--only KIND,..]
 //!          [--tools 1,200] [--transport stdio,http] [--era session,2026-07-28] [--awake]
-//!          [--out FILE] [--root DIR]
+//!          [--client-threads N] [--out FILE] [--root DIR]
 //! ```
 //! KIND: tool-core, baseline, lean, rmcp-default, rmcp-best, ts-sdk, py-sdk, floor (`baseline`:
 //! tool-core built from the commit in `BENCH_MCP_BASELINE_DIR`, when set; `lean`: `lean-200`,
-//! only when named). `--era` picks the eras (default both; 2026-07-28 over stdio only, and
-//! only for the servers that speak it: not the TypeScript SDK nor the floor, see
-//! [`Kind::not_in`]). `--awake` keeps every CPU
+//! only when named). `--era` picks the eras (default both; 2026-07-28 only for the servers that
+//! speak it: not the TypeScript SDK, see [`Kind::not_in`]). Over HTTP the calls are timed by wrk
+//! (`scripts/wrk-env`), sequential on one connection and in flight on 64 from
+//! `--client-threads N` threads (default one a core); the floor's rate with more threads shows
+//! whether the client bounds the figures. `--awake` keeps every CPU
 //! out of halt for the run (see [`driver::awake`]). Exit status 1 when a server
 //! fails a check (a wrong or missing answer), 0 otherwise; missed targets are reported, not
 //! failed.
@@ -55,6 +57,7 @@ fn parse() -> Result<Args, String> {
             start_limit: Duration::from_secs(30),
             starts: 4,
             log_dir: target.join("bench/mcp-logs"),
+            client_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         },
         only: Vec::new(),
         counts: vec![1, 200],
@@ -111,13 +114,20 @@ fn parse() -> Result<Args, String> {
             }
             "--era" => a.eras = Era::parse_list(&value()?)?,
             "--awake" => a.awake = true,
+            "--client-threads" => {
+                a.cfg.client_threads = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--client-threads: a number above 0")?;
+            }
             "--out" => a.out = value()?.into(),
             "--root" => a.root = value()?.into(),
             "-h" | "--help" => {
                 return Err("usage: mcp-load [--quick] [--rounds N] [--calls N] [--warmup N] \
                      [--in-flight N] [--limit SECS] [--starts N] [--only tool-core,baseline,lean,rmcp-default,rmcp-best,ts-sdk,py-sdk,floor] \
                      [--tools 1,200] [--transport stdio,http] [--era session,2026-07-28] [--awake] \
-                     [--out FILE] [--root DIR]"
+                     [--client-threads N] [--out FILE] [--root DIR]"
                     .into());
             }
             _ => return Err(format!("unknown argument {arg} (see --help)")),
@@ -179,12 +189,6 @@ fn main() -> ExitCode {
             }
         }
     }
-    if args.eras.contains(&Era::Stateless) && args.modes.contains(&Mode::Http) {
-        eprintln!(
-            "mcp-load: {} is measured over stdio only",
-            Era::Stateless.key()
-        );
-    }
     let before = driver::machine();
     let began = Instant::now();
     let mut results = Results::new();
@@ -196,7 +200,7 @@ fn main() -> ExitCode {
             .flat_map(|server| args.eras.iter().map(move |&era| (server, era)))
             .filter(|(server, era)| match mode {
                 Mode::Stdio => server.kind.not_in(*era).is_none(),
-                Mode::Http => *era == Era::Session && server.http_args.is_some(),
+                Mode::Http => server.http_args.is_some() && server.kind.not_in(*era).is_none(),
             })
             .collect();
         for round in 0..cfg.rounds {
@@ -206,7 +210,7 @@ fn main() -> ExitCode {
                 let (server, era) = runs_of_round[(i + round) % n];
                 let sample = match mode {
                     Mode::Stdio => driver::stdio::run(server, cfg, era, round),
-                    Mode::Http => runtime.block_on(driver::http::run(server, cfg, round)),
+                    Mode::Http => runtime.block_on(driver::http::run(server, cfg, era, round)),
                 };
                 let runs = results
                     .entry((mode, era, server.kind, server.tools))

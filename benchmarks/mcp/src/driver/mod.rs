@@ -92,8 +92,9 @@ pub enum Kind {
     TypeScript,
     /// `mcp` 2.x `MCPServer` on CPython.
     Python,
-    /// No SDK: one blocking loop (`floor`), stdio and one tool only. Beyond noise no server beats
-    /// it, so the others' ratios against it show what the machine allowed in that run.
+    /// No SDK (`floor`), one tool: over stdio one blocking loop, over HTTP a hand-written server
+    /// that answers with one JSON body. Beyond noise no server beats it, so the others' ratios
+    /// against it show what the machine allowed in that run.
     Floor,
     /// tool-core's server built from another commit (`tc-1`, `tc-200` in the directory
     /// `BENCH_MCP_BASELINE_DIR` names; `benchmarks/mcp/run --baseline REF` builds them): a change
@@ -151,7 +152,7 @@ impl Kind {
             Kind::RmcpBest => "rmcp macros, best",
             Kind::TypeScript => "TypeScript SDK 1.32.2",
             Kind::Python => "Python SDK mcp 2.3.0",
-            Kind::Floor => "hand-written loop, no SDK (floor)",
+            Kind::Floor => "hand-written, no SDK (floor)",
             Kind::Baseline => "tool-core at the baseline commit",
             Kind::Lean => "tool-core + tool-mcp only (lean-200)",
         }
@@ -227,6 +228,8 @@ pub struct Config {
     pub starts: usize,
     /// Where servers' stderr goes.
     pub log_dir: PathBuf,
+    /// Threads of the HTTP load client (wrk) for the calls in flight.
+    pub client_threads: usize,
 }
 
 /// One measured phase.
@@ -705,7 +708,7 @@ pub fn servers(root: &Path, counts: &[usize], only: &[Kind]) -> Vec<Server> {
                     listed: 1,
                     program: bins.join("floor"),
                     stdio_args: Vec::new(),
-                    http_args: None,
+                    http_args: Some(s(&["--http", "{addr}"])),
                 },
                 Kind::Python => Server {
                     kind,

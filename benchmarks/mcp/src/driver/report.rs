@@ -97,73 +97,118 @@ fn get_in(results: &Results, mode: Mode, era: Era, kind: Kind, tools: usize) -> 
         .and_then(Runs::medians)
 }
 
-/// The targets for tool-core (in the session era), for every pair measured.
+/// The targets for tool-core (in the session era; over HTTP in 2026-07-28 too), for
+/// every pair measured.
 pub fn targets(results: &Results, modes: &[Mode]) -> Vec<Target> {
     let mut out = Vec::new();
     for &mode in modes {
-        let mut ratio = |tools: usize, base: Kind, seq_min: f64, inflight_min: f64| {
-            let (Some(tc), Some(b)) = (
-                get(results, mode, Kind::ToolCore, tools),
-                get(results, mode, base, tools),
-            ) else {
-                return;
-            };
-            // The floor serves one tool; what it does per call does not depend on the count.
-            let floor = get(results, mode, Kind::Floor, 1);
-            for (phase, rate, min) in [
-                (
-                    "sequential",
-                    (|m: &Medians| m.seq_req_per_s) as fn(&Medians) -> f64,
-                    seq_min,
-                ),
-                (
-                    "64 in flight",
-                    |m: &Medians| m.inflight_req_per_s,
-                    inflight_min,
-                ),
-            ] {
-                let value = rate(&tc) / rate(&b);
-                out.push(Target {
-                    mode: mode.key(),
-                    what: format!("{tools} tool(s), {phase}: tool-core / {}", base.label()),
-                    value,
-                    target: format!(">= {min}x"),
-                    pass: value >= min,
-                    floor: floor.as_ref().map(|f| rate(f) / rate(&b)),
-                });
-            }
+        let eras: &[Era] = match mode {
+            Mode::Stdio => &[Era::Session],
+            Mode::Http => &Era::ALL,
         };
-        ratio(200, Kind::RmcpDefault, 20.0, 20.0);
-        ratio(1, Kind::RmcpBest, 1.0, 1.0);
-        ratio(1, Kind::TypeScript, 1.5, 2.0);
-        ratio(200, Kind::TypeScript, 1.5, 2.0);
-        ratio(1, Kind::Python, 25.0, 25.0);
-        ratio(200, Kind::Python, 25.0, 25.0);
-        // A change may cost, but no more than a tenth.
-        ratio(1, Kind::Baseline, 0.9, 0.9);
-        ratio(200, Kind::Baseline, 0.9, 0.9);
-        if mode == Mode::Stdio
-            && let Some(tc) = get(results, mode, Kind::ToolCore, 200)
-        {
-            out.push(Target {
-                mode: mode.key(),
-                what: "200 tools: tool-core start-up, ms".into(),
-                value: tc.startup_ms,
-                target: "< 5 ms".into(),
-                pass: tc.startup_ms < 5.0,
-                floor: None,
-            });
-            out.push(Target {
-                mode: mode.key(),
-                what: "200 tools: tool-core idle RSS, MiB".into(),
-                value: tc.idle_rss_mib,
-                target: "< 10 MiB".into(),
-                pass: tc.idle_rss_mib < 10.0,
-                floor: None,
-            });
+        for &era in eras {
+            targets_in(results, mode, era, &mut out);
         }
     }
     out
+}
+
+fn targets_in(results: &Results, mode: Mode, era: Era, out: &mut Vec<Target>) {
+    let rate_seq = (|m: &Medians| m.seq_req_per_s) as fn(&Medians) -> f64;
+    let rate_64 = (|m: &Medians| m.inflight_req_per_s) as fn(&Medians) -> f64;
+    let in_era = match era {
+        Era::Session => String::new(),
+        Era::Stateless => format!("{}, ", era.key()),
+    };
+    // The floor serves one tool; what it does per call does not depend on the count.
+    let floor = get_in(results, mode, era, Kind::Floor, 1);
+    let mut ratio = |tools: usize, base: Kind, seq_min: f64, inflight_min: f64| {
+        let (Some(tc), Some(b)) = (
+            get_in(results, mode, era, Kind::ToolCore, tools),
+            get_in(results, mode, era, base, tools),
+        ) else {
+            return;
+        };
+        for (phase, rate, min) in [
+            ("sequential", rate_seq, seq_min),
+            ("64 in flight", rate_64, inflight_min),
+        ] {
+            if min <= 0.0 {
+                continue;
+            }
+            let value = rate(&tc) / rate(&b);
+            out.push(Target {
+                mode: mode.key(),
+                what: format!(
+                    "{in_era}{tools} tool(s), {phase}: tool-core / {}",
+                    base.label()
+                ),
+                value,
+                target: format!(">= {min}x"),
+                pass: value >= min,
+                floor: floor.as_ref().map(|f| rate(f) / rate(&b)),
+            });
+        }
+    };
+    // Over HTTP: twice rmcp's best on every line, and 0.7 of the floor with 64 in flight.
+    let best = if mode == Mode::Http { 2.0 } else { 1.0 };
+    ratio(1, Kind::RmcpBest, best, best);
+    if mode == Mode::Http {
+        ratio(200, Kind::RmcpBest, best, best);
+    }
+    if era == Era::Session {
+        ratio(200, Kind::RmcpDefault, 20.0, 20.0);
+        ratio(1, Kind::TypeScript, 1.5, 2.0);
+        ratio(200, Kind::TypeScript, 1.5, 2.0);
+    }
+    if era == Era::Session {
+        ratio(1, Kind::Python, 25.0, 25.0);
+        ratio(200, Kind::Python, 25.0, 25.0);
+    }
+    // A change may cost, but no more than a tenth.
+    ratio(1, Kind::Baseline, 0.9, 0.9);
+    ratio(200, Kind::Baseline, 0.9, 0.9);
+    if mode == Mode::Http
+        && let Some(f) = &floor
+    {
+        for tools in [1, 200] {
+            if let Some(tc) = get_in(results, mode, era, Kind::ToolCore, tools) {
+                let value = tc.inflight_req_per_s / f.inflight_req_per_s;
+                out.push(Target {
+                    mode: mode.key(),
+                    what: format!(
+                        "{in_era}{tools} tool(s), 64 in flight: tool-core / {}",
+                        Kind::Floor.label()
+                    ),
+                    value,
+                    target: ">= 0.7x".into(),
+                    pass: value >= 0.7,
+                    floor: None,
+                });
+            }
+        }
+    }
+    if mode == Mode::Stdio
+        && era == Era::Session
+        && let Some(tc) = get(results, mode, Kind::ToolCore, 200)
+    {
+        out.push(Target {
+            mode: mode.key(),
+            what: "200 tools: tool-core start-up, ms".into(),
+            value: tc.startup_ms,
+            target: "< 5 ms".into(),
+            pass: tc.startup_ms < 5.0,
+            floor: None,
+        });
+        out.push(Target {
+            mode: mode.key(),
+            what: "200 tools: tool-core idle RSS, MiB".into(),
+            value: tc.idle_rss_mib,
+            target: "< 10 MiB".into(),
+            pass: tc.idle_rss_mib < 10.0,
+            floor: None,
+        });
+    }
 }
 
 fn k(v: f64) -> String {

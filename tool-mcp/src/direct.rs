@@ -22,7 +22,7 @@
 //!   once ([`refuse_reused_id`]). The SDK routes each answer by its id: two requests with one
 //!   id left one of them without an answer, for ever.
 //!
-//! A call's token is cancelled once it is answered, when the client sends
+//! A call's token is cancelled once it is answered, when the client goes before, when it sends
 //! `notifications/cancelled` for it, or when the endpoint shuts down after its grace.
 
 use std::sync::OnceLock;
@@ -146,10 +146,12 @@ impl Direct {
         let modern = meta.protocol_version().is_some();
         // A session's request (the SDK reads one without a version of its own as the
         // session's) holds its id until it is answered, whoever answers it.
+        let taken = !matches!(request, Taken::Other(_));
         let (session, claim) = match session {
             Some(session) if !modern => {
-                let token = self.shutdown.child_token();
-                match session.claim_request_id(&id, Some(token.clone())) {
+                // The token that cancels a call run here; the SDK cancels its own.
+                let token = taken.then(|| self.shutdown.child_token());
+                match session.claim_request_id(&id, token.clone()) {
                     Some(claim) => (Some((session, token)), Some(claim)),
                     None => return Posted::Answered(refuse_reused_id(&id)),
                 }
@@ -157,17 +159,20 @@ impl Direct {
             _ => (None, None),
         };
         let route = match &session {
-            _ if matches!(request, Taken::Other(_)) => None,
-            Some((session, token)) => self.in_session(session, &parts.headers, &meta, token),
+            _ if !taken => None,
+            Some((session, Some(token))) => self.in_session(session, &parts.headers, &meta, token),
+            Some((_, None)) => None,
             None if modern => self.modern(&parts.headers, &meta, &request),
             None => None,
         };
         let Some((server, peer, era, token)) = route else {
             return Posted::ToSdk(back(parts, bytes), claim);
         };
+        // Cancelled once answered, or if the client goes before (the answer is then dropped).
+        let _answered = token.clone().drop_guard();
         let mut cx = RequestContext::new(id.clone(), peer);
         cx.meta = meta;
-        cx.ct = token.clone();
+        cx.ct = token;
         cx.extensions.insert(parts);
         let answered = match request {
             Taken::Call(params) => call_answer(&server, params, cx, era).await,
@@ -175,7 +180,6 @@ impl Direct {
             // `route` takes only the two.
             Taken::Other(_) => Err(ErrorData::internal_error("not a call or a listing", None)),
         };
-        token.cancel();
         drop(claim);
         Posted::Answered(match answered {
             Ok((status, body)) => json_response(status, body),

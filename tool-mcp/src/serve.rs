@@ -163,6 +163,12 @@ pub fn http_router(
 /// # Ok(()) }
 /// ```
 ///
+/// A `tools/call` or `tools/list` that needs no stream (no progress token; no log level in
+/// 2026-07-28; in a session, a client that can be asked nothing) is answered with one JSON
+/// body; the rest goes through the SDK's service. A request that reuses the id of a request of
+/// its session still in progress is refused at once (400, -32600, `"id": null`): every
+/// request gets one answer.
+///
 /// When `shutdown` is cancelled (`toolctl` cancels it on SIGTERM and SIGINT), the listener
 /// closes at once (new connections are refused, so a load balancer sends them elsewhere); the
 /// calls in flight, with sessions or stateless, have

@@ -42,9 +42,10 @@ use rmcp::{Peer, RoleServer, ServerHandler as _};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use super::http_sessions::{IdClaim, SESSION_ID};
 use super::request::Era;
 use super::result::write_call_answer;
-use super::server::{IdClaim, McpServer};
+use super::server::McpServer;
 use super::stdio::calls::read_params;
 use super::stdio::envelope::{self, Message};
 
@@ -52,8 +53,6 @@ use super::stdio::envelope::{self, Message};
 /// unknown length, goes to the SDK unread, which applies its own limit.
 pub(crate) const MAX_BODY: usize = 64 << 10;
 
-/// The session id header (`Mcp-Session-Id`).
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const MCP_METHOD: &str = "mcp-method";
 const MCP_NAME: &str = "mcp-name";

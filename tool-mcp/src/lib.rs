@@ -48,6 +48,8 @@ mod direct;
 #[cfg(feature = "http")]
 mod drain;
 mod error;
+#[cfg(feature = "http")]
+mod http_sessions;
 mod level;
 mod listing;
 #[cfg(feature = "mount")]

@@ -22,7 +22,7 @@ use tool_endpoint::Guard;
 use super::direct::{Direct, Posted};
 use super::drain::InFlight;
 use super::error::ServeError;
-use super::server::IdClaim;
+use super::http_sessions::IdClaim;
 use super::server::McpServer;
 
 /// How the Streamable HTTP endpoint is exposed.

@@ -44,7 +44,7 @@ mod sessions;
 mod task_calls;
 
 #[cfg(feature = "http")]
-pub(crate) use sessions::IdClaim;
+use crate::http_sessions::{HttpSessions, RequestIds, SESSION_ID};
 
 /// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
 ///
@@ -84,7 +84,7 @@ struct Shared {
     sweeping: AtomicBool,
     /// The Streamable HTTP sessions begun, by id.
     #[cfg(feature = "http")]
-    http_sessions: sessions::HttpSessions,
+    http_sessions: HttpSessions<Session>,
 }
 
 /// The tool set as it is now: the executor and the tools `tools/list` shows, in order. Their
@@ -131,7 +131,7 @@ struct Session {
     scope: OnceLock<ApprovalScope>,
     /// Over Streamable HTTP, the ids of the session's requests in progress.
     #[cfg(feature = "http")]
-    ids: Arc<sessions::RequestIds>,
+    ids: Arc<RequestIds>,
 }
 
 impl Session {
@@ -1038,7 +1038,7 @@ impl ServerHandler for McpServer {
         if let Some(id) = cx
             .extensions
             .get::<http::request::Parts>()
-            .and_then(|parts| parts.headers.get(crate::direct::SESSION_ID))
+            .and_then(|parts| parts.headers.get(SESSION_ID))
             .and_then(|id| id.to_str().ok())
         {
             self.shared.http_sessions.insert(id, &self.session);

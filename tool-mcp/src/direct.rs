@@ -6,7 +6,7 @@
 //!
 //! - **Only what the SDK would accept.** A request is taken only when each check the SDK makes
 //!   of it passes here (the media types; a session the endpoint knows, in the version it
-//!   negotiated; in 2026-07-28 the request's `_meta`, its version header and the standard
+//!   negotiated, kept when its `initialize` was answered; in 2026-07-28 the request's `_meta`, its version header and the standard
 //!   headers `Mcp-Method` and `Mcp-Name`, [`modern_headers_agree`]). The body is read as the
 //!   stdio transport reads a line (the JSON-RPC envelope, its members raw), and the params of
 //!   a call or a listing with the SDK's own types. Anything else (a check that fails, a body of unknown length
@@ -38,11 +38,12 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{Peer, RoleServer, ServerHandler as _};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use super::http_sessions::{IdClaim, SESSION_ID};
+use super::http_sessions::IdClaim;
 use super::request::Era;
 use super::result::write_call_answer;
 use super::server::McpServer;
@@ -89,6 +90,11 @@ impl Direct {
         }
     }
 
+    /// Whether the endpoint is stateless (no sessions).
+    pub(crate) fn stateless(&self) -> bool {
+        self.stateless
+    }
+
     /// Answers `request`, a POST to the endpoint, if it is one of those this module takes;
     /// otherwise hands it back for the SDK.
     pub(crate) async fn post(&self, request: Request) -> Posted {
@@ -99,7 +105,7 @@ impl Direct {
         }
         // A session this endpoint has not seen begin (or that has ended) is the SDK's: it
         // answers 404, or restores it.
-        let session = match (self.stateless, header_str(headers, SESSION_ID)) {
+        let session = match (self.stateless, header_str(headers, HEADER_SESSION_ID)) {
             (false, Some(Some(id))) => match self.server.http_session(id) {
                 Some(session) => Some(session),
                 None => return Posted::ToSdk(request, None),

@@ -5,15 +5,41 @@
 //! or left without an answer). A leaf: the server's connection state is `S` here.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use rmcp::model::RequestId;
 use tokio_util::sync::CancellationToken;
 
 use crate::sync::{lock, read, write};
 
-/// The session id header (`Mcp-Session-Id`).
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
+/// Put in the extensions of a POST that may begin a session (one without a session id): the
+/// connection the SDK's `initialize` handler ran on, once it has, so the endpoint can keep it
+/// under the id the SDK's answer carries before the client has that answer.
+pub(crate) struct Begun<C>(Arc<OnceLock<C>>);
+
+impl<C> Clone for Begun<C> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<C> Default for Begun<C> {
+    fn default() -> Self {
+        Self(Arc::default())
+    }
+}
+
+impl<C> Begun<C> {
+    /// The handler ran on `connection`.
+    pub(crate) fn set(&self, connection: C) {
+        let _ = self.0.set(connection);
+    }
+
+    /// The connection the handler ran on, if it did.
+    pub(crate) fn get(&self) -> Option<&C> {
+        self.0.get()
+    }
+}
 
 /// Session ids to the connections the SDK serves them on. Looked up under a read lock; written
 /// once per session.

@@ -22,7 +22,7 @@ use tool_endpoint::Guard;
 use super::direct::{Direct, Posted};
 use super::drain::InFlight;
 use super::error::ServeError;
-use super::http_sessions::IdClaim;
+use super::http_sessions::{Begun, IdClaim};
 use super::server::McpServer;
 
 /// How the Streamable HTTP endpoint is exposed.
@@ -268,11 +268,26 @@ async fn answer_post<M: SessionManager>(
     let in_session = request.headers().contains_key(HEADER_SESSION_ID);
     let mut request = request;
     request.extensions_mut().insert(cut.clone());
+    // A POST without a session id may begin one (`initialize`): the handler says on which
+    // connection, and the session is kept under its id before the client has the answer.
+    let begun = (!in_session && !endpoint.direct.stateless()).then(Begun::<McpServer>::default);
+    if let Some(begun) = &begun {
+        request.extensions_mut().insert(begun.clone());
+    }
     let (request, claim) = match endpoint.direct.post(request).await {
         Posted::Answered(response) => return response,
         Posted::ToSdk(request, claim) => (request, claim),
     };
     let response = endpoint.service.handle(request).await;
+    if let (Some(connection), Some(id)) = (
+        begun.as_ref().and_then(Begun::get),
+        response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|id| id.to_str().ok()),
+    ) {
+        connection.keep_http_session(id);
+    }
     // The request's id stays in use in its session until its answer is sent.
     let response = match claim {
         Some(claim) => response.map(|body| {

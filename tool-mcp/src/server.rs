@@ -44,7 +44,7 @@ mod sessions;
 mod task_calls;
 
 #[cfg(feature = "http")]
-use crate::http_sessions::{HttpSessions, RequestIds, SESSION_ID};
+use crate::http_sessions::{Begun, HttpSessions, RequestIds};
 
 /// An MCP server over an [`Executor`]: an `rmcp` [`ServerHandler`].
 ///
@@ -1028,21 +1028,21 @@ impl ServerHandler for McpServer {
         let _ = self.session.owner.set(owner);
         // Whatever version the client named, the SDK answers with one before 2026-07-28.
         let _ = self.session.peer.set(cx.peer.clone());
+        // Over Streamable HTTP, the endpoint keeps this connection under the session's id,
+        // which the SDK's answer carries: its later calls may be answered by the endpoint
+        // itself (`crate::direct`).
+        #[cfg(feature = "http")]
+        if let Some(begun) = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Begun<McpServer>>())
+        {
+            begun.set(self.clone());
+        }
         self.negotiate_initialize(&request)
     }
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
-        // Over Streamable HTTP, the session's id: its later requests may be answered by the
-        // endpoint itself (`crate::direct`).
-        #[cfg(feature = "http")]
-        if let Some(id) = cx
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.headers.get(SESSION_ID))
-            .and_then(|id| id.to_str().ok())
-        {
-            self.shared.http_sessions.insert(id, &self.session);
-        }
         let mut peers = lock(&self.shared.peers);
         peers.retain(|p| !p.is_transport_closed());
         peers.push(cx.peer);

@@ -12,6 +12,11 @@ use crate::listing::Page;
 use crate::request::Era;
 
 impl McpServer {
+    /// Keeps this connection as HTTP session `id`'s (and forgets the sessions that ended).
+    pub(crate) fn keep_http_session(&self, id: &str) {
+        self.shared.http_sessions.insert(id, &self.session);
+    }
+
     /// The connection of HTTP session `id`, while its client is connected.
     pub(crate) fn http_session(&self, id: &str) -> Option<McpServer> {
         let session = self.shared.http_sessions.get(id)?;

@@ -6,12 +6,13 @@
 //!
 //! - **Only what the SDK would accept.** A request is taken only when each check the SDK makes
 //!   of it passes here (the media types; a session the endpoint knows, in the version it
-//!   negotiated, kept when its `initialize` was answered; in 2026-07-28 the request's `_meta`, its version header and the standard
-//!   headers `Mcp-Method` and `Mcp-Name`, [`modern_headers_agree`]). The body is read as the
-//!   stdio transport reads a line (the JSON-RPC envelope, its members raw), and the params of
-//!   a call or a listing with the SDK's own types. Anything else (a check that fails, a body of unknown length
-//!   or over [`MAX_BODY`], a header in Base64, `Mcp-Param-*`) goes on to the SDK unchanged,
-//!   which answers it, refusals included, as before.
+//!   negotiated, kept when its `initialize` was answered; in 2026-07-28 the request's `_meta`,
+//!   its version header and the standard headers `Mcp-Method` and `Mcp-Name`,
+//!   [`modern_headers_agree`]). The body is read as the stdio transport reads a line (the
+//!   JSON-RPC envelope, its members raw), and the params of a call or a listing with the SDK's
+//!   own types. Anything else (a check that fails, a body of unknown length or over
+//!   [`MAX_BODY`], a header in Base64, `Mcp-Param-*`) goes on to the SDK unchanged, which
+//!   answers it, refusals included, as before.
 //! - **Only where nothing else travels on the answer's stream.** A request with a
 //!   `progressToken`, or (2026-07-28) a log level, gets its notifications on an SSE stream, and
 //!   a session whose client declared sampling, elicitation or roots may be asked on the call's

@@ -99,7 +99,7 @@ pub fn http_router(
     let max_body = config.max_request_body_bytes;
     #[cfg(feature = "oauth")]
     let gated = server.clone();
-    let direct = crate::direct::Direct::new(server.clone(), options.stateless, shutdown.clone());
+    let direct = Direct::new(server.clone(), options.stateless, shutdown.clone());
     let factory = move || Ok(server.connection());
     let sessions = Arc::new(LocalSessionManager::default());
     #[cfg(feature = "oauth")]
@@ -227,7 +227,8 @@ struct Endpoint<M> {
 
 /// The MCP endpoint: the calls and listings [`Direct`] answers itself, and rmcp's service for
 /// the rest, with the two answers it gives otherwise than the specification and the official
-/// SDKs mended on the way out ([`answer_post`], [`end_session`]). Every method is routed, so axum adds no `Allow` header of its own.
+/// SDKs mended on the way out ([`answer_post`], [`end_session`]). Every method is routed, so
+/// axum adds no `Allow` header of its own.
 fn endpoint<M: SessionManager>(
     factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
     sessions: Arc<M>,

@@ -148,7 +148,7 @@ fn official_python_client_over_http() {
     run_mcp_script(
         "http_client.py",
         &[&toolctl.url, &with_sessions.url, &stateless.url],
-        Some(4),
+        Some(8),
     );
 }
 

@@ -9,6 +9,10 @@ Usage: http_client.py TOOLCTL_URL SESSION_URL STATELESS_URL
   client's sampling callback; a client that declared no sampling gets a tool error at once.
 - STATELESS_URL: `conformance-server serve --http --stateless`. `test_sampling` cannot reach the
   client without a session: it must fail at once with a tool error that says so.
+- On TOOLCTL_URL and STATELESS_URL, in the client's default mode (2026-07-28) and in legacy
+  mode (a session, or session-era requests without one), a call and a listing of a client that
+  asks for no progress are answered with one JSON body, and (with sessions, where only the SDK
+  streams) a call that asks for progress gets the SDK's SSE stream, with the same result.
 
 Each passing check prints `ok <name>`; the first failure prints `FAIL <name>: <reason>` and
 exits 1. Everything is bounded by timeouts, so the script never hangs.
@@ -16,6 +20,7 @@ exits 1. Everything is bounded by timeouts, so the script never hangs.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -25,6 +30,7 @@ from typing import Any
 import anyio
 import httpx2
 import mcp_types as types
+from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -52,14 +58,23 @@ logging.getLogger("mcp").addHandler(WARNINGS)
 
 
 class Exchanges:
-    """The method, status and session id of every HTTP exchange, through httpx2's hooks."""
+    """The method, status and session id of every HTTP exchange, through httpx2's hooks, and
+    the media type each JSON-RPC method was answered with."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, int, str | None]] = []
+        self.answered_as: list[tuple[str, str]] = []
 
     async def on_response(self, response: httpx2.Response) -> None:
         session = response.request.headers.get("mcp-session-id") or response.headers.get("mcp-session-id")
         self.seen.append((response.request.method, response.status_code, session))
+        if response.request.method == "POST":
+            try:
+                method = json.loads(response.request.content).get("method", "")
+            except ValueError:
+                method = ""
+            media = response.headers.get("content-type", "").split(";")[0].strip()
+            self.answered_as.append((method, media))
 
     def client(self) -> httpx2.AsyncClient:
         client = create_mcp_http_client()
@@ -135,6 +150,32 @@ async def check_stateless_sampling_fails_at_once(url: str) -> None:
     print(f"stateless sampling error after {took * 1000:.1f} ms", flush=True)
 
 
+async def check_answered_with_one_body(
+    url: str, tool: str, arguments: dict[str, Any], mode: str, progress_streams: bool
+) -> None:
+    exchanges = Exchanges()
+    async with exchanges.client() as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            await client.list_tools()
+            plain = await client.call_tool(tool, arguments)
+            expect(not plain.is_error, f"{tool} failed: {texts(plain)}")
+            progress: list[float] = []
+
+            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                progress.append(done)
+
+            streamed = await client.call_tool(tool, arguments, progress_callback=on_progress)
+    calls = [media for method, media in exchanges.answered_as if method == "tools/call"]
+    lists = [media for method, media in exchanges.answered_as if method == "tools/list"]
+    expect(calls[:1] == ["application/json"], f"a call without progress was answered as {calls}")
+    expect(lists[:1] == ["application/json"], f"a listing was answered as {lists}")
+    # A stateless server answers in JSON whoever answers (its SDK path too): only a server with
+    # sessions shows which path took the call.
+    if progress_streams:
+        expect(calls[1:] == ["text/event-stream"], f"a call with progress was answered as {calls}")
+    expect(texts(streamed) == texts(plain), f"the answers differ: {texts(plain)!r} {texts(streamed)!r}")
+
+
 async def run(urls: list[str]) -> int:
     toolctl, with_sessions, stateless = urls
     checks: list[tuple[str, Callable[[], Awaitable[None]]]] = [
@@ -143,6 +184,20 @@ async def run(urls: list[str]) -> int:
         ("sampling without the capability", lambda: check_sampling_without_the_capability(with_sessions)),
         ("stateless sampling fails at once", lambda: check_stateless_sampling_fails_at_once(stateless)),
     ]
+    for mode in ["auto", "legacy"]:
+        era = "2026-07-28" if mode == "auto" else "session era"
+        checks.append(
+            (
+                f"sessions, {era}: answered with one body",
+                lambda mode=mode: check_answered_with_one_body(toolctl, "get_current_time", {"timezone": "UTC"}, mode, True),
+            )
+        )
+        checks.append(
+            (
+                f"stateless, {era}: answered with one body",
+                lambda mode=mode: check_answered_with_one_body(stateless, "test_simple_text", {}, mode, False),
+            )
+        )
     return await run_checks(checks, CHECK_TIMEOUT)
 
 

@@ -129,9 +129,10 @@ struct Session {
     /// Who the connection's approvals belong to when its caller is not authenticated (kept in
     /// this process only), made at the first call that needs it.
     scope: OnceLock<ApprovalScope>,
-    /// Over Streamable HTTP, the ids of the session's requests in progress.
+    /// Over Streamable HTTP, the ids of the session's requests in progress: made at the first,
+    /// so a stdio connection or a 2026-07-28 request (a connection of its own) makes none.
     #[cfg(feature = "http")]
-    ids: Arc<RequestIds>,
+    ids: OnceLock<Arc<RequestIds>>,
 }
 
 impl Session {

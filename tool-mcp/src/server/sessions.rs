@@ -1,6 +1,8 @@
 //! The server's side of the Streamable HTTP sessions ([`crate::http_sessions`]): a session's
 //! connection by its id, its request ids in progress, and the listing an HTTP request gets.
 
+use std::sync::Arc;
+
 use rmcp::model::RequestId;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -36,12 +38,14 @@ impl McpServer {
         id: &RequestId,
         token: Option<CancellationToken>,
     ) -> Option<IdClaim> {
-        self.session.ids.claim(id, token)
+        self.session.ids.get_or_init(Arc::default).claim(id, token)
     }
 
     /// The client cancelled request `id` of this session.
     pub(crate) fn cancel_request(&self, id: &RequestId) {
-        self.session.ids.cancel(id);
+        if let Some(ids) = self.session.ids.get() {
+            ids.cancel(id);
+        }
     }
 
     /// The page of `tools/list` an HTTP request asks for, as

@@ -109,6 +109,27 @@ impl Guard {
         Self { hosts, origins }
     }
 
+    /// The answer to `request` if it is refused (its status and reason, logged as a warning);
+    /// `None` if it may be answered. What [`refuse_foreign`] does, for a handler or service
+    /// that checks requests itself rather than behind a middleware.
+    ///
+    /// ```
+    /// use tool_endpoint::{Guard, loopback_hosts, loopback_origins};
+    /// let guard = Guard::new(&loopback_hosts(), &loopback_origins());
+    /// let request = axum::http::Request::builder()
+    ///     .header("host", "evil.example")
+    ///     .body(axum::body::Body::empty())
+    ///     .unwrap();
+    /// assert_eq!(guard.refuse(&request).unwrap().status(), 403);
+    /// ```
+    pub fn refuse<B>(&self, request: &axum::http::Request<B>) -> Option<Response> {
+        let refusal = self.check(request.uri(), request.headers()).err()?;
+        let host = request.headers().get(header::HOST);
+        let origin = request.headers().get(header::ORIGIN);
+        tracing::warn!(%refusal, ?host, ?origin, "refused a request (possible DNS rebinding or cross-origin request)");
+        Some((refusal.status(), refusal.to_string()).into_response())
+    }
+
     /// Whether a request with this URI and these headers may be answered. A request without
     /// an `Origin` is not from a browser script, and passes on its `Host` alone.
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
@@ -170,14 +191,9 @@ pub async fn refuse_foreign(
     request: Request,
     next: Next,
 ) -> Response {
-    match guard.check(request.uri(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(refusal) => {
-            let host = request.headers().get(header::HOST);
-            let origin = request.headers().get(header::ORIGIN);
-            tracing::warn!(%refusal, ?host, ?origin, "refused a request (possible DNS rebinding or cross-origin request)");
-            (refusal.status(), refusal.to_string()).into_response()
-        }
+    match guard.refuse(&request) {
+        None => next.run(request).await,
+        Some(refused) => refused,
     }
 }
 

@@ -34,8 +34,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData,
-    JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, RequestId,
-    RequestMetaObject, ServerJsonRpcMessage,
+    JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, ProtocolVersion,
+    RequestId, RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -149,14 +149,15 @@ impl Direct {
             _ => Taken::Other(params),
         };
         let meta = request.take_meta();
-        let modern = meta.protocol_version().is_some();
+        let version = meta.protocol_version();
+        let modern = version.is_some();
         // A session's request (the SDK reads one without a version of its own as the
         // session's) holds its id until it is answered, whoever answers it.
         let taken = !matches!(request, Taken::Other(_));
         let (session, claim) = match session {
             Some(session) if !modern => {
                 // The token that cancels a call run here; the SDK cancels its own.
-                let token = taken.then(|| self.shutdown.child_token());
+                let token = taken.then(CancellationToken::new);
                 match session.claim_request_id(&id, token.clone()) {
                     Some(claim) => (Some((session, token)), Some(claim)),
                     None => return Posted::Answered(refuse_reused_id(&id)),
@@ -168,8 +169,7 @@ impl Direct {
             _ if !taken => None,
             Some((session, Some(token))) => self.in_session(session, &parts.headers, &meta, token),
             Some((_, None)) => None,
-            None if modern => self.modern(&parts.headers, &meta, &request),
-            None => None,
+            None => version.and_then(|v| self.modern(&parts.headers, &meta, &v, &request)),
         };
         let Some((server, peer, era, token)) = route else {
             return Posted::ToSdk(back(parts, bytes), claim);
@@ -178,10 +178,13 @@ impl Direct {
         let _answered = token.clone().drop_guard();
         let mut cx = RequestContext::new(id.clone(), peer);
         cx.meta = meta;
-        cx.ct = token;
+        cx.ct = token.clone();
         cx.extensions.insert(parts);
         let answered = match request {
-            Taken::Call(params) => call_answer(&server, params, cx, era).await,
+            Taken::Call(params) => {
+                let call = call_answer(&server, params, cx, era);
+                until_shutdown(call, &token, &self.shutdown).await
+            }
             Taken::List(params) => list_answer(&server, params.cursor.as_deref(), &cx, era),
             // `route` takes only the two.
             Taken::Other(_) => Err(ErrorData::internal_error("not a call or a listing", None)),
@@ -232,9 +235,9 @@ impl Direct {
         &self,
         headers: &HeaderMap,
         meta: &RequestMetaObject,
+        version: &ProtocolVersion,
         request: &Taken<'_>,
     ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
-        let version = meta.protocol_version()?;
         let (method, name) = match request {
             Taken::Call(params) => ("tools/call", Some(&*params.name)),
             Taken::List(_) => ("tools/list", None),
@@ -255,7 +258,7 @@ impl Direct {
             server.connection(),
             peer,
             Era::Modern,
-            self.shutdown.child_token(),
+            CancellationToken::new(),
         ))
     }
 
@@ -297,6 +300,32 @@ impl Taken<'_> {
                 .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
                 .and_then(|m| m.meta)
                 .unwrap_or_default(),
+        }
+    }
+}
+
+/// Runs `call`, cancelling `token` when `shutdown` is cancelled before it ends. A call that
+/// ends on its first poll (most do) never waits on `shutdown`: a child token of it, or a
+/// waiter, would take its one lock twice for every request of every client.
+async fn until_shutdown<F: Future>(
+    call: F,
+    token: &CancellationToken,
+    shutdown: &CancellationToken,
+) -> F::Output {
+    if shutdown.is_cancelled() {
+        token.cancel();
+    }
+    let mut call = std::pin::pin!(call);
+    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await;
+    if let std::task::Poll::Ready(answer) = first {
+        return answer;
+    }
+    tokio::select! {
+        biased;
+        answer = call.as_mut() => answer,
+        () = shutdown.cancelled() => {
+            token.cancel();
+            call.await
         }
     }
 }
@@ -537,6 +566,36 @@ mod tests {
         let list = headers(&[("mcp-method", "tools/list")]);
         assert!(modern_headers_agree(&list, "tools/list", None));
         assert!(!modern_headers_agree(&HeaderMap::new(), "tools/list", None));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_still_running_at_shutdown_is_cancelled_and_answered() {
+        let shutdown = CancellationToken::new();
+        let token = CancellationToken::new();
+        let call = {
+            let token = token.clone();
+            async move {
+                token.cancelled().await;
+                "cancelled"
+            }
+        };
+        let stop = {
+            let shutdown = shutdown.clone();
+            async move {
+                tokio::task::yield_now().await;
+                shutdown.cancel();
+            }
+        };
+        let (answer, ()) = tokio::join!(until_shutdown(call, &token, &shutdown), stop);
+        assert_eq!(answer, "cancelled");
+        // A call that begins after the shutdown is cancelled from the start.
+        let late = CancellationToken::new();
+        let seen = until_shutdown(async { late.is_cancelled() }, &late, &shutdown).await;
+        assert!(seen);
+        // One that ends on its first poll is not.
+        let quick = CancellationToken::new();
+        let running = CancellationToken::new();
+        assert!(!until_shutdown(async { quick.is_cancelled() }, &quick, &running).await);
     }
 
     #[test]

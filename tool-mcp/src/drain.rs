@@ -10,9 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::{StatusCode, header};
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
@@ -56,7 +54,7 @@ impl InFlight {
     }
 
     /// Counts a POST; `None` once the server takes no new one.
-    fn enter(self: &Arc<Self>) -> Option<Counted> {
+    pub(crate) fn enter(self: &Arc<Self>) -> Option<Counted> {
         if self.count.fetch_add(1, Ordering::AcqRel) & CLOSED != 0 {
             self.count.fetch_sub(1, Ordering::AcqRel);
             return None;
@@ -66,7 +64,7 @@ impl InFlight {
 }
 
 /// One POST in flight, until dropped.
-struct Counted(Arc<InFlight>);
+pub(crate) struct Counted(Arc<InFlight>);
 
 impl Drop for Counted {
     fn drop(&mut self) {
@@ -80,7 +78,7 @@ impl Drop for Counted {
 /// handlers are ending, so the SDK could only answer 500): 503 with the connection closed,
 /// before anything of the request ran, so that a load balancer may send it to another
 /// instance (deploy/haproxy.cfg retries 503).
-fn stopping() -> Response {
+pub(crate) fn stopping() -> Response {
     Response::builder()
         .status(StatusCode::SERVICE_UNAVAILABLE)
         .header(header::CONNECTION, "close")
@@ -89,19 +87,8 @@ fn stopping() -> Response {
         .unwrap_or_default()
 }
 
-/// Middleware: counts each POST until its answer's body has been sent (or dropped).
-pub(crate) async fn count_posts(
-    State(flight): State<Arc<InFlight>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let Some(counted) = flight.enter() else {
-        return stopping();
-    };
-    let response = next.run(request).await;
+/// `response`, its POST still counted until its body has been sent (or dropped).
+pub(crate) fn counted(response: Response, counted: Counted) -> Response {
     response.map(|body| {
         Body::new(CountedBody {
             body,

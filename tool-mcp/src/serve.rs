@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
@@ -20,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tool_endpoint::Guard;
 
 use super::direct::{Direct, Posted};
-use super::drain::InFlight;
+use super::drain::{InFlight, stopping};
 use super::error::ServeError;
 use super::http_sessions::{Begun, IdClaim};
 use super::server::McpServer;
@@ -87,6 +86,16 @@ pub fn http_router(
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> axum::Router {
+    router(server, options, shutdown, None)
+}
+
+/// The router of [`http_router`], its POSTs counted in `flight` when given.
+fn router(
+    server: McpServer,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+    flight: Option<Arc<InFlight>>,
+) -> axum::Router {
     // The Host and Origin rules are tool-endpoint's, the same as every endpoint's here (see
     // `Guard`), in front of the SDK's service rather than the SDK's own.
     let config = StreamableHttpServerConfig::default()
@@ -105,49 +114,49 @@ pub fn http_router(
     #[cfg(feature = "oauth")]
     let owners =
         (!options.stateless).then(|| Arc::new(crate::oauth::SessionOwners::new(sessions.clone())));
+    #[cfg(feature = "oauth")]
+    let oauth = options.oauth.clone();
+    #[cfg(not(feature = "oauth"))]
+    let oauth: Option<()> = None;
+    if oauth.is_some() && options.bearer_token.is_some() {
+        tracing::warn!("both a static bearer token and OAuth are set: OAuth is used");
+    }
+    let checks = Checks {
+        guard: Guard::new(&options.allowed_hosts, &options.allowed_origins),
+        bearer: match (&oauth, &options.bearer_token) {
+            (None, Some(token)) => Some(digest(token.as_bytes())),
+            _ => None,
+        },
+        flight,
+    };
     let endpoint = if options.stateless {
         endpoint(
             factory,
             Arc::new(NeverSessionManager::default()),
             config,
             direct,
+            checks,
         )
     } else {
-        endpoint(factory, sessions, config, direct)
+        endpoint(factory, sessions, config, direct, checks)
     };
-    let guard = Guard::new(&options.allowed_hosts, &options.allowed_origins);
-    let router =
-        axum::Router::new()
-            .route(&options.path, endpoint)
-            .layer(middleware::from_fn_with_state(
-                Arc::new(guard),
-                tool_endpoint::refuse_foreign,
-            ));
+    let router = axum::Router::new().route(&options.path, endpoint);
     #[cfg(feature = "oauth")]
-    if let Some(oauth) = &options.oauth {
-        if options.bearer_token.is_some() {
-            tracing::warn!("both a static bearer token and OAuth are set: OAuth is used");
-        }
+    if let Some(oauth) = oauth {
         let metadata = oauth.metadata_router_for(&options.path, Some(gated.clone()));
         let gate = crate::oauth::Gate {
-            oauth: oauth.clone(),
+            oauth,
             server: gated,
             max_body,
             owners,
         };
-        let router = router.layer(middleware::from_fn_with_state(
+        let router = router.layer(axum::middleware::from_fn_with_state(
             gate,
             crate::oauth::require_token_for_tools,
         ));
         return router.merge(metadata);
     }
-    match &options.bearer_token {
-        Some(token) => router.layer(middleware::from_fn_with_state(
-            Arc::new(digest(token.as_bytes())),
-            require_bearer,
-        )),
-        None => router,
-    }
+    router
 }
 
 /// Serves `server` over Streamable HTTP on `listener` until `shutdown` is cancelled, with
@@ -190,9 +199,7 @@ pub async fn serve_http(
     let streams = CancellationToken::new();
     let flight = Arc::new(InFlight::default());
     let stopping = server.clone();
-    let router = http_router(server, options, streams.clone()).layer(
-        middleware::from_fn_with_state(flight.clone(), crate::drain::count_posts),
-    );
+    let router = router(server, options, streams.clone(), Some(flight.clone()));
     let serving = axum::serve(tool_endpoint::nodelay(listener), router)
         .with_graceful_shutdown(shutdown.clone().cancelled_owned())
         .into_future();
@@ -217,12 +224,26 @@ pub async fn serve_http(
     Ok(served?)
 }
 
-/// rmcp's Streamable HTTP service, the session manager it keeps its sessions in, and the
-/// endpoint's own answers.
+/// rmcp's Streamable HTTP service, the session manager it keeps its sessions in, the
+/// endpoint's own answers, and what every request passes first.
 struct Endpoint<M> {
     service: StreamableHttpService<McpServer, M>,
     sessions: Arc<M>,
     direct: Direct,
+    checks: Checks,
+}
+
+/// What a request meets before anything answers it, in this order: the count of POSTs in
+/// flight (a POST once the server is stopping is refused), the static bearer token, the Host
+/// and Origin guard. One handler checks them all rather than a middleware each: each axum
+/// layer clones its inner service and boxes a future for every request, which the HTTP
+/// profile showed (docs/benchmarks.md).
+struct Checks {
+    guard: Guard,
+    /// The digest of the static bearer token, when one is required.
+    bearer: Option<[u8; 32]>,
+    /// The POSTs in flight, counted when [`serve_http`] serves the router.
+    flight: Option<Arc<InFlight>>,
 }
 
 /// The MCP endpoint: the calls and listings [`Direct`] answers itself, and rmcp's service for
@@ -234,27 +255,63 @@ fn endpoint<M: SessionManager>(
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
     direct: Direct,
+    checks: Checks,
 ) -> MethodRouter {
     let service = StreamableHttpService::new(factory, sessions.clone(), config);
     let state = Arc::new(Endpoint {
-        service: service.clone(),
+        service,
         sessions,
         direct,
+        checks,
     });
-    axum::routing::post(answer_post::<M>)
-        .delete(end_session::<M>)
-        .with_state(state)
-        .get_service(service.clone())
-        .fallback_service(service)
+    axum::routing::any(answer::<M>).with_state(state)
+}
+
+/// Any request to the endpoint: counted if a POST, checked ([`Checks`]), then answered.
+async fn answer<M: SessionManager>(
+    State(endpoint): State<Arc<Endpoint<M>>>,
+    mut request: Request,
+) -> Response {
+    let checks = &endpoint.checks;
+    let counted = match &checks.flight {
+        Some(flight) if request.method() == Method::POST => match flight.enter() {
+            Some(counted) => Some(counted),
+            None => return stopping(),
+        },
+        _ => None,
+    };
+    if let Some(token) = &checks.bearer {
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(bearer);
+        // Digests of equal length, compared without stopping early: the time says nothing
+        // about the token, not even its length.
+        if !presented.is_some_and(|p| same(&digest(p.as_bytes()), token)) {
+            return unauthorized();
+        }
+        // The header is the server's: it is not passed on to tools.
+        request.headers_mut().remove(header::AUTHORIZATION);
+    }
+    if let Some(refused) = checks.guard.refuse(&request) {
+        return refused;
+    }
+    let response = match *request.method() {
+        Method::POST => answer_post(&endpoint, request).await,
+        Method::DELETE => end_session(&endpoint, request).await,
+        _ => endpoint.service.handle(request).await.map(Body::new),
+    };
+    match counted {
+        Some(counted) => crate::drain::counted(response, counted),
+        None => response,
+    }
 }
 
 /// A POST, as rmcp answers it, but for a body that is not one JSON-RPC message: rmcp answers
 /// 415 as if the media type were wrong; the SDKs' servers answer 400 with a JSON-RPC parse
 /// error, which tells the client what is wrong.
-async fn answer_post<M: SessionManager>(
-    State(endpoint): State<Arc<Endpoint<M>>>,
-    request: Request,
-) -> Response {
+async fn answer_post<M: SessionManager>(endpoint: &Endpoint<M>, request: Request) -> Response {
     let json = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -388,10 +445,7 @@ impl http_body::Body for CutBody {
 /// that is not there is 404 like for any other request. Everything else (the Host, Origin and
 /// protocol-version checks, a missing session id, 405 when stateless) is rmcp's, answered as
 /// it answers it.
-async fn end_session<M: SessionManager>(
-    State(endpoint): State<Arc<Endpoint<M>>>,
-    request: Request,
-) -> Response {
+async fn end_session<M: SessionManager>(endpoint: &Endpoint<M>, request: Request) -> Response {
     let id = request
         .headers()
         .get(HEADER_SESSION_ID)
@@ -411,24 +465,8 @@ async fn end_session<M: SessionManager>(
     }
 }
 
-/// Refuses requests without the server's bearer token, and keeps the token from the tools.
-async fn require_bearer(
-    State(token): State<Arc<[u8; 32]>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer);
-    // Digests of equal length, compared without stopping early: the time says nothing about
-    // the token, not even its length.
-    let valid = presented.is_some_and(|p| same(&digest(p.as_bytes()), &token));
-    if valid {
-        request.headers_mut().remove(header::AUTHORIZATION);
-        return next.run(request).await;
-    }
+/// The answer to a request without the server's bearer token.
+fn unauthorized() -> Response {
     let mut response = (
         StatusCode::UNAUTHORIZED,
         "this MCP server needs `Authorization: Bearer <token>`",

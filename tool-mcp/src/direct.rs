@@ -429,23 +429,21 @@ fn content_length(headers: &HeaderMap) -> Option<usize> {
 
 /// The POST says it is JSON and accepts both JSON and SSE, as the SDK requires.
 fn media_types_accepted(headers: &HeaderMap) -> bool {
-    let essence = |v: &str| -> String {
-        let essence = v.split_once(';').map_or(v, |(essence, _)| essence);
-        essence.trim().to_ascii_lowercase()
+    // A media type's essence (before any parameter) is case-insensitive.
+    let is = |v: &str, essence: &str| {
+        let v = v.split_once(';').map_or(v, |(v, _)| v);
+        v.trim().eq_ignore_ascii_case(essence)
     };
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| essence(v) == "application/json");
+        .is_some_and(|v| is(v, "application/json"));
     let (mut accepts_json, mut accepts_sse) = (false, false);
     for value in headers.get_all(header::ACCEPT) {
         let Ok(value) = value.to_str() else { continue };
         for item in value.split(',') {
-            match essence(item).as_str() {
-                "application/json" => accepts_json = true,
-                "text/event-stream" => accepts_sse = true,
-                _ => {}
-            }
+            accepts_json |= is(item, "application/json");
+            accepts_sse |= is(item, "text/event-stream");
         }
     }
     json && accepts_json && accepts_sse

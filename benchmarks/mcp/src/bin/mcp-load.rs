@@ -267,6 +267,9 @@ fn main() -> ExitCode {
         "stdio_starts_per_round": cfg.starts + 1,
         "quick": args.quick,
         "awake": args.awake,
+        // Where the servers came from, when not beside the driver (`run --plain-release`).
+        "servers_dir": std::env::var_os("BENCH_MCP_BIN_DIR")
+            .map(|dir| dir.to_string_lossy().into_owned()),
     });
     for &mode in &args.modes {
         println!("{}", report::table(&results, mode));

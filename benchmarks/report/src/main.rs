@@ -10,7 +10,7 @@
 //! `<!-- /bench:NAME -->` is replaced by section NAME (see `inputs::SECTIONS`); the prose around it
 //! is left alone. A section whose JSON is missing keeps its text (and is named on stderr), or
 //! says how to produce it when it has none; a section drawn from several JSON files (`runs`,
-//! `targets`) keeps the rows of those that are missing.
+//! `targets`, `summary`) keeps the rows of those that are missing.
 //! `--sections` rewrites only the sections named and leaves every other as it is.
 //! `--check` writes nothing and exits 1 when a file would change.
 

@@ -8,8 +8,9 @@ use serde_json::Value;
 use crate::Data;
 
 /// Section `name`, or `None` when its results are missing. `old` is the section's text as it
-/// stands: the sections drawn from several results (`runs`, `targets`) keep from it the rows of
-/// the results that are missing, so that one benchmark can be rerun and reported alone.
+/// stands: the sections drawn from several results (`runs`, `targets`, `summary`) keep from it
+/// the rows of the results that are missing, so that one benchmark can be rerun and reported
+/// alone.
 pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
     match name {
         "runs" => runs(data, old),
@@ -34,7 +35,7 @@ pub fn render(name: &str, data: &Data, old: &str) -> Option<String> {
         "tasks" => tasks(data.get("tasks")?),
         "code" => code(data.get("code")?),
         "catalog-models" => catalog_models(data.get("embed")?),
-        "summary" => summary(data),
+        "summary" => summary(data, old),
         _ => None,
     }
 }
@@ -1488,181 +1489,212 @@ fn catalog_models(v: &Value) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // The README's summary.
 
-fn summary(data: &Data) -> Option<String> {
+fn summary(data: &Data, old: &str) -> Option<String> {
+    // An earlier run's rows, kept for what this run did not measure.
+    let kept = old_rows(old, |_| Some(""));
     let mut out = String::from(
         "| measured | against | tool-core | peer | tool-core / peer | run |\n|---|---|---:|---:|---:|---|\n",
     );
     let mut any = false;
-    if let Some(mcp) = data.get("mcp") {
-        let run = commit(mcp);
-        let mut line = |what: &str, transport: &str, tools: u64, peer: &str, key: &str| {
-            let (Some(tc), Some(p)) = (
-                mcp_median(mcp, transport, "tool-core", tools),
-                mcp_median(mcp, transport, peer, tools),
-            ) else {
-                return;
-            };
-            let (a, b) = (num(&tc[key]), num(&p[key]));
-            any = true;
-            let _ = writeln!(
-                out,
-                "| {what} | {} | {} | {} | {} | {run} |",
-                mcp_label(mcp, peer),
-                rate(a),
-                rate(b),
-                times(a / b)
-            );
-        };
-        line(
+    let keep = |out: &mut String, prefix: &str| {
+        for (_, row) in kept.iter().filter(|(_, r)| r.starts_with(prefix)) {
+            let _ = writeln!(out, "{row}");
+        }
+    };
+    let mcp = data.get("mcp");
+    let run = mcp.map(commit).unwrap_or_default();
+    for (what, transport, tools, peer, key) in [
+        (
             "MCP stdio, 1 tool, sequential calls/s",
             "stdio",
             1,
             "rmcp-best",
             "seq_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP stdio, 1 tool, 64 in flight, calls/s",
             "stdio",
             1,
             "rmcp-best",
             "inflight_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP Streamable HTTP, 1 tool, sequential calls/s",
             "http",
             1,
             "rmcp-best",
             "seq_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP Streamable HTTP, 1 tool, 64 in flight, calls/s",
             "http",
             1,
             "rmcp-best",
             "inflight_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP stdio, 200 tools, sequential calls/s",
             "stdio",
             200,
             "rmcp-default",
             "seq_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP stdio, 1 tool, sequential calls/s",
             "stdio",
             1,
             "ts-sdk",
             "seq_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP stdio, 1 tool, 64 in flight, calls/s",
             "stdio",
             1,
             "ts-sdk",
             "inflight_req_per_s",
-        );
-        line(
+        ),
+        (
             "MCP stdio, 1 tool, sequential calls/s",
             "stdio",
             1,
             "py-sdk",
             "seq_req_per_s",
-        );
-        // Start-up and memory against every peer measured, in one row each.
-        for (what, key, unit, digits) in [
-            (
-                "start-up to `initialize`, 200 tools",
-                "startup_ms",
-                "ms",
-                1usize,
-            ),
-            ("idle RSS, 200 tools", "idle_rss_mib", "MiB", 1),
-        ] {
-            let Some(tc) = mcp_median(mcp, "stdio", "tool-core", 200) else {
-                continue;
+        ),
+    ] {
+        let measured = mcp.and_then(|mcp| {
+            Some((
+                mcp_median(mcp, transport, "tool-core", tools)?,
+                mcp_median(mcp, transport, peer, tools)?,
+            ))
+        });
+        let Some((tc, p)) = measured else {
+            // The peer as the row names it, without its version.
+            let peer = match peer {
+                "rmcp-best" => "rmcp macros, best",
+                "rmcp-default" => "rmcp macros, default",
+                "ts-sdk" => "TypeScript SDK",
+                _ => "Python SDK",
             };
+            keep(&mut out, &format!("| {what} | {peer}"));
+            continue;
+        };
+        let (a, b) = (num(&tc[key]), num(&p[key]));
+        any = true;
+        let _ = writeln!(
+            out,
+            "| {what} | {} | {} | {} | {} | {run} |",
+            mcp.map_or(peer, |mcp| mcp_label(mcp, peer)),
+            rate(a),
+            rate(b),
+            times(a / b)
+        );
+    }
+    // Start-up and memory against every peer measured, in one row each.
+    for (what, key, unit, digits) in [
+        (
+            "start-up to `initialize`, 200 tools",
+            "startup_ms",
+            "ms",
+            1usize,
+        ),
+        ("idle RSS, 200 tools", "idle_rss_mib", "MiB", 1),
+    ] {
+        let measured = mcp.and_then(|mcp| {
+            let tc = mcp_median(mcp, "stdio", "tool-core", 200)?;
             let peers: Vec<(&str, f64)> = ["rmcp-best", "ts-sdk", "py-sdk"]
                 .into_iter()
                 .filter_map(|p| mcp_median(mcp, "stdio", p, 200).map(|m| (p, num(&m[key]))))
                 .collect();
-            if peers.is_empty() {
-                continue;
-            }
-            let names = peers
-                .iter()
-                .map(|(p, _)| match *p {
-                    "rmcp-best" => "rmcp best",
-                    "ts-sdk" => "TypeScript",
-                    _ => "Python",
-                })
-                .collect::<Vec<_>>()
-                .join(" / ");
-            let values = peers
-                .iter()
-                .map(|(_, v)| format!("{v:.digits$}"))
-                .collect::<Vec<_>>()
-                .join(" / ");
-            any = true;
-            let _ = writeln!(
-                out,
-                "| {what} | {names} | {:.digits$} {unit} | {values} {unit} | | {run} |",
-                num(&tc[key])
-            );
-        }
+            (!peers.is_empty()).then_some((tc, peers))
+        });
+        let Some((tc, peers)) = measured else {
+            keep(&mut out, &format!("| {what} |"));
+            continue;
+        };
+        let names = peers
+            .iter()
+            .map(|(p, _)| match *p {
+                "rmcp-best" => "rmcp best",
+                "ts-sdk" => "TypeScript",
+                _ => "Python",
+            })
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let values = peers
+            .iter()
+            .map(|(_, v)| format!("{v:.digits$}"))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        any = true;
+        let _ = writeln!(
+            out,
+            "| {what} | {names} | {:.digits$} {unit} | {values} {unit} | | {run} |",
+            num(&tc[key])
+        );
     }
-    if let Some(fp) = data.get("footprint")
-        && let (Some(lean), Some(rmcp)) = (
-            row_of(&fp["results"], "server", "lean"),
-            row_of(&fp["results"], "server", "rmcp-best"),
-        )
-    {
-        let run = commit(fp);
-        let profile = source(fp)["profile"].as_str().unwrap_or("?").to_owned();
-        for (what, key, unit, scale) in [
-            ("idle RSS", "idle_rss_mib", "MiB", 1.0),
-            ("start-up", "startup_ms", "ms", 1.0),
-            ("binary", "binary_bytes", "MB", 1e-6),
-        ] {
-            let (a, b) = (num(&lean[key]) * scale, num(&rmcp[key]) * scale);
-            any = true;
-            let _ = writeln!(
-                out,
-                "| 200-tool stdio server on tool-core + tool-mcp, `{profile}`: {what} | rmcp's, router built once, built alike | {a:.1} {unit} | {b:.1} {unit} | {} | {run} |",
-                times(a / b)
-            );
-        }
-    }
-    if let Some(calls) = data.get("calls") {
-        let run = commit(calls);
-        for r in calls["rows"].as_array().into_iter().flatten() {
-            if r["id"] == "call/core_n1" && r["baseline"] == "call/rmcp_once_n1" {
+    match data.get("footprint").and_then(|fp| {
+        Some((
+            fp,
+            row_of(&fp["results"], "server", "lean")?,
+            row_of(&fp["results"], "server", "rmcp-best")?,
+        ))
+    }) {
+        Some((fp, lean, rmcp)) => {
+            let run = commit(fp);
+            let profile = source(fp)["profile"].as_str().unwrap_or("?").to_owned();
+            for (what, key, unit, scale) in [
+                ("idle RSS", "idle_rss_mib", "MiB", 1.0),
+                ("start-up", "startup_ms", "ms", 1.0),
+                ("binary", "binary_bytes", "MB", 1e-6),
+            ] {
+                let (a, b) = (num(&lean[key]) * scale, num(&rmcp[key]) * scale);
                 any = true;
                 let _ = writeln!(
                     out,
-                    "| one call in process, 1 tool (the bare call) | rmcp's tool router, built once | {} | {} | {} | {run} |",
-                    nanos(num(&r["median_ns"])),
-                    nanos(num(&r["baseline_ns"])),
+                    "| 200-tool stdio server on tool-core + tool-mcp, `{profile}`: {what} | rmcp's, router built once, built alike | {a:.1} {unit} | {b:.1} {unit} | {} | {run} |",
+                    times(a / b)
+                );
+            }
+        }
+        None => keep(&mut out, "| 200-tool stdio server on tool-core + tool-mcp,"),
+    }
+    match data.get("calls") {
+        Some(calls) => {
+            let run = commit(calls);
+            for r in calls["rows"].as_array().into_iter().flatten() {
+                if r["id"] == "call/core_n1" && r["baseline"] == "call/rmcp_once_n1" {
+                    any = true;
+                    let _ = writeln!(
+                        out,
+                        "| one call in process, 1 tool (the bare call) | rmcp's tool router, built once | {} | {} | {} | {run} |",
+                        nanos(num(&r["median_ns"])),
+                        nanos(num(&r["baseline_ns"])),
+                        times(num(&r["ratio"]))
+                    );
+                }
+            }
+        }
+        None => keep(&mut out, "| one call in process,"),
+    }
+    match data.get("compile-time") {
+        Some(ct) => {
+            let run = commit(ct);
+            for r in ct["rows"].as_array().into_iter().flatten() {
+                any = true;
+                let _ = writeln!(
+                    out,
+                    "| clean {} build of 200 tools | the same tools in rmcp's macros | {:.1} s | {:.1} s | {} | {run} |",
+                    r["profile"].as_str().unwrap_or("?"),
+                    num(&r["core_s"]),
+                    num(&r["rmcp_s"]),
                     times(num(&r["ratio"]))
                 );
             }
         }
+        None => keep(&mut out, "| clean "),
     }
-    if let Some(ct) = data.get("compile-time") {
-        let run = commit(ct);
-        for r in ct["rows"].as_array().into_iter().flatten() {
-            any = true;
-            let _ = writeln!(
-                out,
-                "| clean {} build of 200 tools | the same tools in rmcp's macros | {:.1} s | {:.1} s | {} | {run} |",
-                r["profile"].as_str().unwrap_or("?"),
-                num(&r["core_s"]),
-                num(&r["rmcp_s"]),
-                times(num(&r["ratio"]))
-            );
-        }
-    }
-    any.then_some(out)
+    // Only kept rows and no results at all: the section stays as it is.
+    (any && !data.is_empty()).then_some(out)
 }
 
 #[cfg(test)]
@@ -1769,12 +1801,12 @@ mod tests {
         });
         let mut data = Data::new();
         data.insert("mcp", mcp);
-        let table = summary(&data).unwrap();
+        let table = summary(&data, "").unwrap();
         assert!(
             table.contains("| MCP stdio, 1 tool, sequential calls/s | rmcp macros, best | 20.0k | 10.0k | 2.00× | `abc1234` |"),
             "{table}"
         );
-        assert!(summary(&Data::new()).is_none());
+        assert!(summary(&Data::new(), "").is_none());
     }
 
     fn mcp_with_eras() -> Value {
@@ -1841,6 +1873,41 @@ mod tests {
         let mut old = mcp;
         old["results"].as_array_mut().unwrap().truncate(2);
         assert!(mcp_eras(&old, "stdio").is_none());
+    }
+
+    #[test]
+    fn the_summary_keeps_the_rows_of_missing_results_in_their_place() {
+        let old = "\n| measured | against | tool-core | peer | tool-core / peer | run |\n\
+                   |---|---|---:|---:|---:|---|\n\
+                   | MCP stdio, 1 tool, sequential calls/s | rmcp macros, best | 1k | 1k | 1× | `old` |\n\
+                   | MCP Streamable HTTP, 1 tool, sequential calls/s | rmcp macros, best | 2k | 1k | 2× | `old` |\n\
+                   | start-up to `initialize`, 200 tools | rmcp best | 3 ms | 4 ms | | `old` |\n\
+                   | 200-tool stdio server on tool-core + tool-mcp, `p`: idle RSS | rmcp's | 8 MiB | 9 MiB | 0.9× | `old` |\n\
+                   | one call in process, 1 tool (the bare call) | rmcp's | 70 ns | 300 ns | 0.23× | `old` |\n\
+                   | clean debug build of 200 tools | rmcp's | 2 s | 6 s | 0.33× | `old` |\n";
+        let mut data = Data::new();
+        data.insert(
+            "calls",
+            json!({"meta": {"source": {"commit": "new"}}, "rows": [{"id": "call/core_n1",
+                "baseline": "call/rmcp_once_n1", "median_ns": 60.0, "baseline_ns": 300.0,
+                "ratio": 0.2}]}),
+        );
+        let summary = summary(&data, old).unwrap();
+        let runs: Vec<&str> = summary
+            .lines()
+            .skip(2)
+            .map(|l| l.rsplit('|').nth(1).unwrap_or("").trim())
+            .collect();
+        assert_eq!(
+            runs,
+            ["`old`", "`old`", "`old`", "`old`", "`new`", "`old`"],
+            "{summary}"
+        );
+        assert!(
+            summary.contains("| 60 ns | 300 ns | 0.20× | `new` |"),
+            "{summary}"
+        );
+        assert!(super::summary(&Data::new(), old).is_none());
     }
 
     #[test]

@@ -134,22 +134,11 @@ impl Guard {
     /// an `Origin` is not from a browser script, and passes on its `Host` alone.
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
         let host = match headers.get(header::HOST) {
-            Some(value) => {
-                let text = value.to_str().map_err(|_| Refusal::BadHost)?;
-                authority(text).ok_or(Refusal::BadHost)?
-            }
+            Some(value) => value.to_str().map_err(|_| Refusal::BadHost)?,
             // HTTP/2 carries it in the URI.
-            None => uri
-                .authority()
-                .and_then(|a| authority(a.as_str()))
-                .ok_or(Refusal::BadHost)?,
+            None => uri.authority().ok_or(Refusal::BadHost)?.as_str(),
         };
-        let host_ok = self.hosts.is_empty()
-            || self
-                .hosts
-                .iter()
-                .any(|a| a.host == host.host && a.port.is_none_or(|p| Some(p) == host.port));
-        if !host_ok {
+        if !self.host_allowed(host)? {
             return Err(Refusal::ForeignHost);
         }
         let Some(origin) = headers.get(header::ORIGIN) else {
@@ -197,10 +186,33 @@ pub async fn refuse_foreign(
     }
 }
 
+impl Guard {
+    /// Whether `text`, a request's `Host`, is one of the allowed hosts; an error if it is not
+    /// a host. Compared as [`authority`] reads it, without a lowercase copy for each request.
+    fn host_allowed(&self, text: &str) -> Result<bool, Refusal> {
+        let a = text
+            .trim()
+            .parse::<axum::http::uri::Authority>()
+            .map_err(|_| Refusal::BadHost)?;
+        if a.as_str().contains('@') || a.host().is_empty() {
+            return Err(Refusal::BadHost);
+        }
+        let (host, port) = (unbracket(a.host()), a.port_u16());
+        // An allowed host is normalized: lowercase, without brackets.
+        Ok(self.hosts.is_empty()
+            || self.hosts.iter().any(|allowed| {
+                allowed.host.eq_ignore_ascii_case(host)
+                    && allowed.port.is_none_or(|p| Some(p) == port)
+            }))
+    }
+}
+
+fn unbracket(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
+}
+
 fn normalize(host: &str) -> String {
-    host.trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
+    unbracket(host).to_ascii_lowercase()
 }
 
 /// `host` or `host:port` (IPv6 in brackets).
@@ -395,5 +407,26 @@ mod tests {
         );
         assert_eq!(allowed_host("::1").map(|a| a.host), Some("::1".into()));
         assert_eq!(allowed_host("[::1]").map(|a| a.host), Some("::1".into()));
+    }
+
+    proptest::proptest! {
+        /// The request's `Host` is compared in place; it decides as the lowercase copy of its
+        /// authority did.
+        #[test]
+        fn a_host_is_allowed_as_its_normalized_authority_would_be(
+            host in "\\[?(?i:localhost|127\\.0\\.0\\.1|::1|a\\.test|LOCALHOST\\.)\\]?(:[0-9]{0,6})?|[ -~]{0,12}",
+            allowed in proptest::sample::subsequence(
+                vec!["localhost", "127.0.0.1", "::1", "A.Test:8080", "[::1]:3000"], 0..=5),
+        ) {
+            let allowed: Vec<String> = allowed.into_iter().map(String::from).collect();
+            let guard = Guard::new(&allowed, &[]);
+            let before = match authority(&host) {
+                None => Err(Refusal::BadHost),
+                Some(a) => Ok(guard.hosts.is_empty() || guard.hosts.iter().any(|h| {
+                    h.host == a.host && h.port.is_none_or(|p| Some(p) == a.port)
+                })),
+            };
+            proptest::prop_assert_eq!(guard.host_allowed(&host), before);
+        }
     }
 }

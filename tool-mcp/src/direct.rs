@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData,
@@ -39,7 +39,6 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::{Peer, RoleServer, ServerHandler as _};
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
@@ -55,9 +54,11 @@ use super::stdio::envelope::{self, Message};
 /// unknown length, goes to the SDK unread, which applies its own limit.
 pub(crate) const MAX_BODY: usize = 64 << 10;
 
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
+// Header names made once, not parsed from a string at each lookup.
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const MCP_PARAM: &str = "mcp-param-";
 
 /// What [`Direct::post`] did with a request.
@@ -106,7 +107,7 @@ impl Direct {
         }
         // A session this endpoint has not seen begin (or that has ended) is the SDK's: it
         // answers 404, or restores it.
-        let session = match (self.stateless, header_str(headers, HEADER_SESSION_ID)) {
+        let session = match (self.stateless, header_str(headers, &SESSION_ID)) {
             (false, Some(Some(id))) => match self.server.http_session(id) {
                 Some(session) => Some(session),
                 None => return Posted::ToSdk(request, None),
@@ -182,7 +183,9 @@ impl Direct {
         cx.extensions.insert(parts);
         let answered = match request {
             Taken::Call(params) => {
-                let call = call_answer(&server, params, cx, era);
+                // Boxed: the call's future is most of this one's size, and every future that
+                // holds it (up to the one axum boxes for each request) would be copied whole.
+                let call = Box::pin(call_answer(&server, params, cx, era));
                 until_shutdown(call, &token, &self.shutdown).await
             }
             Taken::List(params) => list_answer(&server, params.cursor.as_deref(), &cx, era),
@@ -212,7 +215,7 @@ impl Direct {
         let (peer, initialized) = session.session_peer()?;
         let info = peer.peer_info()?;
         // The version the session negotiated, the one the SDK checks the header against.
-        let version = match header_str(headers, PROTOCOL_VERSION) {
+        let version = match header_str(headers, &PROTOCOL_VERSION) {
             None => true,
             Some(Some(version)) => version == info.protocol_version.as_str(),
             Some(None) => false,
@@ -244,7 +247,7 @@ impl Direct {
             Taken::Other(_) => return None,
         };
         let server = &self.server;
-        let takes = header_str(headers, PROTOCOL_VERSION) == Some(Some(version.as_str()))
+        let takes = header_str(headers, &PROTOCOL_VERSION) == Some(Some(version.as_str()))
             && Era::of(meta, false, &server.supported_protocol_versions()) == Ok(Era::Modern)
             && meta.get_progress_token().is_none()
             && meta.log_level().is_none()
@@ -307,22 +310,23 @@ impl Taken<'_> {
 /// Runs `call`, cancelling `token` when `shutdown` is cancelled before it ends. A call that
 /// ends on its first poll (most do) never waits on `shutdown`: a child token of it, or a
 /// waiter, would take its one lock twice for every request of every client.
-async fn until_shutdown<F: Future>(
-    call: F,
+async fn until_shutdown<F: Future + Unpin>(
+    mut call: F,
     token: &CancellationToken,
     shutdown: &CancellationToken,
 ) -> F::Output {
     if shutdown.is_cancelled() {
         token.cancel();
     }
-    let mut call = std::pin::pin!(call);
-    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await;
+    let first =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut call).poll(cx)))
+            .await;
     if let std::task::Poll::Ready(answer) = first {
         return answer;
     }
     tokio::select! {
         biased;
-        answer = call.as_mut() => answer,
+        answer = &mut call => answer,
         () = shutdown.cancelled() => {
             token.cancel();
             call.await
@@ -422,9 +426,7 @@ fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
 
 /// The length the request declares.
 fn content_length(headers: &HeaderMap) -> Option<usize> {
-    header_str(headers, header::CONTENT_LENGTH.as_str())??
-        .parse()
-        .ok()
+    header_str(headers, &header::CONTENT_LENGTH)??.parse().ok()
 }
 
 /// The POST says it is JSON and accepts both JSON and SSE, as the SDK requires.
@@ -451,7 +453,7 @@ fn media_types_accepted(headers: &HeaderMap) -> bool {
 
 /// The one value of header `name`: `None` if absent, `Some(None)` if it is there twice or is
 /// not visible ASCII.
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<&'a str>> {
+fn header_str<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<Option<&'a str>> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?;
     if values.next().is_some() {
@@ -465,11 +467,11 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<&'a str>>
 /// is sent (the tool must declare none, checked by the caller). A header in its Base64 form,
 /// or anything else, is the SDK's to check.
 fn modern_headers_agree(headers: &HeaderMap, method: &str, name: Option<&str>) -> bool {
-    if header_str(headers, MCP_METHOD) != Some(Some(method)) {
+    if header_str(headers, &MCP_METHOD) != Some(Some(method)) {
         return false;
     }
     let named = match name {
-        Some(name) => !name.starts_with("=?") && header_str(headers, MCP_NAME) == Some(Some(name)),
+        Some(name) => !name.starts_with("=?") && header_str(headers, &MCP_NAME) == Some(Some(name)),
         None => true,
     };
     named
@@ -584,16 +586,17 @@ mod tests {
                 shutdown.cancel();
             }
         };
-        let (answer, ()) = tokio::join!(until_shutdown(call, &token, &shutdown), stop);
+        let (answer, ()) = tokio::join!(until_shutdown(Box::pin(call), &token, &shutdown), stop);
         assert_eq!(answer, "cancelled");
         // A call that begins after the shutdown is cancelled from the start.
         let late = CancellationToken::new();
-        let seen = until_shutdown(async { late.is_cancelled() }, &late, &shutdown).await;
+        let seen = until_shutdown(Box::pin(async { late.is_cancelled() }), &late, &shutdown).await;
         assert!(seen);
         // One that ends on its first poll is not.
         let quick = CancellationToken::new();
         let running = CancellationToken::new();
-        assert!(!until_shutdown(async { quick.is_cancelled() }, &quick, &running).await);
+        let first_poll = Box::pin(async { quick.is_cancelled() });
+        assert!(!until_shutdown(first_poll, &quick, &running).await);
     }
 
     #[test]

@@ -10,7 +10,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -18,7 +17,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use tool_endpoint::Guard;
 
-use super::direct::{Direct, Posted};
+use super::direct::{Direct, Posted, SESSION_ID};
 use super::drain::{InFlight, stopping};
 use super::error::ServeError;
 use super::http_sessions::{Begun, IdClaim};
@@ -300,7 +299,12 @@ async fn answer<M: SessionManager>(
     let response = match *request.method() {
         Method::POST => answer_post(&endpoint, request).await,
         Method::DELETE => end_session(&endpoint, request).await,
-        _ => endpoint.service.handle(request).await.map(Body::new),
+        // The SDK's futures are boxed, here and below: held inline, they would make the future
+        // of every request (those answered in `direct` too) several times larger, and it is
+        // moved whole on its way to hyper.
+        _ => Box::pin(endpoint.service.handle(request))
+            .await
+            .map(Body::new),
     };
     match counted {
         Some(counted) => crate::drain::counted(response, counted),
@@ -323,7 +327,7 @@ async fn answer_post<M: SessionManager>(endpoint: &Endpoint<M>, request: Request
     // A call's tool may end its SSE stream (`CallStream::close`): the switch rides in the
     // request's extensions to the call's context, and on the response's body.
     let cut = crate::stream::StreamCut::default();
-    let in_session = request.headers().contains_key(HEADER_SESSION_ID);
+    let in_session = request.headers().contains_key(&SESSION_ID);
     let mut request = request;
     request.extensions_mut().insert(cut.clone());
     // A POST without a session id may begin one (`initialize`): the handler says on which
@@ -336,12 +340,12 @@ async fn answer_post<M: SessionManager>(endpoint: &Endpoint<M>, request: Request
         Posted::Answered(response) => return response,
         Posted::ToSdk(request, claim) => (request, claim),
     };
-    let response = endpoint.service.handle(request).await;
+    let response = Box::pin(endpoint.service.handle(request)).await;
     if let (Some(connection), Some(id)) = (
         begun.as_ref().and_then(Begun::get),
         response
             .headers()
-            .get(HEADER_SESSION_ID)
+            .get(&SESSION_ID)
             .and_then(|id| id.to_str().ok()),
     ) {
         connection.keep_http_session(id);
@@ -448,14 +452,14 @@ impl http_body::Body for CutBody {
 async fn end_session<M: SessionManager>(endpoint: &Endpoint<M>, request: Request) -> Response {
     let id = request
         .headers()
-        .get(HEADER_SESSION_ID)
+        .get(&SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(|id| id.into());
     let known = match &id {
         Some(id) => endpoint.sessions.has_session(id).await.unwrap_or(false),
         None => true,
     };
-    let response = endpoint.service.handle(request).await;
+    let response = Box::pin(endpoint.service.handle(request)).await;
     match response.status() {
         StatusCode::ACCEPTED if known => StatusCode::OK.into_response(),
         StatusCode::ACCEPTED => {

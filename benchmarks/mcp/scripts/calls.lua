@@ -1,7 +1,7 @@
--- wrk's script for benchmarks/mcp/exactly-once: each request a `tools/call` of `add_numbers`
--- with an id of its own (thread and count), in a session (MCP_SESSION) or stateless, in the
--- protocol MCP_PROTOCOL, for as long as wrk runs. Every answer is checked: status 200, and a
--- JSON-RPC result. What is counted is printed at the end.
+-- wrk's script for benchmarks/mcp/exactly-once and scripts/http-instructions: each request a
+-- `tools/call` of `add_numbers` with an id of its own (thread and count), in a session
+-- (MCP_SESSION) or stateless, in the protocol MCP_PROTOCOL, for as long as wrk runs. Every
+-- answer is checked: status 200, and a JSON-RPC result. What is counted is printed at the end.
 
 local threads = {}
 

@@ -160,6 +160,19 @@ impl Guard {
             Err(Refusal::ForeignOrigin)
         }
     }
+
+    /// Whether `text`, a request's `Host`, is one of the allowed hosts; an error if it is not
+    /// a host. Read as [`authority`] reads it, but compared without a lowercase copy.
+    fn host_allowed(&self, text: &str) -> Result<bool, Refusal> {
+        let a = parse_authority(text).ok_or(Refusal::BadHost)?;
+        let (host, port) = (unbracket(a.host()), a.port_u16());
+        // An allowed host is normalized: lowercase, without brackets.
+        Ok(self.hosts.is_empty()
+            || self.hosts.iter().any(|allowed| {
+                allowed.host.eq_ignore_ascii_case(host)
+                    && allowed.port.is_none_or(|p| Some(p) == port)
+            }))
+    }
 }
 
 /// An axum middleware that answers what `guard` refuses with its status and reason, and
@@ -186,25 +199,10 @@ pub async fn refuse_foreign(
     }
 }
 
-impl Guard {
-    /// Whether `text`, a request's `Host`, is one of the allowed hosts; an error if it is not
-    /// a host. Compared as [`authority`] reads it, without a lowercase copy for each request.
-    fn host_allowed(&self, text: &str) -> Result<bool, Refusal> {
-        let a = text
-            .trim()
-            .parse::<axum::http::uri::Authority>()
-            .map_err(|_| Refusal::BadHost)?;
-        if a.as_str().contains('@') || a.host().is_empty() {
-            return Err(Refusal::BadHost);
-        }
-        let (host, port) = (unbracket(a.host()), a.port_u16());
-        // An allowed host is normalized: lowercase, without brackets.
-        Ok(self.hosts.is_empty()
-            || self.hosts.iter().any(|allowed| {
-                allowed.host.eq_ignore_ascii_case(host)
-                    && allowed.port.is_none_or(|p| Some(p) == port)
-            }))
-    }
+/// `host` or `host:port` as the `http` crate reads it, with no user info and a host.
+fn parse_authority(text: &str) -> Option<axum::http::uri::Authority> {
+    let a = text.trim().parse::<axum::http::uri::Authority>().ok()?;
+    (!a.as_str().contains('@') && !a.host().is_empty()).then_some(a)
 }
 
 fn unbracket(host: &str) -> &str {
@@ -215,12 +213,9 @@ fn normalize(host: &str) -> String {
     unbracket(host).to_ascii_lowercase()
 }
 
-/// `host` or `host:port` (IPv6 in brackets).
+/// `host` or `host:port` (IPv6 in brackets), its host normalized.
 fn authority(text: &str) -> Option<Authority> {
-    let a = text.trim().parse::<axum::http::uri::Authority>().ok()?;
-    if a.as_str().contains('@') || a.host().is_empty() {
-        return None;
-    }
+    let a = parse_authority(text)?;
     Some(Authority {
         host: normalize(a.host()),
         port: a.port_u16(),

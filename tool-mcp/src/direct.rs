@@ -34,8 +34,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ErrorCode, ErrorData,
-    JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, ProtocolVersion,
-    RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0, PaginatedRequestParams, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -44,7 +44,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::http_sessions::IdClaim;
-use super::request::Era;
+use super::request::{Asking, Era};
 use super::result::write_call_answer;
 use super::server::McpServer;
 use super::stdio::calls::read_params;
@@ -150,8 +150,8 @@ impl Direct {
             _ => Taken::Other(params),
         };
         let meta = request.take_meta();
-        let version = meta.protocol_version();
-        let modern = version.is_some();
+        let asking = Asking::read(&meta);
+        let modern = asking.version.is_some();
         // A session's request (the SDK reads one without a version of its own as the
         // session's) holds its id until it is answered, whoever answers it.
         let taken = !matches!(request, Taken::Other(_));
@@ -168,9 +168,11 @@ impl Direct {
         };
         let route = match &session {
             _ if !taken => None,
-            Some((session, Some(token))) => self.in_session(session, &parts.headers, &meta, token),
+            Some((session, Some(token))) => {
+                self.in_session(session, &parts.headers, &asking, token)
+            }
             Some((_, None)) => None,
-            None => version.and_then(|v| self.modern(&parts.headers, &meta, &v, &request)),
+            None => self.modern(&parts.headers, &asking, &request),
         };
         let Some((server, peer, era, token)) = route else {
             return Posted::ToSdk(back(parts, bytes), claim);
@@ -203,13 +205,13 @@ impl Direct {
         })
     }
 
-    /// Who answers a session-era request of `session` made with `headers` and `meta`, if
-    /// this module does: the connection, its client, and the call's token.
+    /// Who answers a session-era request of `session` made with `headers` by whom `asking`
+    /// says, if this module does: the connection, its client, and the call's token.
     fn in_session(
         &self,
         session: &McpServer,
         headers: &HeaderMap,
-        meta: &RequestMetaObject,
+        asking: &Asking<'_>,
         token: &CancellationToken,
     ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
         let (peer, initialized) = session.session_peer()?;
@@ -227,8 +229,8 @@ impl Direct {
         let takes = initialized
             && version
             && !may_be_asked
-            && meta.get_progress_token().is_none()
-            && Era::of(meta, true, &session.supported_protocol_versions()) == Ok(Era::Session);
+            && asking.progress.is_none()
+            && asking.era(true, &session.supported_protocol_versions()) == Ok(Era::Session);
         takes.then(|| (session.clone(), peer, Era::Session, token.clone()))
     }
 
@@ -237,10 +239,10 @@ impl Direct {
     fn modern(
         &self,
         headers: &HeaderMap,
-        meta: &RequestMetaObject,
-        version: &ProtocolVersion,
+        asking: &Asking<'_>,
         request: &Taken<'_>,
     ) -> Option<(McpServer, Peer<RoleServer>, Era, CancellationToken)> {
+        let version = asking.version.as_ref()?;
         let (method, name) = match request {
             Taken::Call(params) => ("tools/call", Some(&*params.name)),
             Taken::List(_) => ("tools/list", None),
@@ -248,9 +250,9 @@ impl Direct {
         };
         let server = &self.server;
         let takes = header_str(headers, &PROTOCOL_VERSION) == Some(Some(version.as_str()))
-            && Era::of(meta, false, &server.supported_protocol_versions()) == Ok(Era::Modern)
-            && meta.get_progress_token().is_none()
-            && meta.log_level().is_none()
+            && asking.era(false, &server.supported_protocol_versions()) == Ok(Era::Modern)
+            && asking.progress.is_none()
+            && asking.log_level.is_none()
             && modern_headers_agree(headers, method, name)
             && name.is_none_or(|name| server.get_tool(name).is_none());
         if !takes {

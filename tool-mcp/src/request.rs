@@ -3,7 +3,11 @@
 //! `_meta` and the connection it came on, by the one rule both the stdio transport and the
 //! SDK's service loop follow.
 
-use rmcp::model::{ErrorData, ProtocolVersion, RequestMetaObject};
+use rmcp::model::{
+    ClientCapabilities, ErrorData, LoggingLevel, ProgressToken, ProtocolVersion, RequestMetaObject,
+};
+use serde::Deserialize as _;
+use serde_json::Value;
 use tool_core::context::LogLevel;
 
 use super::level::from_mcp_level;
@@ -21,19 +25,66 @@ pub(crate) enum Era {
     Modern,
 }
 
-impl Era {
-    /// The era of a request made with `meta`, on a connection that began with `initialize`
-    /// (`initialized`) or not, to a server that speaks `supported`; or the error its answer is,
-    /// as the SDK gives it: -32022 for a version the server does not speak, -32602 for a
-    /// request that must say who is asking (every request of a connection without
-    /// `initialize`, and every one that names 2026-07-28 or later) and does not.
-    pub(crate) fn of(
-        meta: &RequestMetaObject,
+/// The `_meta` keys of who is asking (SEP-2575), and the progress token's.
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const PROGRESS_TOKEN: &str = "progressToken";
+
+/// The value of `key` in a request's `meta`, found by comparing keys: the map (an `IndexMap`,
+/// serde_json's `preserve_order` being on in the build) hashes the key of every lookup
+/// (SipHash, some 500 instructions for these long keys), where a request's `_meta` holds a
+/// few entries.
+pub(crate) fn meta_value<'a>(meta: &'a RequestMetaObject, key: &str) -> Option<&'a Value> {
+    meta.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+}
+
+/// What a request's `_meta` says of who is asking, read in one pass: the SDK's accessors
+/// hash the key and decode its value anew at every call, and a request's route and its call
+/// ask for the version, the progress token and the log level more than once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Asking<'a> {
+    /// The protocol version it names.
+    pub(crate) version: Option<ProtocolVersion>,
+    /// The client capabilities it carries, undecoded (see [`Self::era`]).
+    capabilities: Option<&'a Value>,
+    /// The progress token it carries.
+    pub(crate) progress: Option<ProgressToken>,
+    /// The log level it names.
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl<'a> Asking<'a> {
+    /// Reads `meta`, each value decoded as the SDK's accessors decode it, so a value the SDK
+    /// would not decode (a number for the version, say) reads here as absent too.
+    pub(crate) fn read(meta: &'a RequestMetaObject) -> Self {
+        fn decode<T: serde::de::DeserializeOwned>(value: &Value) -> Option<T> {
+            T::deserialize(value).ok()
+        }
+        let mut asking = Self::default();
+        for (key, value) in meta.iter() {
+            match key.as_str() {
+                PROTOCOL_VERSION => asking.version = decode(value),
+                CLIENT_CAPABILITIES => asking.capabilities = Some(value),
+                LOG_LEVEL => asking.log_level = decode(value),
+                PROGRESS_TOKEN => asking.progress = decode(value),
+                _ => {}
+            }
+        }
+        asking
+    }
+
+    /// The era of this request, on a connection that began with `initialize` (`initialized`)
+    /// or not, to a server that speaks `supported`; or the error its answer is, as the SDK
+    /// gives it: -32022 for a version the server does not speak, -32602 for a request that
+    /// must say who is asking (every request of a connection without `initialize`, and every
+    /// one that names 2026-07-28 or later) and does not.
+    pub(crate) fn era(
+        &self,
         initialized: bool,
         supported: &[ProtocolVersion],
-    ) -> Result<Self, ErrorData> {
-        let version = meta.protocol_version();
-        if let Some(version) = &version
+    ) -> Result<Era, ErrorData> {
+        if let Some(version) = &self.version
             && !supported.contains(version)
         {
             return Err(ErrorData::unsupported_protocol_version(
@@ -41,16 +92,39 @@ impl Era {
                 supported,
             ));
         }
-        let modern = version
+        let modern = self
+            .version
             .as_ref()
             .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28);
         if !initialized || modern {
-            let missing = meta.missing_required_keys(&ProtocolVersion::V_2026_07_28);
+            // The SDK's `missing_required_keys` for 2026-07-28: the capabilities count only
+            // if they decode as its type.
+            let capabilities = self
+                .capabilities
+                .is_some_and(|c| ClientCapabilities::deserialize(c).is_ok());
+            let missing: Vec<&str> = [
+                (self.version.is_none(), PROTOCOL_VERSION),
+                (!capabilities, CLIENT_CAPABILITIES),
+            ]
+            .into_iter()
+            .filter_map(|(missing, key)| missing.then_some(key))
+            .collect();
             if !missing.is_empty() {
                 return Err(missing_metadata(&missing));
             }
         }
-        Ok(if modern { Self::Modern } else { Self::Session })
+        Ok(if modern { Era::Modern } else { Era::Session })
+    }
+}
+
+impl Era {
+    /// The era of a request made with `meta` ([`Asking::era`]).
+    pub(crate) fn of(
+        meta: &RequestMetaObject,
+        initialized: bool,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, ErrorData> {
+        Asking::read(meta).era(initialized, supported)
     }
 
     /// The era of a request the SDK's loop already checked: `protocol` is the version it was
@@ -67,10 +141,14 @@ impl Era {
     /// request gets logs only when its `_meta` names a level (the spec: a server MUST NOT log
     /// to a request that did not opt in); a session's requests get what `logging/setLevel`
     /// last said (`session`).
-    pub(crate) fn log_level(self, meta: &RequestMetaObject, session: LogLevel) -> Option<LogLevel> {
+    pub(crate) fn log_level(
+        self,
+        asked: Option<LoggingLevel>,
+        session: LogLevel,
+    ) -> Option<LogLevel> {
         match self {
-            Self::Modern => meta.log_level().map(from_mcp_level),
-            Self::Session => Some(meta.log_level().map_or(session, from_mcp_level)),
+            Self::Modern => asked.map(from_mcp_level),
+            Self::Session => Some(asked.map_or(session, from_mcp_level)),
         }
     }
 }
@@ -162,15 +240,105 @@ mod tests {
     #[test]
     fn a_modern_request_gets_logs_only_when_it_names_a_level() {
         let quiet = meta(Some("2026-07-28"), true, None);
-        assert_eq!(Era::Modern.log_level(&quiet, LogLevel::Debug), None);
+        let quiet = Asking::read(&quiet).log_level;
+        assert_eq!(Era::Modern.log_level(quiet, LogLevel::Debug), None);
         let warned = meta(Some("2026-07-28"), true, Some(LoggingLevel::Warning));
         assert_eq!(
-            Era::Modern.log_level(&warned, LogLevel::Debug),
+            Era::Modern.log_level(Asking::read(&warned).log_level, LogLevel::Debug),
             Some(LogLevel::Warning)
         );
         assert_eq!(
-            Era::Session.log_level(&quiet, LogLevel::Notice),
+            Era::Session.log_level(quiet, LogLevel::Notice),
             Some(LogLevel::Notice)
         );
+    }
+
+    /// The SDK's own reading of a request's `_meta` (the rule `Asking` reads once): the
+    /// reference the property below holds it to.
+    fn era_by_the_sdk(
+        meta: &RequestMetaObject,
+        initialized: bool,
+        supported: &[ProtocolVersion],
+    ) -> Result<Era, ErrorData> {
+        let version = meta.protocol_version();
+        if let Some(version) = &version
+            && !supported.contains(version)
+        {
+            return Err(ErrorData::unsupported_protocol_version(
+                version.clone(),
+                supported,
+            ));
+        }
+        let modern = version
+            .as_ref()
+            .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28);
+        if !initialized || modern {
+            let missing = meta.missing_required_keys(&ProtocolVersion::V_2026_07_28);
+            if !missing.is_empty() {
+                return Err(missing_metadata(&missing));
+            }
+        }
+        Ok(if modern { Era::Modern } else { Era::Session })
+    }
+
+    /// A value for one of the keys `Asking` reads: valid ones and the wrong types the SDK
+    /// reads as absent.
+    fn value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::json;
+        prop_oneof![
+            Just(json!("2024-11-05")),
+            Just(json!("2025-06-18")),
+            Just(json!("2026-07-28")),
+            Just(json!("2027-01-01")),
+            Just(json!("warning")),
+            Just(json!("loud")),
+            Just(json!(7)),
+            Just(json!("tok")),
+            Just(json!(null)),
+            Just(json!({})),
+            Just(json!({"sampling": {}})),
+            Just(json!({"roots": "yes"})),
+            Just(json!({"extensions": {"io.modelcontextprotocol/ui": {}}})),
+            Just(json!([1, 2])),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Each key read once gives the era, the error (message and data included), the
+        /// progress token and the log level that the SDK's accessors give.
+        #[test]
+        fn asking_reads_meta_as_the_sdk_does(
+            entries in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    "io.modelcontextprotocol/protocolVersion",
+                    "io.modelcontextprotocol/clientCapabilities",
+                    "io.modelcontextprotocol/logLevel",
+                    "io.modelcontextprotocol/clientInfo",
+                    "progressToken",
+                    "other",
+                ]), value()),
+                0..6,
+            ),
+            initialized: bool,
+        ) {
+            let mut meta = RequestMetaObject::new();
+            for (key, value) in entries {
+                meta.insert(key.to_owned(), value);
+            }
+            let asking = Asking::read(&meta);
+            let supported = supported();
+            proptest::prop_assert_eq!(
+                asking.era(initialized, &supported),
+                era_by_the_sdk(&meta, initialized, &supported)
+            );
+            proptest::prop_assert_eq!(asking.progress, meta.get_progress_token());
+            proptest::prop_assert_eq!(asking.log_level, meta.log_level());
+            proptest::prop_assert_eq!(asking.version, meta.protocol_version());
+            proptest::prop_assert_eq!(
+                meta_value(&meta, CLIENT_CAPABILITIES),
+                meta.get(CLIENT_CAPABILITIES)
+            );
+        }
     }
 }

@@ -22,7 +22,7 @@ use super::listing::Hints;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
 use super::options::{DeferredTools, ServerOptions};
-use super::request::Era;
+use super::request::{Asking, CLIENT_CAPABILITIES, Era, meta_value};
 use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use super::sync::{lock, read, write};
 #[cfg(feature = "tasks")]
@@ -104,6 +104,9 @@ struct Live {
     /// scopes, and the HTTP gate need not read which tool a call names.
     #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     tool_scopes: Arc<[String]>,
+    /// Whether a tool declares a parameter sent as a header (`x-mcp-header`): if none does,
+    /// no call has `Mcp-Param-*` headers to check, and its tool's schema need not be read.
+    headed: bool,
 }
 
 /// What one connection negotiated.
@@ -429,11 +432,12 @@ impl McpServer {
         self.keep_inline_peer(&cx);
         // A caller without the tool's scopes is refused by the executor, before the tool runs
         // and audited like any refusal (the HTTP gate answers such a call with 403 first).
-        let min_level = era.log_level(&cx.meta, self.min_level());
+        let asking = Asking::read(&cx.meta);
+        let min_level = era.log_level(asking.log_level, self.min_level());
         let call_id = request_id(&cx.id);
         let notifier = Notifier::start(
             cx.peer.clone(),
-            cx.meta.get_progress_token(),
+            asking.progress,
             min_level,
             call_id.clone(),
             tool.name_cow(),
@@ -572,7 +576,10 @@ impl McpServer {
         if era == Era::Session {
             return Ok(None);
         }
-        let mut round = Round::new(cx.meta.get(CLIENT_CAPABILITIES).cloned(), BTreeMap::new());
+        let mut round = Round::new(
+            meta_value(&cx.meta, CLIENT_CAPABILITIES).cloned(),
+            BTreeMap::new(),
+        );
         let binding = (request_state.is_some() || round.may_ask()).then(|| {
             let caller = self.caller(cx).map(identity);
             let caller = caller
@@ -648,7 +655,7 @@ impl McpServer {
     /// in 2026-07-28 in the request's capabilities, in a session in its `initialize`.
     pub(super) fn views_for(&self, cx: &RequestContext<RoleServer>, era: Era) -> bool {
         match era {
-            Era::Modern => views::declared(cx.meta.get(CLIENT_CAPABILITIES)),
+            Era::Modern => views::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)),
             Era::Session => cx
                 .peer
                 .peer_info()
@@ -746,12 +753,14 @@ impl Live {
                 tool_scopes.push(scope.to_string());
             }
         }
+        let headed = executor.registry().tools().iter().any(declares_headers);
         Self {
             executor,
             listed,
             for_model,
             scoped,
             tool_scopes: tool_scopes.into(),
+            headed,
         }
     }
 }
@@ -794,16 +803,14 @@ impl ServerHandler for McpServer {
     /// -32020). `None` for every other tool, which has no headers to check.
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let live = self.live();
-        let tool = live.executor.registry().get(name)?;
-        let schema = tool.input_schema();
-        let declares = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|props| props.values().any(|p| p.get("x-mcp-header").is_some()));
-        if !declares {
+        if !live.headed {
             return None;
         }
-        let schema = schema.as_object()?.clone();
+        let tool = live.executor.registry().get(name)?;
+        if !declares_headers(tool) {
+            return None;
+        }
+        let schema = tool.input_schema().as_object()?.clone();
         Some(rmcp::model::Tool::new_with_raw(
             tool.name().to_owned(),
             None,
@@ -1075,8 +1082,14 @@ fn lists_all(cx: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|parts| parts.extensions.get::<ListAllTools>().is_some())
 }
 
-/// The `_meta` member of a 2026-07-28 request that holds the client's capabilities.
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Whether `tool` declares a parameter that a 2026-07-28 request also sends as a header
+/// (`x-mcp-header` on a property of its input schema, SEP-2243).
+fn declares_headers(tool: &Tool) -> bool {
+    tool.input_schema()
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|props| props.values().any(|p| p.get("x-mcp-header").is_some()))
+}
 
 /// Who a principal is across requests: its issuer and subject.
 pub(crate) type Identity = (Option<String>, String);

@@ -18,10 +18,11 @@ use tool_core::exec::{CallResult, Executor};
 use tool_core::{ToolContext, ToolError, error::ErrorKind, registry::Tool};
 use tool_tasks::{Answered, Ending, Input, NewTask, Renewal, TaskRecord, TaskStatus};
 
-use super::{CLIENT_CAPABILITIES, Live, McpServer};
+use super::{Live, McpServer};
 use crate::ask::{McpPeer, Round};
 use crate::notify::Notifier;
 use crate::request::Era;
+use crate::request::{CLIENT_CAPABILITIES, meta_value};
 use crate::result::{CallAnswer, CallOutcome, call_result};
 use crate::tasks::{self, StatusLine, TaskEvents, Tasks, now_ms};
 
@@ -47,8 +48,10 @@ impl McpServer {
         cx: &RequestContext<RoleServer>,
     ) -> Option<Arc<Tasks>> {
         let tasks = self.shared.tasks.as_ref()?;
-        (era == Era::Modern && tool.task() && tasks::declared(cx.meta.get(CLIENT_CAPABILITIES)))
-            .then(|| tasks.clone())
+        (era == Era::Modern
+            && tool.task()
+            && tasks::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)))
+        .then(|| tasks.clone())
     }
 
     /// The refusal of a call of a tool whose calls must be tasks (`task = "required"`) from a
@@ -65,7 +68,7 @@ impl McpServer {
         (must
             && era == Era::Modern
             && self.shared.tasks.is_some()
-            && !tasks::declared(cx.meta.get(CLIENT_CAPABILITIES)))
+            && !tasks::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)))
         .then(|| {
             let mut needed = ClientCapabilities::default();
             needed.extensions = Some(
@@ -148,7 +151,7 @@ impl McpServer {
             owner: tasks::owner_key(caller),
             tool: tool.name().to_owned(),
             arguments,
-            origin: tasks::origin(caller, cx.meta.get(CLIENT_CAPABILITIES)),
+            origin: tasks::origin(caller, meta_value(&cx.meta, CLIENT_CAPABILITIES)),
             idempotent: tool.trusted_annotations().idempotent,
             status_message: status.take_new(),
             now_ms: now,

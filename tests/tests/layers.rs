@@ -34,6 +34,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tool-bundle", 4),
     // Code mode: scripts that call tools through the executor.
     ("tool-code", 4),
+    ("tool-rig", 4),
     ("tool-cli", 5),
     // Fixtures: tool crates the tests link.
     ("hard-types", 6),

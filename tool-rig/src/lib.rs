@@ -21,8 +21,11 @@
 //! let mut registry = Registry::linked()?;
 //! tool_catalog::install(&mut registry)?;
 //! let tools = RigTools::new(Executor::new(registry));
+//! // rig's HTTP client, with the TLS set-up the project's own clients use (rustls on ring).
+//! let tls = tool_http::tls_config()?;
+//! let http = rig_reqwest::reqwest::Client::builder().tls_backend_preconfigured(tls).build()?;
 //! let model = OpenAIConfig::new(std::env::var("OPENAI_API_KEY")?)
-//!     .connect(rig_reqwest::ReqwestClient::default())
+//!     .connect(rig_reqwest::ReqwestClient::from(http))
 //!     .chat("gpt-5-mini");
 //! let agent = AgentBuilder::new(model)
 //!     .dynamic_tools(tools.core_tools())

@@ -115,10 +115,18 @@ async fn serve(answers: Vec<Value>) -> (String, Script) {
     (base, script)
 }
 
+/// rig's OpenAI provider on `base`, its HTTP client built with the project's TLS set-up
+/// (rustls on ring): in a build where reqwest has no TLS provider of its own, as here,
+/// `ReqwestClient::default()` cannot make one.
 fn model(base: &str) -> rig_core::Model<Chat> {
+    let tls = tool_http::tls_config().unwrap();
+    let http = rig_reqwest::reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .unwrap();
     OpenAIConfig::new("test-key")
         .with_base_url(base)
-        .connect(rig_reqwest::ReqwestClient::default())
+        .connect(rig_reqwest::ReqwestClient::from(http))
         .chat("scripted")
 }
 

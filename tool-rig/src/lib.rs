@@ -284,6 +284,17 @@ impl Shared {
 
 /// A call's error as rig's: the kind rig has for it, the message the model reads as it is (with
 /// the JSON path of bad input), the kind's own name as the code.
+///
+/// ```
+/// use rig_core::tool::ToolErrorKind;
+/// use tool_core::{ToolError, error::ErrorKind};
+///
+/// let error = tool_rig::execution_error(&ToolError::new(ErrorKind::NotApproved, "kept"));
+/// assert_eq!(error.kind(), ToolErrorKind::PermissionDenied);
+/// assert!(error.is_refusal());
+/// assert_eq!(error.model_feedback(), Some("kept"));
+/// assert_eq!(error.code(), Some("not_approved"));
+/// ```
 pub fn execution_error(error: &ToolError) -> ToolExecutionError {
     let message = error.to_string();
     let kind = error.kind();

@@ -27,7 +27,7 @@ pub(crate) enum Era {
 
 /// The `_meta` keys of who is asking (SEP-2575), and the progress token's.
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 const PROGRESS_TOKEN: &str = "progressToken";
 
@@ -35,8 +35,13 @@ const PROGRESS_TOKEN: &str = "progressToken";
 /// serde_json's `preserve_order` being on in the build) hashes the key of every lookup
 /// (SipHash, some 500 instructions for these long keys), where a request's `_meta` holds a
 /// few entries.
-pub(crate) fn meta_value<'a>(meta: &'a RequestMetaObject, key: &str) -> Option<&'a Value> {
+fn meta_value<'a>(meta: &'a RequestMetaObject, key: &str) -> Option<&'a Value> {
     meta.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+}
+
+/// The client capabilities a 2026-07-28 request's `meta` carries, undecoded.
+pub(crate) fn client_capabilities(meta: &RequestMetaObject) -> Option<&Value> {
+    meta_value(meta, CLIENT_CAPABILITIES)
 }
 
 /// What a request's `_meta` says of who is asking, read in one pass: the SDK's accessors

@@ -22,7 +22,7 @@ use super::listing::Hints;
 use super::listing::{Page, listed_tool};
 use super::notify::Notifier;
 use super::options::{DeferredTools, ServerOptions};
-use super::request::{Asking, CLIENT_CAPABILITIES, Era, meta_value};
+use super::request::{Asking, Era, client_capabilities};
 use super::result::{CallAnswer, CallOutcome, ServerInfo, call_result};
 use super::sync::{lock, read, write};
 #[cfg(feature = "tasks")]
@@ -576,10 +576,7 @@ impl McpServer {
         if era == Era::Session {
             return Ok(None);
         }
-        let mut round = Round::new(
-            meta_value(&cx.meta, CLIENT_CAPABILITIES).cloned(),
-            BTreeMap::new(),
-        );
+        let mut round = Round::new(client_capabilities(&cx.meta).cloned(), BTreeMap::new());
         let binding = (request_state.is_some() || round.may_ask()).then(|| {
             let caller = self.caller(cx).map(identity);
             let caller = caller
@@ -655,7 +652,7 @@ impl McpServer {
     /// in 2026-07-28 in the request's capabilities, in a session in its `initialize`.
     pub(super) fn views_for(&self, cx: &RequestContext<RoleServer>, era: Era) -> bool {
         match era {
-            Era::Modern => views::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)),
+            Era::Modern => views::declared(client_capabilities(&cx.meta)),
             Era::Session => cx
                 .peer
                 .peer_info()

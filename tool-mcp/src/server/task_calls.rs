@@ -21,8 +21,7 @@ use tool_tasks::{Answered, Ending, Input, NewTask, Renewal, TaskRecord, TaskStat
 use super::{Live, McpServer};
 use crate::ask::{McpPeer, Round};
 use crate::notify::Notifier;
-use crate::request::Era;
-use crate::request::{CLIENT_CAPABILITIES, meta_value};
+use crate::request::{Era, client_capabilities};
 use crate::result::{CallAnswer, CallOutcome, call_result};
 use crate::tasks::{self, StatusLine, TaskEvents, Tasks, now_ms};
 
@@ -48,10 +47,8 @@ impl McpServer {
         cx: &RequestContext<RoleServer>,
     ) -> Option<Arc<Tasks>> {
         let tasks = self.shared.tasks.as_ref()?;
-        (era == Era::Modern
-            && tool.task()
-            && tasks::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)))
-        .then(|| tasks.clone())
+        (era == Era::Modern && tool.task() && tasks::declared(client_capabilities(&cx.meta)))
+            .then(|| tasks.clone())
     }
 
     /// The refusal of a call of a tool whose calls must be tasks (`task = "required"`) from a
@@ -68,7 +65,7 @@ impl McpServer {
         (must
             && era == Era::Modern
             && self.shared.tasks.is_some()
-            && !tasks::declared(meta_value(&cx.meta, CLIENT_CAPABILITIES)))
+            && !tasks::declared(client_capabilities(&cx.meta)))
         .then(|| {
             let mut needed = ClientCapabilities::default();
             needed.extensions = Some(
@@ -151,7 +148,7 @@ impl McpServer {
             owner: tasks::owner_key(caller),
             tool: tool.name().to_owned(),
             arguments,
-            origin: tasks::origin(caller, meta_value(&cx.meta, CLIENT_CAPABILITIES)),
+            origin: tasks::origin(caller, client_capabilities(&cx.meta)),
             idempotent: tool.trusted_annotations().idempotent,
             status_message: status.take_new(),
             now_ms: now,
